@@ -1,0 +1,90 @@
+"""Typed events that agents yield as they run. Surfaces render them; agents know no surface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from tools.plan import TripPlan
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted(Event):
+    kind: ClassVar[str] = "step"
+    step: int
+    max_steps: int
+
+
+@dataclass(frozen=True, slots=True)
+class Thought(Event):
+    """Visible reasoning text the model wrote alongside its tool calls (think blocks removed)."""
+
+    kind: ClassVar[str] = "thought"
+    step: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCalled(Event):
+    kind: ClassVar[str] = "tool"
+    step: int
+    tool_call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished(Event):
+    kind: ClassVar[str] = "tool_result"
+    step: int
+    tool_call_id: str
+    name: str
+    ok: bool
+    summary: str  # one line for progress displays
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionAsked(Event):
+    kind: ClassVar[str] = "human_input_request"
+    tool_call_id: str
+    question: str
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReady(Event):
+    kind: ClassVar[str] = "answer"
+    text: str
+    plan: TripPlan | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Event):
+    kind: ClassVar[str] = "verdict"
+    label: str  # one of the six Chinese labels
+    label_en: str
+    reasons: tuple[str, ...] = ()
+    failed_checks: tuple[str, ...] = ()
+    rubric_skipped: bool = False
+    rounds: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailed(Event):
+    kind: ClassVar[str] = "error"
+    reason: str  # machine-readable: llm_unavailable, llm_rejected, token_limit, step_limit, loop, internal
+    message: str  # what happened and what to do, in the user's language where known
+    retryable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    kind: ClassVar[str] = "done"
+    steps: int
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""The platform-neutral runtime: settings, store, sessions, rendering."""

@@ -1,0 +1,91 @@
+"""Who is talking where: chat keys, incoming messages, and the Surface protocol adapters implement."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
+from tools.base import SharedLocation
+
+
+@dataclass(frozen=True, slots=True)
+class ChatKey:
+    """A conversation place: Telegram chat, Slack thread, web browser session, console."""
+
+    platform: str
+    chat_id: str
+    thread_id: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.chat_id}:{self.thread_id}"
+
+    @classmethod
+    def parse(cls, raw: str) -> ChatKey:
+        platform, chat_id, thread_id = raw.split(":", 2)
+        return cls(platform, chat_id, thread_id)
+
+
+class MessageKind(StrEnum):
+    TEXT = "text"
+    BUTTON = "button"  # an option button pressed: text is the chosen option
+    LOCATION = "location"  # a shared location: text may be empty
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingMessage:
+    chat: ChatKey
+    user_id: str
+    text: str
+    dedup_id: str = ""  # the platform's own id (Telegram update_id, Slack event_id); "" = none
+    user_name: str = ""
+    kind: MessageKind = MessageKind.TEXT
+    reply_to: str | None = None  # platform message id this message replies to
+    location: SharedLocation | None = None
+    is_group: bool = False
+    received_at: float = field(default_factory=time.time)
+
+
+class SubmitOutcome(StrEnum):
+    ACCEPTED = "accepted"
+    DUPLICATE = "duplicate"
+    REFUSED = "refused"  # not on the allowlist
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """What a surface may want to know about the run an event belongs to."""
+
+    session_id: str
+    lang: str  # "zh" or "en"
+    user_id: str = ""  # the person who started the run (mentioned in questions on Slack)
+    user_name: str = ""
+    max_steps: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
+
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info
+    text: str  # already in the person's language
+
+
+class Surface(Protocol):
+    platform: str
+
+    async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        """Steps and tool calls; best effort (a failure must not stop the run)."""
+
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+        """Post the question as a new message and return its platform message id."""
+        ...
+
+    async def post_answer(
+        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo
+    ) -> None:
+        """Post the final answer (and the verdict when there is one)."""
+
+    async def post_notice(self, chat: ChatKey, notice: Notice) -> None: ...

@@ -1,0 +1,37 @@
+"""Prometheus metrics on a registry owned by the runtime (no process-global registry)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+
+class Metrics:
+    content_type = CONTENT_TYPE_LATEST
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.runs = Counter("bot_runs", "Agent runs by outcome", ["outcome"], registry=r)
+        self.steps = Counter("bot_steps", "Agent steps taken", registry=r)
+        self.tool_calls = Counter("bot_tool_calls", "Tool calls by tool and result", ["tool", "ok"], registry=r)
+        self.questions_waiting = Gauge("bot_questions_waiting", "Questions waiting for an answer", registry=r)
+        self.sessions_parked = Gauge("bot_sessions_parked", "Waiting sessions with no coroutine held", registry=r)
+        self.llm_tokens = Counter("bot_llm_tokens", "LLM tokens by kind", ["kind"], registry=r)
+        self.llm_errors = Counter("bot_llm_errors", "LLM errors by kind", ["kind"], registry=r)
+        self.messages_in = Counter("bot_messages_in", "Incoming messages by platform and outcome", ["platform", "outcome"], registry=r)
+        self.step_seconds = Histogram(
+            "bot_step_seconds", "Wall time of one agent step", registry=r,
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+        )
+        self.llm_seconds = Histogram(
+            "bot_llm_seconds", "Wall time of one model call", registry=r,
+            buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+        )
+        self.run_seconds = Histogram(
+            "bot_run_seconds", "Wall time of one run segment (start or resume to pause or end)", registry=r,
+            buckets=(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,86 @@
+"""Settings from the environment and `.env` (the names are the public contract, DESIGN §7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+def _alias(name: str) -> AliasChoices:
+    return AliasChoices(name, name.lower())
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    openai_api_key: str | None = Field(default=None, validation_alias=_alias("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(default=None, validation_alias=_alias("OPENAI_BASE_URL"))
+    llm_model: str = Field(default="gpt-4o-mini", validation_alias=_alias("BOT_LLM_MODEL"))
+    llm_context_tokens: int = Field(default=128000, gt=0, validation_alias=_alias("BOT_LLM_CONTEXT_TOKENS"))
+    llm_timeout_s: float = Field(default=60.0, gt=0, validation_alias=_alias("BOT_LLM_TIMEOUT_S"))
+    llm_max_retries: int = Field(default=4, ge=0, validation_alias=_alias("BOT_LLM_MAX_RETRIES"))
+
+    telegram_bot_token: str | None = Field(default=None, validation_alias=_alias("TELEGRAM_BOT_TOKEN"))
+    telegram_api_base_url: str = Field(
+        default="https://api.telegram.org/bot", validation_alias=_alias("TELEGRAM_API_BASE_URL")
+    )
+    telegram_webhook_url: str | None = Field(default=None, validation_alias=_alias("TELEGRAM_WEBHOOK_URL"))
+    telegram_webhook_secret: str | None = Field(
+        default=None, validation_alias=_alias("TELEGRAM_WEBHOOK_SECRET")
+    )
+
+    slack_bot_token: str | None = Field(default=None, validation_alias=_alias("SLACK_BOT_TOKEN"))
+    slack_signing_secret: str | None = Field(default=None, validation_alias=_alias("SLACK_SIGNING_SECRET"))
+    slack_app_token: str | None = Field(default=None, validation_alias=_alias("SLACK_APP_TOKEN"))
+    slack_api_base_url: str = Field(default="https://slack.com/api/", validation_alias=_alias("SLACK_API_BASE_URL"))
+
+    db_path: Path = Field(default=Path("./data/bot.sqlite3"), validation_alias=_alias("BOT_DB_PATH"))
+    host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
+    port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
+    allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
+    human_timeout_s: float = Field(default=86400, gt=0, validation_alias=_alias("BOT_HUMAN_TIMEOUT_S"))
+    validate_plans: bool = Field(default=True, validation_alias=_alias("BOT_VALIDATE"))
+    validate_rounds: int = Field(default=2, ge=0, le=5, validation_alias=_alias("BOT_VALIDATE_ROUNDS"))
+    travel_data: Literal["sandbox", "live"] = Field(default="sandbox", validation_alias=_alias("BOT_TRAVEL_DATA"))
+    home_city: str = Field(default="北京", validation_alias=_alias("BOT_HOME_CITY"))
+    timezone: str = Field(default="Asia/Shanghai", validation_alias=_alias("BOT_TIMEZONE"))
+
+    max_steps: int = Field(default=20, ge=1, le=200, validation_alias=_alias("BOT_MAX_STEPS"))
+    park_after_s: float = Field(default=300, ge=0, validation_alias=_alias("BOT_PARK_AFTER_S"))
+    history_messages: int = Field(default=60, ge=4, validation_alias=_alias("BOT_HISTORY_MESSAGES"))
+    max_message_chars: int = Field(default=8000, ge=100, validation_alias=_alias("BOT_MAX_MESSAGE_CHARS"))
+    log_level: str = Field(default="INFO", validation_alias=_alias("BOT_LOG_LEVEL"))
+
+    # live travel data providers (BOT_TRAVEL_DATA=live)
+    amap_key: str | None = Field(default=None, validation_alias=_alias("AMAP_KEY"))
+    searxng_url: str | None = Field(default=None, validation_alias=_alias("SEARXNG_URL"))
+    tavily_api_key: str | None = Field(default=None, validation_alias=_alias("TAVILY_API_KEY"))
+    duffel_token: str | None = Field(default=None, validation_alias=_alias("DUFFEL_TOKEN"))
+
+    @field_validator("allowed_users", mode="before")
+    @classmethod
+    def _split_users(cls, v: object) -> object:
+        if isinstance(v, str):
+            return [u.strip() for u in v.replace(";", ",").split(",") if u.strip()]
+        if isinstance(v, int):
+            return [str(v)]
+        return v
+
+    @field_validator("validate_plans", mode="before")
+    @classmethod
+    def _on_off(cls, v: object) -> object:
+        if isinstance(v, str) and v.strip().lower() in {"on", "yes"}:
+            return True
+        if isinstance(v, str) and v.strip().lower() in {"off", "no"}:
+            return False
+        return v
+
+    @property
+    def offline_model(self) -> bool:
+        return not self.openai_api_key
+
+    def user_allowed(self, user_id: str) -> bool:
+        return not self.allowed_users or user_id in self.allowed_users

@@ -1,0 +1,1 @@
+"""The tool framework (BaseTool, ToolCollection, ToolResult, the ask_human signal) and the travel tools."""

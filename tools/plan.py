@@ -1,0 +1,71 @@
+"""The structured trip plan an agent ends with; surfaces render it, the Validator checks it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+LegKind = Literal["train", "flight", "taxi", "drive", "transit", "walk"]
+
+
+class Leg(BaseModel):
+    kind: LegKind
+    number: str | None = Field(default=None, description="train or flight number, e.g. G1 or MU5101")
+    origin: str = Field(description="station, airport or place name")
+    destination: str
+    origin_city: str | None = None
+    destination_city: str | None = None
+    depart: str = Field(description="YYYY-MM-DD HH:MM, local time")
+    arrive: str = Field(description="YYYY-MM-DD HH:MM, local time")
+    seat: str | None = None
+    airline: str | None = None
+    price: float = Field(default=0, ge=0, description="total for all travellers, CNY")
+    source_id: str | None = Field(default=None, description="id returned by the tool that found it")
+
+
+class HotelStay(BaseModel):
+    hotel_id: str
+    name: str
+    city: str
+    checkin_date: str = Field(description="YYYY-MM-DD")
+    checkout_date: str = Field(description="YYYY-MM-DD")
+    nights: int = Field(ge=1)
+    price_per_night: float = Field(ge=0)
+    total: float = Field(ge=0)
+    breakfast: bool | None = None
+
+
+class Visit(BaseModel):
+    poi_id: str
+    name: str
+    city: str
+    date: str = Field(description="YYYY-MM-DD")
+    start: str | None = Field(default=None, description="HH:MM")
+    duration_min: int | None = Field(default=None, ge=0)
+    ticket_price: float = Field(default=0, ge=0)
+
+
+class TripPlan(BaseModel):
+    title: str
+    origin_city: str
+    destination_city: str
+    start_date: str
+    end_date: str
+    travellers: int = Field(default=1, ge=1)
+    legs: list[Leg] = Field(default_factory=list)
+    stays: list[HotelStay] = Field(default_factory=list)
+    visits: list[Visit] = Field(default_factory=list)
+    total_cost: float = Field(default=0, ge=0, description="CNY, sum of legs, stays and visits")
+    currency: str = "CNY"
+    alternatives: list[str] = Field(default_factory=list, description="backups if something falls through")
+    notes: list[str] = Field(default_factory=list)
+    data_source: Literal["sandbox", "live", "mixed"] = "sandbox"
+
+    def computed_total(self) -> float:
+        return round(
+            sum(leg.price for leg in self.legs)
+            + sum(s.total for s in self.stays)
+            + sum(v.ticket_price for v in self.visits) * self.travellers,
+            2,
+        )
