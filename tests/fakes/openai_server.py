@@ -108,7 +108,7 @@ Responder = Callable[["RecordedRequest"], "Turn | Awaitable[Turn]"]
 Keyer = Callable[[list[dict[str, Any]]], str]
 
 
-def call(name: str, arguments: Mapping[str, Any] | str | None = None, *, id: str | None = None) -> ToolCallSpec:  # noqa: A002
+def call(name: str, arguments: Mapping[str, Any] | str | None = None, *, id: str | None = None) -> ToolCallSpec:
     args: dict[str, Any] | str = dict(arguments) if isinstance(arguments, Mapping) else (arguments or {})
     return ToolCallSpec(name=name, arguments=args, id=id)
 
@@ -405,6 +405,7 @@ class FakeOpenAI:
         self._port = port
         self._named_gates: dict[str, asyncio.Event] = {}
         self._closing = asyncio.Event()
+        self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.requests: list[RecordedRequest] = []
         self.port = 0
@@ -464,11 +465,18 @@ class FakeOpenAI:
                 f"scripted turns left unused: {left}; requests that found no turn: {len(exhausted)}"
             )
 
-    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> None:
+    async def wait_for(self, predicate: Callable[[FakeOpenAI], bool], within: float = 5.0) -> None:
+        """Wait until `predicate(fake)` holds; it is re-checked whenever a request arrives or ends."""
+        async with asyncio.timeout(within), self._changed:
+            await self._changed.wait_for(lambda: predicate(self))
+
+    async def wait_for_requests(self, count: int, within: float = 5.0) -> None:
         """Wait until at least `count` requests have arrived (any outcome)."""
-        async with asyncio.timeout(timeout):
-            while len(self.requests) < count:
-                await asyncio.sleep(0.005)
+        await self.wait_for(lambda f: len(f.requests) >= count, within)
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
 
     # -- handlers
 
@@ -484,13 +492,16 @@ class FakeOpenAI:
             received_at=time.monotonic(),
         )
         self.requests.append(rec)
+        await self._notify()
         try:
             self._check_auth(request)
             validate_request(body, self.context_limit)
             rec.key = self._keyer(rec.messages)
+            return await self._serve(request, rec)
         except _Rejected as exc:
             return self._reject(rec, exc)
-        return await self._serve(request, rec)
+        finally:
+            await asyncio.shield(self._notify())
 
     def _check_auth(self, request: web.Request) -> None:
         header = request.headers.get("Authorization", "")
