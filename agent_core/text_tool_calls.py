@@ -173,7 +173,7 @@ def _calls_from_json(value: object) -> list[tuple[str, dict[str, Any]]] | None:
     name = next((value[k] for k in _NAME_KEYS if isinstance(value.get(k), str)), None)
     if not name:
         return None
-    raw_args = next((value[k] for k in _ARG_KEYS if k in value), {})
+    raw_args: object = next((value[k] for k in _ARG_KEYS if k in value), {})
     if isinstance(raw_args, str):
         try:
             raw_args = json.loads(raw_args) if raw_args.strip() else {}

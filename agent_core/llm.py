@@ -1,0 +1,421 @@
+"""The LLM client: one object per model configuration, built by bot.py and passed down.
+
+It holds no token totals (callers pass the session's `TokenUsage`) and no process-wide state.
+Each call: format the messages (images as `image_url` parts for vision models, dropped with a
+note otherwise), check the request against the context window (`TokenLimitExceeded`, before
+anything is sent), send it, retry transient faults only (connection errors, timeouts, 429,
+5xx; `Retry-After` honoured), then strip `<think>` and recover tool calls written as text.
+Callers see the typed errors of agent_core.errors, never openai's or tenacity's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import email.utils
+import logging
+import re
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import openai
+from pydantic import BaseModel, Field, model_validator
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
+from agent_core.model import TokenUsage, ToolChoice
+from agent_core.schema import Function, Message, Role, ToolCall
+from agent_core.text_tool_calls import recover_tool_calls, strip_think
+from agent_core.tokens import TokenCounter
+
+log = logging.getLogger(__name__)
+
+# Longest matching prefix wins. Only for models whose window we are sure of; anything else
+# uses LLMConfig.context_tokens.
+KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-3.5-turbo": 16_385,
+    "gpt-4": 8_192,
+    "gpt-4-turbo": 128_000,
+    "gpt-4o": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-5": 400_000,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+    "deepseek-chat": 128_000,
+    "deepseek-reasoner": 128_000,
+}
+_VISION_HINTS = ("gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-5", "o1", "o3", "o4", "vision", "-vl", "vl-",
+                 "llava", "pixtral", "claude-3", "gemini")
+# OpenAI's reasoning models refuse `max_tokens` and `temperature`.
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+_NO_IMAGE_NOTE = "[an image was attached here; this model cannot see images, so it was left out]"
+_CONTEXT_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) tokens", re.DOTALL)
+
+
+def known_context_window(model: str) -> int | None:
+    name = model.lower().rsplit("/", 1)[-1]
+    best = max((p for p in KNOWN_CONTEXT_WINDOWS if name.startswith(p)), key=len, default=None)
+    return KNOWN_CONTEXT_WINDOWS[best] if best else None
+
+
+def guess_vision(model: str) -> bool:
+    name = model.lower()
+    return any(hint in name for hint in _VISION_HINTS)
+
+
+class LLMConfig(BaseModel):
+    model: str
+    api_key: str
+    base_url: str | None = None
+    context_tokens: int = Field(default=128_000, gt=0, description="window of models not in the known table")
+    max_tokens: int = Field(default=4096, gt=0, description="reserved for the reply")
+    temperature: float | None = 0.0
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, description="retries after the first attempt")
+    vision: bool | None = Field(default=None, description="None: guessed from the model name")
+    backoff_base_s: float = Field(default=1.0, ge=0)
+    backoff_cap_s: float = Field(default=30.0, ge=0)
+    retry_after_cap_s: float = Field(default=60.0, ge=0, description="longest Retry-After we obey")
+
+    @model_validator(mode="after")
+    def _resolve_vision(self) -> LLMConfig:
+        if self.vision is None:
+            self.vision = guess_vision(self.model)
+        return self
+
+    @property
+    def context_window(self) -> int:
+        return known_context_window(self.model) or self.context_tokens
+
+
+class LLMObserver(Protocol):
+    """Hooks for metrics (bot/ implements them; agent_core does not import bot)."""
+
+    def on_call(self, seconds: float, prompt_tokens: int, completion_tokens: int) -> None:
+        """A call succeeded; `seconds` is its wall time including any retries."""
+
+    def on_error(self, kind: str) -> None:
+        """An attempt failed. kind: connection, timeout, rate_limit, server, rejected,
+        token_limit, unavailable (the last after retries ran out)."""
+
+
+def _is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 429) or exc.status_code >= 500
+    return False
+
+
+def _fault_kind(exc: BaseException) -> str:
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection"
+    if isinstance(exc, openai.APIStatusError):
+        if _is_context_overflow(exc):
+            return "token_limit"
+        if exc.status_code == 429:
+            return "rate_limit"
+        return "server" if exc.status_code >= 500 or exc.status_code == 408 else "rejected"
+    return "unexpected"
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The server's requested wait from `retry-after-ms` or `Retry-After` (seconds or a date)."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(float(ms) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _detail(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+    return str(getattr(exc, "message", None) or exc) or type(exc).__name__
+
+
+def _is_context_overflow(exc: openai.APIStatusError) -> bool:
+    if exc.status_code not in (400, 413):
+        return False
+    code = getattr(exc, "code", None)
+    text = _detail(exc).lower()
+    return code == "context_length_exceeded" or "context length" in text or "context_length" in text
+
+
+def _image_url(image: str | bytes) -> str:
+    if isinstance(image, bytes):
+        data, raw = base64.b64encode(image).decode("ascii"), image
+    elif image.startswith(("http://", "https://", "data:")):
+        return image
+    else:
+        data = image
+        try:
+            raw = base64.b64decode(image[:64])  # the magic bytes are all we need
+        except (binascii.Error, ValueError):
+            raw = b""
+    mime = _mime(raw)
+    return f"data:{mime};base64,{data}"
+
+
+def _mime(raw: bytes) -> str:
+    if raw.startswith(b"\x89PNG"):
+        return "image/png"
+    if raw[:3] == b"GIF":
+        return "image/gif"
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "image/webp"
+    return "image/jpeg"
+
+
+class LLM:
+    """An OpenAI-compatible chat model. Implements agent_core.model.ChatModel."""
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        observer: LLMObserver | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.model
+        self.vision = bool(config.vision)
+        self.context_window = config.context_window
+        self.counter = counter or TokenCounter(config.model)
+        self._observer = observer
+        # Retries are ours (typed, transient-only), so the SDK's own are off.
+        self._client = openai.AsyncOpenAI(
+            api_key=config.api_key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    # ------------------------------------------------------------------ public calls
+
+    async def ask_tool(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        usage: TokenUsage | None = None,
+    ) -> Message:
+        """One assistant turn, tool calls included (recovered from text where written there)."""
+        tools = list(tools) if tools else None
+        raw = await self._complete(self.format_messages(messages), tools, tool_choice if tools else None, usage)
+        content = strip_think(raw.content)
+        calls = [
+            ToolCall(id=tc.id, function=Function(name=tc.function.name, arguments=tc.function.arguments or "{}"))
+            for tc in (raw.tool_calls or ())
+            if tc.type == "function"
+        ]
+        if not calls and tools and tool_choice != "none":
+            offered = {t["function"]["name"] for t in tools if isinstance(t.get("function"), dict)}
+            recovered = recover_tool_calls(content, offered)
+            content, calls = recovered.content, recovered.calls
+        return Message.assistant(content or None, calls or None)
+
+    async def ask(self, messages: Sequence[Message], *, usage: TokenUsage | None = None) -> str:
+        """A plain text reply, think blocks removed."""
+        raw = await self._complete(self.format_messages(messages), None, None, usage)
+        return strip_think(raw.content)
+
+    async def ask_with_images(
+        self,
+        messages: Sequence[Message],
+        images: Sequence[str | bytes],
+        *,
+        usage: TokenUsage | None = None,
+    ) -> str:
+        """Like `ask`, with images (base64 text, raw bytes, or URLs) added to the last user turn."""
+        formatted = self.format_messages(messages)
+        if images:
+            if not formatted or formatted[-1]["role"] != "user":
+                formatted.append({"role": "user", "content": ""})
+            last = formatted[-1]
+            parts = self._as_parts(last["content"])
+            if self.vision:
+                parts.extend({"type": "image_url", "image_url": {"url": _image_url(i)}} for i in images)
+            else:
+                parts.append({"type": "text", "text": _NO_IMAGE_NOTE})
+            last["content"] = parts
+        raw = await self._complete(formatted, None, None, usage)
+        return strip_think(raw.content)
+
+    # ------------------------------------------------------------------ formatting and counting
+
+    def format_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        """Wire form. The API takes images in user turns only, so an image on another turn is
+        sent in a user turn placed after it (after the whole run of tool results, which must
+        stay right behind their assistant turn)."""
+        out: list[dict[str, Any]] = []
+        held: list[dict[str, Any]] = []
+        for msg in messages:
+            if held and msg.role is not Role.TOOL:
+                out.append({"role": "user", "content": held})
+                held = []
+            wire = msg.to_openai()
+            if msg.base64_image:
+                if not self.vision:
+                    wire["content"] = f"{wire.get('content') or ''}\n{_NO_IMAGE_NOTE}".strip()
+                else:
+                    part = {"type": "image_url", "image_url": {"url": _image_url(msg.base64_image)}}
+                    if msg.role is Role.USER:
+                        wire["content"] = [*self._as_parts(wire["content"]), part]
+                    else:
+                        held.extend([{"type": "text", "text": f"(image from the {msg.role.value} turn above)"}, part])
+            out.append(wire)
+        if held:
+            out.append({"role": "user", "content": held})
+        return out
+
+    @staticmethod
+    def _as_parts(content: object) -> list[dict[str, Any]]:
+        if isinstance(content, list):
+            return list(content)
+        return [{"type": "text", "text": content}] if content else []
+
+    def count_request(self, formatted: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None) -> int:
+        return self.counter.count_messages(formatted) + self.counter.count_tools(tools)
+
+    # ------------------------------------------------------------------ the call
+
+    async def _complete(
+        self,
+        formatted: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: str | None,
+        usage: TokenUsage | None,
+    ) -> Any:
+        needed = self.count_request(formatted, tools)
+        limit = self.context_window - self.config.max_tokens
+        if needed > limit:
+            self._error("token_limit", usage)
+            raise TokenLimitExceeded(needed, limit)
+        kwargs = self._request_kwargs(formatted, tools, tool_choice)
+        started = time.monotonic()
+        attempts = 0
+        try:
+            async for attempt in self._retrying():
+                with attempt:
+                    attempts += 1
+                    try:
+                        response = await self._client.chat.completions.create(**kwargs)
+                    except openai.APIError as exc:
+                        self._report(exc)
+                        raise
+        except openai.APIStatusError as exc:
+            if _is_context_overflow(exc):
+                self._error(None, usage)
+                numbers = _CONTEXT_NUMBERS.search(_detail(exc))
+                if numbers:
+                    raise TokenLimitExceeded(int(numbers.group(2)), int(numbers.group(1))) from None
+                raise TokenLimitExceeded(needed, self.context_window) from None
+            if _is_transient(exc):
+                self._error("unavailable", usage)
+                raise LLMUnavailable(_detail(exc), attempts, exc.status_code) from None
+            self._error(None, usage)
+            raise LLMRequestRejected(exc.status_code, _detail(exc)) from None
+        except openai.APIError as exc:  # connection errors, timeouts, unreadable responses
+            self._error("unavailable", usage)
+            raise LLMUnavailable(_detail(exc) if not isinstance(exc, openai.APIConnectionError)
+                                 else f"{type(exc).__name__}: {exc}", attempts) from None
+        if not response.choices:
+            self._error("unavailable", usage)
+            raise LLMUnavailable("the endpoint returned no choices", attempts)
+        prompt, completion = self._usage_of(response, needed)
+        if usage is not None:
+            usage.add(prompt, completion)
+        if self._observer is not None:
+            self._observer.on_call(time.monotonic() - started, prompt, completion)
+        return response.choices[0].message
+
+    def _request_kwargs(
+        self, formatted: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_choice: str | None
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.config.model, "messages": formatted}
+        reasoning = self.config.model.lower().rsplit("/", 1)[-1].startswith(_REASONING_PREFIXES)
+        kwargs["max_completion_tokens" if reasoning else "max_tokens"] = self.config.max_tokens
+        if self.config.temperature is not None and not reasoning:
+            kwargs["temperature"] = self.config.temperature
+        if tools:
+            kwargs["tools"] = tools
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
+        return kwargs
+
+    def _retrying(self) -> AsyncRetrying:
+        backoff = wait_exponential_jitter(
+            initial=self.config.backoff_base_s, max=self.config.backoff_cap_s, jitter=self.config.backoff_base_s
+        )
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            asked = retry_after_seconds(exc) if exc is not None else None
+            if asked is not None:
+                return min(asked, self.config.retry_after_cap_s)
+            return float(backoff(state))
+
+        return AsyncRetrying(
+            stop=stop_after_attempt(self.config.max_retries + 1),
+            wait=wait,
+            retry=retry_if_exception(_is_transient),
+            reraise=True,
+            sleep=asyncio.sleep,
+        )
+
+    def _usage_of(self, response: Any, prompt_estimate: int) -> tuple[int, int]:
+        reported = getattr(response, "usage", None)
+        if reported is not None and reported.prompt_tokens is not None:
+            return int(reported.prompt_tokens), int(reported.completion_tokens or 0)
+        message = response.choices[0].message
+        completion = self.counter.count_text(message.content) + sum(
+            self.counter.count_text(tc.function.arguments) for tc in (message.tool_calls or ()) if tc.type == "function"
+        )
+        return prompt_estimate, completion
+
+    def _report(self, exc: BaseException) -> None:
+        kind = _fault_kind(exc)
+        if _is_transient(exc):
+            log.warning("model call failed (%s), may retry: %s", kind, _detail(exc))
+        if self._observer is not None:
+            self._observer.on_error(kind)
+
+    def _error(self, kind: str | None, usage: TokenUsage | None) -> None:
+        if usage is not None:
+            usage.errors += 1
+        if kind is not None and self._observer is not None:
+            self._observer.on_error(kind)
+
