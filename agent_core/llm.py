@@ -378,7 +378,7 @@ class LLM:
 
     def _retrying(self) -> AsyncRetrying:
         backoff = wait_exponential_jitter(
-            initial=self.config.backoff_base_s, max=self.config.backoff_cap_s, jitter=self.config.backoff_base_s
+            multiplier=self.config.backoff_base_s, max=self.config.backoff_cap_s, jitter=self.config.backoff_base_s
         )
 
         def wait(state: RetryCallState) -> float:
