@@ -390,6 +390,7 @@ class FakeOpenAI:
         api_key: str | None = None,
         context_limit: int = 128_000,
         latency_ms: float = 0.0,
+        record: bool = True,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -407,7 +408,10 @@ class FakeOpenAI:
         self._closing = asyncio.Event()
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
+        self._record = record  # benchmarks with thousands of conversations turn this off
         self.requests: list[RecordedRequest] = []
+        self.request_count = 0
+        self.exhausted_count = 0  # requests that found no scripted turn and no responder
         self.port = 0
 
     # -- lifecycle
@@ -459,10 +463,9 @@ class FakeOpenAI:
 
     def assert_complete(self) -> None:
         left = self.remaining()
-        exhausted = [r for r in self.requests if r.outcome == "exhausted"]
-        if left or exhausted:
+        if left or self.exhausted_count:
             raise FakeScriptIncomplete(
-                f"scripted turns left unused: {left}; requests that found no turn: {len(exhausted)}"
+                f"scripted turns left unused: {left}; requests that found no turn: {self.exhausted_count}"
             )
 
     async def wait_for(self, predicate: Callable[[FakeOpenAI], bool], within: float = 5.0) -> None:
@@ -472,7 +475,7 @@ class FakeOpenAI:
 
     async def wait_for_requests(self, count: int, within: float = 5.0) -> None:
         """Wait until at least `count` requests have arrived (any outcome)."""
-        await self.wait_for(lambda f: len(f.requests) >= count, within)
+        await self.wait_for(lambda f: f.request_count >= count, within)
 
     async def _notify(self) -> None:
         async with self._changed:
@@ -491,7 +494,9 @@ class FakeOpenAI:
             headers=dict(request.headers),
             received_at=time.monotonic(),
         )
-        self.requests.append(rec)
+        self.request_count += 1
+        if self._record:
+            self.requests.append(rec)
         await self._notify()
         try:
             self._check_auth(request)
@@ -531,6 +536,7 @@ class FakeOpenAI:
             queue = None
         else:
             rec.outcome, rec.status = "exhausted", 400
+            self.exhausted_count += 1
             return web.json_response(
                 {"error": {"message": f"fake OpenAI: no scripted turn left for conversation {rec.key!r}",
                            "type": "fake_script_exhausted", "param": None, "code": None}},
@@ -613,7 +619,7 @@ class FakeOpenAI:
         outcomes: dict[str, int] = {}
         for r in self.requests:
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
-        return web.json_response({"remaining": self.remaining(), "requests": len(self.requests), "outcomes": outcomes})
+        return web.json_response({"remaining": self.remaining(), "requests": self.request_count, "outcomes": outcomes})
 
 
 # ---------------------------------------------------------------------------- CLI
