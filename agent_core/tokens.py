@@ -48,6 +48,7 @@ MAX_SIDE_PX = 2048
 SHORT_SIDE_PX = 768
 
 Detail = Literal["low", "high", "auto"]
+_CACHE_SIZE = 4096
 
 
 def _cache_path(blob_url: str) -> str | None:
@@ -92,6 +93,8 @@ class TokenCounter:
     def __init__(self, model: str = "gpt-4o") -> None:
         self.model = model
         self._encoding, self.exact = load_encoding(model)
+        self._message_cache: dict[tuple[Any, ...], int] = {}
+        self._tool_cache: dict[int, tuple[dict[str, Any], int]] = {}
         if not self.exact:
             log.warning(
                 "token counts for %s are estimates: its tiktoken encoding is not cached, "
@@ -110,6 +113,33 @@ class TokenCounter:
 
     def count_message(self, message: Message | dict[str, Any]) -> int:
         wire = message.to_openai() if isinstance(message, Message) else message
+        key = self._cache_key(message, wire)
+        if key is not None:
+            cached = self._message_cache.get(key)
+            if cached is None:
+                cached = self._count_wire(message, wire)
+                if len(self._message_cache) >= _CACHE_SIZE:
+                    self._message_cache.clear()
+                self._message_cache[key] = cached
+            return cached
+        return self._count_wire(message, wire)
+
+    @staticmethod
+    def _cache_key(message: Message | dict[str, Any], wire: dict[str, Any]) -> tuple[Any, ...] | None:
+        # The history is re-counted before every call; the same strings come back each time
+        # (their hashes are cached by Python), so a dict lookup beats re-encoding them.
+        content = wire.get("content")
+        if not (content is None or isinstance(content, str)):
+            return None
+        if isinstance(message, Message) and message.base64_image:
+            return None
+        calls = tuple(
+            (c.get("id"), c.get("function", {}).get("name"), c.get("function", {}).get("arguments"))
+            for c in wire.get("tool_calls") or ()
+        )
+        return (wire.get("role"), content, wire.get("name"), wire.get("tool_call_id"), calls)
+
+    def _count_wire(self, message: Message | dict[str, Any], wire: dict[str, Any]) -> int:
         tokens = TOKENS_PER_MESSAGE + self.count_text(str(wire.get("role", "")))
         content = wire.get("content")
         if isinstance(content, str):
@@ -149,7 +179,18 @@ class TokenCounter:
         """Tool schemas are injected into the prompt; their JSON size is a fair estimate."""
         if not tools:
             return 0
-        return sum(self.count_text(json.dumps(t, ensure_ascii=False, separators=(",", ":"))) for t in tools)
+        total = 0
+        for tool in tools:
+            # Tool lists are built once and passed again on every call: remember them by identity
+            # (the entry keeps the dict alive, so its id cannot be reused meanwhile).
+            hit = self._tool_cache.get(id(tool))
+            if hit is None or hit[0] is not tool:
+                hit = (tool, self.count_text(json.dumps(tool, ensure_ascii=False, separators=(",", ":"))))
+                if len(self._tool_cache) >= _CACHE_SIZE:
+                    self._tool_cache.clear()
+                self._tool_cache[id(tool)] = hit
+            total += hit[1]
+        return total
 
 
 # ---------------------------------------------------------------------------- images
