@@ -1,0 +1,1 @@
+"""Travel tools (trains, flights, hotels, places, routes, web search, location) and their providers."""
