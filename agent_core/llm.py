@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import email.utils
 import logging
-import re
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -31,6 +29,14 @@ from tenacity import (
 )
 
 from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
+from agent_core.llm_faults import (
+    context_overflow_numbers,
+    error_detail,
+    fault_kind,
+    is_context_overflow,
+    is_transient,
+    retry_after_seconds,
+)
 from agent_core.model import TokenUsage, ToolChoice
 from agent_core.schema import Function, Message, Role, ToolCall
 from agent_core.text_tool_calls import recover_tool_calls, strip_think
@@ -58,7 +64,6 @@ _VISION_HINTS = ("gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-5", "o1", "o3", "o4", 
 # OpenAI's reasoning models refuse `max_tokens` and `temperature`.
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 _NO_IMAGE_NOTE = "[an image was attached here; this model cannot see images, so it was left out]"
-_CONTEXT_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) tokens", re.DOTALL)
 
 
 def known_context_window(model: str) -> int | None:
@@ -106,71 +111,6 @@ class LLMObserver(Protocol):
     def on_error(self, kind: str) -> None:
         """An attempt failed. kind: connection, timeout, rate_limit, server, rejected,
         token_limit, unavailable (the last after retries ran out)."""
-
-
-def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in (408, 429) or exc.status_code >= 500
-    return False
-
-
-def _fault_kind(exc: BaseException) -> str:
-    if isinstance(exc, openai.APITimeoutError):
-        return "timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        return "connection"
-    if isinstance(exc, openai.APIStatusError):
-        if _is_context_overflow(exc):
-            return "token_limit"
-        if exc.status_code == 429:
-            return "rate_limit"
-        return "server" if exc.status_code >= 500 or exc.status_code == 408 else "rejected"
-    return "unexpected"
-
-
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """The server's requested wait from `retry-after-ms` or `Retry-After` (seconds or a date)."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(float(ms) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
-
-
-def _detail(exc: BaseException) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
-    return str(getattr(exc, "message", None) or exc) or type(exc).__name__
-
-
-def _is_context_overflow(exc: openai.APIStatusError) -> bool:
-    if exc.status_code not in (400, 413):
-        return False
-    code = getattr(exc, "code", None)
-    text = _detail(exc).lower()
-    return code == "context_length_exceeded" or "context length" in text or "context_length" in text
 
 
 def _image_url(image: str | bytes) -> str:
@@ -337,20 +277,18 @@ class LLM:
                         self._report(exc)
                         raise
         except openai.APIStatusError as exc:
-            if _is_context_overflow(exc):
+            if is_context_overflow(exc):
                 self._error(None, usage)
-                numbers = _CONTEXT_NUMBERS.search(_detail(exc))
-                if numbers:
-                    raise TokenLimitExceeded(int(numbers.group(2)), int(numbers.group(1))) from None
-                raise TokenLimitExceeded(needed, self.context_window) from None
-            if _is_transient(exc):
+                needed_by_server, limit_by_server = context_overflow_numbers(exc) or (needed, self.context_window)
+                raise TokenLimitExceeded(needed_by_server, limit_by_server) from None
+            if is_transient(exc):
                 self._error("unavailable", usage)
-                raise LLMUnavailable(_detail(exc), attempts, exc.status_code) from None
+                raise LLMUnavailable(error_detail(exc), attempts, exc.status_code) from None
             self._error(None, usage)
-            raise LLMRequestRejected(exc.status_code, _detail(exc)) from None
+            raise LLMRequestRejected(exc.status_code, error_detail(exc)) from None
         except openai.APIError as exc:  # connection errors, timeouts, unreadable responses
             self._error("unavailable", usage)
-            raise LLMUnavailable(_detail(exc) if not isinstance(exc, openai.APIConnectionError)
+            raise LLMUnavailable(error_detail(exc) if not isinstance(exc, openai.APIConnectionError)
                                  else f"{type(exc).__name__}: {exc}", attempts) from None
         if not response.choices:
             self._error("unavailable", usage)
@@ -391,7 +329,7 @@ class LLM:
         return AsyncRetrying(
             stop=stop_after_attempt(self.config.max_retries + 1),
             wait=wait,
-            retry=retry_if_exception(_is_transient),
+            retry=retry_if_exception(is_transient),
             reraise=True,
             sleep=asyncio.sleep,
         )
@@ -407,9 +345,9 @@ class LLM:
         return prompt_estimate, completion
 
     def _report(self, exc: BaseException) -> None:
-        kind = _fault_kind(exc)
-        if _is_transient(exc):
-            log.warning("model call failed (%s), may retry: %s", kind, _detail(exc))
+        kind = fault_kind(exc)
+        if is_transient(exc):
+            log.warning("model call failed (%s), may retry: %s", kind, error_detail(exc))
         if self._observer is not None:
             self._observer.on_error(kind)
 

@@ -31,25 +31,27 @@ import asyncio
 import inspect
 import json
 import math
-import re
 import signal
 import sys
 import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-DEFAULT_KEY = ""
-_CONV_MARKER = re.compile(r"\[conv:([^\]\s]+)\]")
-_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_KNOWN_ROLES = {"system", "developer", "user", "assistant", "tool"}
-
+from tests.fakes.openai_validation import (
+    DEFAULT_KEY,
+    Rejected,
+    conv_marker_key,
+    rough_tokens,
+    text_of,
+    validate_request,
+)
 
 # ---------------------------------------------------------------------------- script items
 
@@ -193,7 +195,7 @@ class RecordedRequest:
     def tool_results(self) -> dict[str, str]:
         """tool_call_id -> content of every tool message sent back."""
         return {
-            str(m.get("tool_call_id")): _text_of(m.get("content"))
+            str(m.get("tool_call_id")): text_of(m.get("content"))
             for m in self.messages
             if isinstance(m, dict) and m.get("role") == "tool"
         }
@@ -207,174 +209,7 @@ class FakeScriptIncomplete(AssertionError):
     pass
 
 
-class _Rejected(Exception):
-    def __init__(self, status: int, message: str, *, type_: str = "invalid_request_error",
-                 param: str | None = None, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = {"error": {"message": message, "type": type_, "param": param, "code": code}}
-
-
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
-def rough_tokens(body: Mapping[str, Any]) -> int:
-    """A deliberately simple size estimate (about 4 characters a token) of messages + tools."""
-    text = json.dumps([body.get("messages"), body.get("tools")], ensure_ascii=False)
-    return math.ceil(len(text) / 4)
-
-
-def conv_marker_key(messages: list[dict[str, Any]]) -> str:
-    for m in messages:
-        if isinstance(m, dict) and m.get("role") == "user":
-            found = _CONV_MARKER.search(_text_of(m.get("content")))
-            return found.group(1) if found else DEFAULT_KEY
-    return DEFAULT_KEY
-
-
-# ---------------------------------------------------------------------------- validation
-
-
-def validate_request(body: object, context_limit: int) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise _Rejected(400, "We could not parse the JSON body of your request.")
-    if not body.get("model") or not isinstance(body["model"], str):
-        raise _Rejected(400, "you must provide a model parameter", param="model")
-    if body.get("stream"):
-        raise _Rejected(400, "this fake does not implement streaming", param="stream", code="unsupported_value")
-    tool_names = _validate_tools(body.get("tools"))
-    _validate_tool_choice(body.get("tool_choice"), tool_names, has_tools="tools" in body)
-    _validate_messages(body.get("messages"))
-    needed = rough_tokens(body) + int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
-    if needed > context_limit:
-        raise _Rejected(
-            400,
-            f"This model's maximum context length is {context_limit} tokens. However, your messages "
-            f"resulted in {needed} tokens. Please reduce the length of the messages.",
-            param="messages",
-            code="context_length_exceeded",
-        )
-    return body
-
-
-def _validate_tools(tools: object) -> set[str]:
-    if tools is None:
-        return set()
-    if not isinstance(tools, list) or not tools:
-        raise _Rejected(400, "Invalid 'tools': expected a non-empty array.", param="tools")
-    names: set[str] = set()
-    for i, tool in enumerate(tools):
-        fn = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(fn, dict):
-            raise _Rejected(400, f"Invalid 'tools[{i}]': expected an object with type 'function'.", param=f"tools[{i}]")
-        name = fn.get("name")
-        if not isinstance(name, str) or not _TOOL_NAME.match(name):
-            raise _Rejected(400, f"Invalid 'tools[{i}].function.name': string does not match pattern.",
-                            param=f"tools[{i}].function.name", code="invalid_value")
-        params = fn.get("parameters")
-        if params is not None and (not isinstance(params, dict) or params.get("type", "object") != "object"):
-            raise _Rejected(400, f"Invalid schema for function '{name}': schema must be a JSON Schema of 'type: \"object\"'.",
-                            param=f"tools[{i}].function.parameters", code="invalid_function_parameters")
-        if name in names:
-            raise _Rejected(400, f"Duplicate tool name '{name}'.", param="tools")
-        names.add(name)
-    return names
-
-
-def _validate_tool_choice(choice: object, names: set[str], *, has_tools: bool) -> None:
-    if choice is None:
-        return
-    if not has_tools:
-        raise _Rejected(400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
-                        param="tool_choice")
-    if choice in ("none", "auto", "required"):
-        return
-    if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("function"), dict):
-        name = choice["function"].get("name")
-        if name in names:
-            return
-        raise _Rejected(400, f"Invalid value for 'tool_choice': function '{name}' is not among the tools.",
-                        param="tool_choice")
-    raise _Rejected(400, "Invalid value for 'tool_choice'.", param="tool_choice")
-
-
-def _validate_messages(messages: object) -> None:
-    if not isinstance(messages, list) or not messages:
-        raise _Rejected(400, "Invalid 'messages': empty array. Expected an array with minimum length 1.", param="messages")
-    pending: dict[str, int] = {}  # tool_call_id -> index of the assistant message that made it
-    answerable: set[str] = set()
-    for i, msg in enumerate(messages):
-        if not isinstance(msg, dict):
-            raise _Rejected(400, f"Invalid type for 'messages[{i}]': expected an object.", param=f"messages[{i}]")
-        role = msg.get("role")
-        if role not in _KNOWN_ROLES:
-            raise _Rejected(400, f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.",
-                            param=f"messages[{i}].role", code="invalid_value")
-        if role == "tool":
-            tcid = msg.get("tool_call_id")
-            if not isinstance(tcid, str) or tcid not in answerable:
-                raise _Rejected(400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
-                                param=f"messages.[{i}].role")
-            if not isinstance(msg.get("content"), str | list):
-                raise _Rejected(400, f"Invalid 'messages[{i}].content': expected a string.", param=f"messages[{i}].content")
-            pending.pop(tcid, None)
-            answerable.discard(tcid)
-            continue
-        if pending:
-            _unanswered(pending)
-        answerable.clear()
-        content = msg.get("content")
-        if role == "assistant":
-            calls = msg.get("tool_calls")
-            if calls is not None:
-                if not isinstance(calls, list) or not calls:
-                    raise _Rejected(400, f"Invalid 'messages[{i}].tool_calls': empty array.", param=f"messages[{i}].tool_calls")
-                for j, tc in enumerate(calls):
-                    fn = tc.get("function") if isinstance(tc, dict) else None
-                    if (not isinstance(tc, dict) or not isinstance(tc.get("id"), str) or tc.get("type") != "function"
-                            or not isinstance(fn, dict) or not isinstance(fn.get("name"), str)
-                            or not isinstance(fn.get("arguments"), str)):
-                        raise _Rejected(400, f"Invalid 'messages[{i}].tool_calls[{j}]'.", param=f"messages[{i}].tool_calls[{j}]")
-                    pending[tc["id"]] = i
-                    answerable.add(tc["id"])
-            elif content is None:
-                raise _Rejected(400, f"Invalid value for 'messages[{i}].content': expected a string, got null.",
-                                param=f"messages[{i}].content")
-        elif not isinstance(content, str | list):
-            raise _Rejected(400, f"Invalid type for 'messages[{i}].content': expected one of a string or array of objects.",
-                            param=f"messages[{i}].content")
-        if isinstance(content, list):
-            for j, part in enumerate(content):
-                ok = isinstance(part, dict) and (
-                    (part.get("type") == "text" and isinstance(part.get("text"), str))
-                    or (role == "user" and part.get("type") == "image_url" and isinstance(part.get("image_url"), dict)
-                        and isinstance(part["image_url"].get("url"), str))
-                )
-                if not ok:
-                    raise _Rejected(400, f"Invalid content part 'messages[{i}].content[{j}]'.", param=f"messages[{i}].content[{j}]")
-    if pending:
-        _unanswered(pending)
-
-
-def _unanswered(pending: dict[str, int]) -> None:
-    first = min(pending.values())
-    ids = ", ".join(pending)
-    raise _Rejected(400, "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                    f"'tool_call_id'. The following tool_call_ids did not have response messages: {ids}",
-                    param=f"messages.[{first}].role")
-
-
 # ---------------------------------------------------------------------------- the server
-
-
-@dataclass
-class _Conversation:
-    turns: deque[Turn] = field(default_factory=deque)
 
 
 class FakeOpenAI:
@@ -503,7 +338,7 @@ class FakeOpenAI:
             validate_request(body, self.context_limit)
             rec.key = self._keyer(rec.messages)
             return await self._serve(request, rec)
-        except _Rejected as exc:
+        except Rejected as exc:
             return self._reject(rec, exc)
         finally:
             await asyncio.shield(self._notify())
@@ -512,9 +347,9 @@ class FakeOpenAI:
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.startswith("Bearer ") else ""
         if not token or (self._api_key is not None and token != self._api_key):
-            raise _Rejected(401, "Incorrect API key provided.", code="invalid_api_key")
+            raise Rejected(401, "Incorrect API key provided.", code="invalid_api_key")
 
-    def _reject(self, rec: RecordedRequest, exc: _Rejected) -> web.Response:
+    def _reject(self, rec: RecordedRequest, exc: Rejected) -> web.Response:
         rec.outcome, rec.status, rec.error = "rejected", exc.status, exc.body
         return web.json_response(exc.body, status=exc.status)
 
