@@ -1,0 +1,118 @@
+"""What the offline planner says, in Chinese and English.
+
+Kept apart from the logic so both languages stay side by side and complete.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+_TEXTS: Final[dict[str, dict[str, str]]] = {
+    "intro": {
+        "zh": "[offline planner] 我是离线规划器：没有连接大模型，按规则理解你的需求，用内置的沙盒数据查火车、航班、酒店和景点。"
+              "我不能订票、不能查实时余票和价格，也听不懂太复杂的要求；需要时我会问你。",
+        "en": "[offline planner] I am the offline planner: no language model is connected, so I read your request by rules and "
+              "search the built-in sandbox data for trains, flights, hotels and sights. I cannot book, see live seats or prices, "
+              "or follow very elaborate wishes; I will ask when I need to.",
+    },
+    "ask_destination": {
+        "zh": "你想去哪个城市？",
+        "en": "Which city would you like to go to?",
+    },
+    "ask_destination_again": {
+        "zh": "抱歉，我还是没认出目的地。请直接写城市名，例如“上海”或“成都”。",
+        "en": "Sorry, I still could not tell the destination. Please write just the city name, for example \"Shanghai\" or \"Chengdu\".",
+    },
+    "ask_origin": {
+        "zh": "你从哪个城市出发？",
+        "en": "Which city are you leaving from?",
+    },
+    "ask_date": {
+        "zh": "你打算哪天出发？（例如：明天、下周五、12月5日）",
+        "en": "Which day do you want to leave? (for example: tomorrow, next Friday, Dec 5)",
+    },
+    "ask_date_again": {
+        "zh": "我没看懂这个日期。请写成“12月5日”或“2026-12-05”这样的格式。",
+        "en": "I could not read that date. Please write it like \"Dec 5\" or \"2026-12-05\".",
+    },
+    "ask_unknown_place": {
+        "zh": "我没找到“{name}”这个地方。你是指下面哪一个？如果都不是，请换个写法。",
+        "en": "I could not find \"{name}\". Did you mean one of these? If not, please write it another way.",
+    },
+    "ask_ambiguous_place": {
+        "zh": "“{name}”对应好几个地方，你指的是哪一个？",
+        "en": "\"{name}\" matches several places. Which one do you mean?",
+    },
+    "ask_landmark": {
+        "zh": "{city}有好几个“{name}”，酒店要住在哪一个附近？",
+        "en": "There are several \"{name}\" in {city}. Which one should the hotel be near?",
+    },
+    "unknown_place": {
+        "zh": "抱歉，我的离线数据里没有“{name}”这个地方，没法为它规划。我认识中国的主要城市（包括所有省会）和世界上约40个大城市；"
+              "你可以换一个城市，或者写出它附近的大城市。",
+        "en": "Sorry, \"{name}\" is not in my offline data, so I cannot plan a trip there. I know China's major cities (every "
+              "provincial capital among them) and about 40 big cities worldwide; try another city, or the nearest big city.",
+    },
+    "no_destination": {
+        "zh": "抱歉，我没能弄清你想去哪里，所以这次没法规划。告诉我目的地城市和出发日期，我就能重新开始。",
+        "en": "Sorry, I could not work out where you want to go, so I cannot plan this time. Tell me the destination city and the day you leave, and I will start again.",
+    },
+    "no_date": {
+        "zh": "抱歉，我没能确定出发日期，所以这次没法规划。发一句像“12月5日从北京去上海玩两天”这样的话，我就能重新开始。",
+        "en": "Sorry, I could not settle the travel date, so I cannot plan this time. Send something like \"Beijing to Shanghai on Dec 5 for 2 days\" and I will start again.",
+    },
+    "past_date": {
+        "zh": "抱歉，{day}已经过去了（今天是{today}），没法为过去的日期规划行程。要不要改成{suggest}出发？告诉我新的日期就行。",
+        "en": "Sorry, {day} has already passed (today is {today}), so I cannot plan a trip for it. Shall we leave on {suggest} instead? Just tell me the new date.",
+    },
+    "same_city": {
+        "zh": "出发地和目的地都是{city}。我目前只规划城市之间的行程；告诉我另一个出发地或目的地，我就能规划。",
+        "en": "The origin and the destination are both {city}. I only plan trips between cities for now; tell me a different origin or destination and I will plan it.",
+    },
+    "no_transport": {
+        "zh": "抱歉，沙盒数据里 {day} 没有从{origin}到{destination}的火车或航班，这个行程没法规划。可以换个日期或换个出发城市试试。",
+        "en": "Sorry, the sandbox data has no train or flight from {origin} to {destination} on {day}, so I cannot plan this trip. Try another date or another origin.",
+    },
+    "plan_refused": {
+        "zh": "抱歉，我拼出的行程没有通过检查（{reason}），这次没法给出可靠的计划。请换个说法再试一次。",
+        "en": "Sorry, the plan I put together did not pass its checks ({reason}), so I cannot give a reliable plan this time. Please try rephrasing.",
+    },
+    "nothing_new": {
+        "zh": "不客气！如果想调整，可以直接说，比如“便宜一点”“改坐飞机”“多住一晚”“改到下周六”。",
+        "en": "You're welcome! To change the plan, just say so, for example \"make it cheaper\", \"fly instead\", \"one more night\" or \"move it to next Saturday\".",
+    },
+    "sandbox_note": {
+        "zh": "车次、航班、酒店和景点均来自内置沙盒数据（按真实地理生成，非实时），出行前请在官方渠道核实并购票。",
+        "en": "Trains, flights, hotels and sights come from the built-in sandbox data (generated from real geography, not live); check and book through official channels before you go.",
+    },
+    "origin_default": {
+        "zh": "你没说出发地，我按你的位置{city}出发来规划；如果不对，告诉我出发城市。",
+        "en": "You did not say where you leave from, so I planned from your location, {city}; tell me if that is wrong.",
+    },
+    "length_default": {
+        "zh": "你没说玩几天，我按{days}天{nights}晚安排；想改就告诉我。",
+        "en": "You did not say how long, so I planned {days} days and {nights} nights; tell me to change it.",
+    },
+    "over_budget": {
+        "zh": "按沙盒价格，这个行程约{total}元，超出你{budget}元的预算；已经选了更便宜的选项，还可以少住一晚或换成经济型酒店。",
+        "en": "At sandbox prices this trip costs about {total} CNY, over your budget of {budget} CNY; I already chose cheaper options. Staying one night less or picking a budget hotel would save more.",
+    },
+    "within_budget": {
+        "zh": "合计约{total}元，在{budget}元预算之内。",
+        "en": "About {total} CNY in total, within your budget of {budget} CNY.",
+    },
+    "transport_switched": {
+        "zh": "沙盒数据里这段没有{wanted}，改用{used}。",
+        "en": "The sandbox has no {wanted} for this route, so I used {used} instead.",
+    },
+}
+
+TRANSPORT_NAMES: Final[dict[str, dict[str, str]]] = {
+    "train": {"zh": "火车", "en": "train"},
+    "flight": {"zh": "航班", "en": "flight"},
+}
+
+
+def say(key: str, lang: str, **values: object) -> str:
+    template = _TEXTS[key]["zh" if lang == "zh" else "en"]
+    return template.format(**values) if values else template
