@@ -1,0 +1,163 @@
+"""The web chat's wire shapes: API request and response bodies, and the data of each SSE event.
+
+SSE events and their data (every payload also carries `ts`, epoch seconds when produced):
+
+    step                {step, max_steps}
+    tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
+    human_input_request {question, session_id, options?, tool_call_id}
+    answer              {text, plan?}            plan = TripPlan.model_dump()
+    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds}
+    error               {message, reason?, retryable}
+    notice              {kind, text}             queued, cancelled, status, help, ...
+    done                {steps}
+    reset               {last_event_id}          the stream cannot resume exactly: reload the history
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tools.plan import TripPlan
+
+SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
+CLIENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LocationIn(_Strict):
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    label: str | None = Field(default=None, max_length=200)
+
+
+class ChatRequest(_Strict):
+    message: str = Field(min_length=1)
+    session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
+    client_message_id: str | None = Field(
+        default=None, pattern=CLIENT_ID_PATTERN, description="makes a double submit harmless"
+    )
+    location: LocationIn | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the message must not be blank")
+        return v
+
+
+class ChatResponse(BaseModel):
+    session_id: str
+    outcome: Literal["accepted", "duplicate"]
+
+
+class HumanResponseRequest(_Strict):
+    session_id: str = Field(pattern=SESSION_ID_PATTERN)
+    response: str = Field(min_length=1)
+    client_message_id: str | None = Field(default=None, pattern=CLIENT_ID_PATTERN)
+    option: bool = Field(default=False, description="true when the person pressed an option button")
+
+    @field_validator("response")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the response must not be blank")
+        return v
+
+
+class HumanResponseAck(BaseModel):
+    ok: bool = True
+    tool_call_id: str
+    outcome: Literal["accepted", "duplicate"]
+
+
+class HistoryEntryOut(BaseModel):
+    role: str
+    text: str
+    plan: TripPlan | None = None
+    ts: float | None = None  # when the store records it
+
+
+class PendingOut(BaseModel):
+    tool_call_id: str
+    question: str
+    options: list[str] = Field(default_factory=list)
+    deadline: float | None = None
+
+
+class SessionView(BaseModel):
+    session_id: str
+    state: str  # idle | running | waiting | parked | new (nothing stored yet)
+    lang: str | None = None
+    entries: list[HistoryEntryOut] = Field(default_factory=list)
+    pending: PendingOut | None = None
+    last_event_id: str = Field(description="open the event stream after this id to avoid duplicates")
+
+
+# ------------------------------------------------------------------ SSE event data
+
+
+class _EventData(BaseModel):
+    ts: float = Field(default_factory=time.time)
+
+
+class StepData(_EventData):
+    step: int
+    max_steps: int
+
+
+class ToolData(_EventData):
+    phase: Literal["thought", "call", "result"]
+    step: int
+    name: str | None = None
+    tool_call_id: str | None = None
+    arguments: dict[str, Any] | None = None  # whatever the model sent: the shape is the tool's
+    ok: bool | None = None
+    summary: str | None = None
+    text: str | None = None
+
+
+class QuestionData(_EventData):
+    question: str
+    session_id: str
+    tool_call_id: str
+    options: list[str] | None = None
+
+
+class AnswerData(_EventData):
+    text: str
+    plan: TripPlan | None = None
+
+
+class VerdictData(_EventData):
+    label: str
+    label_en: str
+    reasons: list[str] = Field(default_factory=list)
+    failed_checks: list[str] = Field(default_factory=list)
+    rubric_skipped: bool = False
+    rounds: int = 1
+
+
+class ErrorData(_EventData):
+    message: str
+    reason: str | None = None
+    retryable: bool = False
+
+
+class NoticeData(_EventData):
+    kind: str
+    text: str
+
+
+class DoneData(_EventData):
+    steps: int
+
+
+class ResetData(_EventData):
+    last_event_id: str
