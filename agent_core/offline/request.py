@@ -47,7 +47,11 @@ class TripRequest:
         changes = {f.name: getattr(newer, f.name) for f in fields(self) if getattr(newer, f.name) is not None}
         if newer.cheaper:
             changes["cheaper"] = (self.cheaper or 0) + newer.cheaper
-        if newer.start is not None and newer.end is None and newer.days is None and newer.nights is None:
+        if (newer.days is not None or newer.nights is not None) and newer.end is None:
+            changes["end"] = None  # a new length counts from the start date
+            changes.setdefault("days", None)
+            changes.setdefault("nights", None)
+        elif newer.start is not None and newer.end is None:
             changes["end"] = None  # a new start date moves the whole trip; keep its length
             if self.start and self.end and self.days is None and self.nights is None:
                 changes["nights"] = (self.end - self.start).days

@@ -1,0 +1,368 @@
+"""OfflinePlanner: a rule-based model behind the same interface as the LLM (ChatModel).
+
+Each call reads the whole conversation and returns the next assistant turn: questions through
+ask_human, searches through the travel tools, and finally submit_plan. Nothing is kept between
+calls: what a call id is for is written into the id itself ("call_off_<n>_<purpose>"), so a run
+resumed from the store after a restart continues exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from agent_core.model import TokenUsage, ToolChoice
+from agent_core.offline.compose import (
+    Choice,
+    build_plan,
+    pick_hotel,
+    pick_ride,
+    ride_line,
+    summary_text,
+)
+from agent_core.offline.options import (
+    Ride,
+    Sight,
+    read_flights,
+    read_hotels,
+    read_sights,
+    read_trains,
+)
+from agent_core.offline.places import PlaceReader, Resolution
+from agent_core.offline.texts import TRANSPORT_NAMES, say
+from agent_core.offline.transcript import (
+    CALL_ID_PREFIX,
+    ToolOutcome,
+    Transcript,
+    read_transcript,
+)
+from agent_core.offline.understand import Understanding, understand
+from agent_core.schema import Function, Message, ToolCall
+from tools.travel.geo import City, Gazetteer, haversine_km
+
+TRAIN_MAX_KM = 1200  # beyond this, a flight is the sensible default
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    name: str
+    arguments: dict[str, Any]
+    purpose: str
+
+
+@dataclass(slots=True)
+class Turn:
+    """The planner's decision: text (final when there are no calls), and tool calls."""
+
+    text: str | None = None
+    calls: list[Call] = field(default_factory=list)
+
+
+class OfflinePlanner:
+    name = "offline-planner"
+
+    def __init__(self, gazetteer: Gazetteer) -> None:
+        self.gazetteer = gazetteer
+        self.places = PlaceReader(gazetteer)
+
+    async def ask_tool(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        usage: TokenUsage | None = None,
+    ) -> Message:
+        reply = self.next_message(messages)
+        if usage is not None:
+            usage.add(0, 0)  # no tokens: count the call only
+        return reply
+
+    def next_message(self, messages: Sequence[Message]) -> Message:
+        """The next assistant turn for `messages` (synchronous: pure CPU)."""
+        t = read_transcript(messages)
+        today = t.clock.today if t.clock else date.today()  # only prompts without the clock line
+        u = understand(t, self.places, today)
+        turn = _Decider(self, t, u, today).decide()
+        text = turn.text
+        if not t.intro_given:
+            text = f"{say('intro', u.lang)}\n\n{text}" if text else say("intro", u.lang)
+        if not turn.calls:
+            return Message.assistant(f"<answer>{text}</answer>")
+        calls = [
+            ToolCall(id=f"{CALL_ID_PREFIX}{t.calls_so_far + i + 1}_{c.purpose}",
+                     function=Function(name=c.name, arguments=json.dumps(c.arguments, ensure_ascii=False)))
+            for i, c in enumerate(turn.calls)
+        ]
+        return Message.assistant(text, calls)
+
+
+class _Decider:
+    """One decision over one transcript (a fresh object per call, dropped afterwards)."""
+
+    def __init__(self, planner: OfflinePlanner, t: Transcript, u: Understanding, today: date) -> None:
+        self.p = planner
+        self.t = t
+        self.u = u
+        self.req = u.request
+        self.lang = u.lang
+        self.today = today
+        self.notes: list[str] = []
+
+    # -- helpers -----------------------------------------------------------------------------
+    def ask(self, slot: str, question: str, options: Sequence[str] = ()) -> Turn:
+        args: dict[str, Any] = {"inquire": question}
+        if options:
+            args["options"] = list(options)[:10]
+        return Turn(calls=[Call("ask_human", args, slot)])
+
+    def say(self, key: str, **values: object) -> Turn:
+        return Turn(text=say(key, self.lang, **values))
+
+    def outcome(self, purpose: str) -> ToolOutcome | None:
+        found = [o for o in self.t.phase if o.call_id.endswith(f"_{purpose}")]
+        return found[-1] if found else None
+
+    def asked(self, slot: str) -> int:
+        return self.t.asks_in_phase.get(slot, 0)
+
+    def city_name(self, city: City) -> str:
+        return city.name_zh if self.lang == "zh" or city.in_mainland else city.name_en
+
+    # -- the decision ------------------------------------------------------------------------
+    def decide(self) -> Turn:
+        if self.t.plan_in_phase and self.t.last_plan is not None:
+            return Turn(text=summary_text(self.t.last_plan, self.lang))
+        refused = self.outcome("plan")
+        if refused is not None and not refused.ok:
+            return self.say("plan_refused", reason=(refused.output or "")[7:200])
+        if self.t.last_plan is not None and not self.u.new_info and not self.t.phase:
+            return self.say("nothing_new")
+
+        dest = self.resolve_slot("destination")
+        if isinstance(dest, Turn):
+            return dest
+        origin = self.resolve_slot("origin")
+        if isinstance(origin, Turn):
+            return origin
+        if origin.id == dest.id:
+            return self.say("same_city", city=self.city_name(dest))
+
+        start = self.req.start
+        if start is None:
+            if self.asked("date") >= 2:
+                return self.say("no_date")
+            return self.ask("date", say("ask_date_again" if self.asked("date") else "ask_date", self.lang))
+        if start < self.today:
+            suggest = self.today + timedelta(days=1)
+            return self.say("past_date", day=start.isoformat(), today=self.today.isoformat(), suggest=suggest.isoformat())
+        nights = self.req.trip_nights
+        if nights is None:
+            nights = 1
+            self.notes.append(say("length_default", self.lang, days=2, nights=1))
+        end = start + timedelta(days=nights)
+        return self.search_or_plan(origin, dest, start, end, nights)
+
+    def resolve_slot(self, slot: str) -> City | Turn:
+        name = self.req.destination if slot == "destination" else self.req.origin
+        if name is None and slot == "origin":
+            return self.origin_from_location()
+        if name is None:
+            if self.asked("destination") >= 2:
+                return self.say("no_destination")
+            return self.ask("destination", say("ask_destination_again" if self.asked("destination") else "ask_destination", self.lang))
+        res: Resolution = self.p.places.resolve_option(name)
+        if res.city is not None:
+            if res.poi is not None and slot == "destination":
+                self.u.wanted_pois.append(res.poi.id)
+            return res.city
+        if (self.asked(slot) >= 1 and not res.ambiguous) or self.asked(slot) >= 2:
+            return self.say("unknown_place", name=name)
+        if res.ambiguous:
+            return self.ask(slot, say("ask_ambiguous_place", self.lang, name=name), res.options)
+        if res.options:
+            return self.ask(slot, say("ask_unknown_place", self.lang, name=name), res.options)
+        return self.say("unknown_place", name=name)
+
+    def origin_from_location(self) -> City | Turn:
+        where = self.outcome("where")
+        if where is None:
+            return Turn(calls=[Call("current_location", {}, "where")])
+        city = self.city_in_location(where)
+        if city is None:
+            if self.asked("origin") >= 2:
+                return self.say("no_destination")
+            return self.ask("origin", say("ask_origin", self.lang))
+        self.notes.append(say("origin_default", self.lang, city=self.city_name(city)))
+        return city
+
+    def city_in_location(self, where: ToolOutcome) -> City | None:
+        data = where.json()
+        candidates: list[str] = []
+        if isinstance(data, dict):
+            for key in ("city", "city_name", "name_zh", "name"):
+                if isinstance(data.get(key), str):
+                    candidates.append(data[key])
+        elif where.output:
+            candidates.append(where.output)
+        for text in candidates:
+            res = self.p.places.resolve(text)
+            if res.city is not None:
+                return res.city
+            for m in self.p.places.mentions(text):
+                if m.city is not None:
+                    return m.city
+        return None
+
+    # -- searching ---------------------------------------------------------------------------
+    def mode(self, origin: City, dest: City) -> str:
+        if self.req.transport:
+            return self.req.transport
+        far = haversine_km(origin.lat, origin.lon, dest.lat, dest.lon) > TRAIN_MAX_KM
+        abroad = not (origin.in_mainland and dest.in_mainland)
+        return "flight" if far or abroad else "train"
+
+    def ride_call(self, mode: str, a: City, b: City, day: date, purpose: str, after: str | None) -> Call:
+        if mode == "train":
+            args: dict[str, Any] = {"depart_station": a.name_zh, "arrive_station": b.name_zh,
+                                    "depart_date": day.isoformat(), "is_transfer": 0}
+            if after:
+                args["depart_time_earliest"] = f"{day.isoformat()} {after}"
+            return Call("train_search", args, purpose)
+        args = {"departure_city_name": a.name_zh, "arrival_city_name": b.name_zh,
+                "depart_date": day.isoformat(), "is_transfer": 0}
+        if after:
+            args["depart_time_earliest"] = after
+        return Call("flight_search", args, purpose)
+
+    def rides(self, purpose: str, day: date) -> list[Ride] | None:
+        """The rides a search found; None while not searched. Errors count as nothing found."""
+        o = self.outcome(purpose)
+        if o is None:
+            return None
+        data = o.json()
+        return read_trains(data, day.isoformat()) if purpose.endswith("train") else read_flights(data, day.isoformat())
+
+    def search_or_plan(self, origin: City, dest: City, start: date, end: date, nights: int) -> Turn:
+        preferred = self.mode(origin, dest)
+        other = "flight" if preferred == "train" else "train"
+        one_way = bool(self.req.one_way)
+        calls: list[Call] = []
+        chosen: dict[str, tuple[str, list[Ride]]] = {}
+        legs = [("out", origin, dest, start, self.req.depart_after)]
+        if not one_way:
+            legs.append(("back", dest, origin, end, "16:00" if nights == 0 else "14:00"))
+        for leg, a, b, day, after in legs:
+            found = self.rides(f"{leg}_{preferred}", day)
+            if found is None:
+                calls.append(self.ride_call(preferred, a, b, day, f"{leg}_{preferred}", after))
+                continue
+            if found:
+                chosen[leg] = (preferred, found)
+                continue
+            fallback = self.rides(f"{leg}_{other}", day)
+            if fallback is None:
+                calls.append(self.ride_call(other, a, b, day, f"{leg}_{other}", after))
+            elif fallback:
+                chosen[leg] = (other, fallback)
+                if self.req.transport:
+                    self.notes.append(say("transport_switched", self.lang,
+                                          wanted=TRANSPORT_NAMES[preferred][self.lang], used=TRANSPORT_NAMES[other][self.lang]))
+            else:
+                return self.say("no_transport", day=day.isoformat(), origin=self.city_name(a), destination=self.city_name(b))
+
+        hotel_args: dict[str, Any] | None = None
+        if nights >= 1:
+            wanted = self.hotel_args(dest, start, end)
+            if isinstance(wanted, Turn):
+                return wanted
+            hotel_args = wanted
+        if self.outcome("sights") is None:
+            query = f"{dest.name_zh} 景点" if self.lang == "zh" or dest.in_mainland else f"sights in {dest.name_en}"
+            calls.append(Call("poi_search", {"query": query}, "sights"))
+        if hotel_args is not None and self.outcome("hotel") is None:
+            calls.append(Call("hotel_search", hotel_args, "hotel"))
+        if calls:
+            return Turn(calls=calls)
+        return self.finish(origin, dest, start, nights, chosen)
+
+    def hotel_args(self, dest: City, start: date, end: date) -> dict[str, Any] | Turn:
+        args: dict[str, Any] = {"city_name": dest.name_zh, "checkin_date": start.isoformat(), "checkout_date": end.isoformat()}
+        if self.req.breakfast is not None:
+            args["has_breakfast"] = 1 if self.req.breakfast else 0
+        landmark = self.req.landmark
+        if landmark:
+            found = self.outcome("landmark")
+            if found is None:
+                return Turn(calls=[Call("poi_search", {"query": f"{dest.name_zh} {landmark}"}, "landmark")])
+            sights = [s for s in read_sights(found.json()) if landmark.lower() in s.name.lower()]
+            if len(sights) > 1 and not self.u.landmark_choice and self.asked("landmark") == 0:
+                options = [s.name for s in sights]
+                return self.ask("landmark", say("ask_landmark", self.lang, city=self.city_name(dest), name=landmark), options)
+            if sights:
+                args["landmark"] = next((s.name for s in sights if s.name == (self.u.landmark_choice or "")), sights[0].name)
+                args["distance_range"] = 3000
+        return args
+
+    # -- the plan ----------------------------------------------------------------------------
+    def finish(self, origin: City, dest: City, start: date, nights: int, chosen: dict[str, tuple[str, list[Ride]]]) -> Turn:
+        cheapest = bool(self.req.cheaper) or False
+        travellers = self.req.travellers or 1
+        out_rides = chosen["out"][1]
+        out, out_backup = pick_ride(out_rides, after=self.req.depart_after, before=self.req.depart_before,
+                                    cheapest=cheapest, prefer="arrive_early")
+        back = back_backup = None
+        if "back" in chosen:
+            back, back_backup = pick_ride(chosen["back"][1], after=None, before=None, cheapest=cheapest, prefer="leave_late")
+        if out is None:
+            return self.say("no_transport", day=start.isoformat(), origin=self.city_name(origin), destination=self.city_name(dest))
+        hotel = hotel_backup = None
+        hotels = read_hotels(self.outcome("hotel").json()) if self.outcome("hotel") else []  # type: ignore[union-attr]
+        budget_night = None
+        if self.req.budget and nights:
+            budget_night = self.req.budget * 0.4 / nights / max(1, (travellers + 1) // 2)
+        if nights >= 1:
+            hotel, hotel_backup = pick_hotel(hotels, cheapest=cheapest, stars=self.req.stars,
+                                             breakfast=self.req.breakfast, budget_per_night=budget_night)
+        sights_outcome = self.outcome("sights")
+        sights = read_sights(sights_outcome.json()) if sights_outcome else []
+        sights = self.wanted_first(sights, dest)
+        choice = Choice(out=out, back=back, hotel=hotel)
+        alternatives = self.alternatives(out_backup, back_backup, hotel_backup)
+        notes = list(self.notes)
+        if nights >= 1 and hotel is None:
+            notes.append("沙盒里没有找到符合条件的酒店。" if self.lang == "zh" else "No hotel matched in the sandbox.")
+        name_a, name_b = self.city_name(origin), self.city_name(dest)
+        plan = build_plan(lang=self.lang, origin=name_a, destination=name_b, start=start, nights=nights,
+                          travellers=travellers, choice=choice, sights=sights, seat=self.req.seat,
+                          cheapest=cheapest, alternatives=alternatives, notes=notes)
+        if self.req.budget:
+            key = "over_budget" if plan.total_cost > self.req.budget else "within_budget"
+            plan.notes.insert(0, say(key, self.lang, total=f"{plan.total_cost:g}", budget=f"{self.req.budget:g}"))
+        summary = summary_text(plan, self.lang)
+        return Turn(calls=[Call("submit_plan", {"summary": summary, "plan": plan.model_dump()}, "plan")])
+
+    def wanted_first(self, sights: list[Sight], dest: City) -> list[Sight]:
+        wanted = [s for s in sights if s.poi_id in self.u.wanted_pois]
+        for poi_id in self.u.wanted_pois:
+            poi = self.p.gazetteer.poi(poi_id)
+            if poi is not None and not any(s.poi_id == poi_id for s in wanted) and poi.city_id == dest.id:
+                wanted.append(Sight(poi.id, poi.name_zh, poi.hours, poi.visit_min, poi.price))
+        return wanted + [s for s in sights if s not in wanted]
+
+    def alternatives(self, out_backup: Ride | None, back_backup: Ride | None, hotel_backup: Any) -> list[str]:
+        zh = self.lang == "zh"
+        alts = []
+        if out_backup:
+            alts.append(("去程备选：" if zh else "Outbound backup: ") + ride_line(out_backup, self.lang))
+        if back_backup:
+            alts.append(("返程备选：" if zh else "Return backup: ") + ride_line(back_backup, self.lang))
+        if hotel_backup:
+            alts.append(f"酒店备选：{hotel_backup.name}（{hotel_backup.price:g}元/晚）" if zh
+                         else f"Hotel backup: {hotel_backup.name} ({hotel_backup.price:g} CNY/night)")
+        return alts
+
+
