@@ -1,0 +1,259 @@
+"""TelegramAdapter: python-telegram-bot 22 in front of the SessionManager (bot.chat.Surface).
+
+Updates come by long polling, or by webhook when TELEGRAM_WEBHOOK_URL and
+TELEGRAM_WEBHOOK_SECRET are set (then `router()` serves the URL's path on the bot's own HTTP
+server). Handlers only map the update and submit it: the manager stores it in its inbox and
+works in its own tasks, so no handler ever waits for a run. Everything the bot sends goes
+through per-chat lanes (pacing.Outbox) that keep Telegram's limits and outlast flood waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import hmac
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Request, Response
+from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import TelegramError
+from telegram.ext import Application, ContextTypes, TypeHandler
+
+from adapters.telegram import render, texts
+from adapters.telegram.errors import DeliveryFailed, TelegramConfigError
+from adapters.telegram.pacing import Observer, Outbox
+from adapters.telegram.progress import RunProgress
+from adapters.telegram.split import split_html
+from adapters.telegram.transport import Markup, Transport
+from adapters.telegram.typing_indicator import TypingIndicator
+from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update
+from agent_core.events import AnswerReady, Event, QuestionAsked, RunFinished, Verdict
+from bot import texts as bot_texts
+from bot.chat import ChatKey, IncomingMessage, Notice, RunInfo, SubmitOutcome
+from bot.records import PendingQuestion, SessionInfo
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+ALLOWED_UPDATES = ["message", "edited_message", "callback_query"]
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+_ENDING_NOTICES = {"error", "cancelled", "new"}
+
+
+class Manager(Protocol):
+    async def submit(self, msg: IncomingMessage) -> SubmitOutcome: ...
+
+    async def pending_question(self, chat: ChatKey) -> PendingQuestion | None: ...
+
+    async def session_info(self, chat: ChatKey) -> SessionInfo | None: ...
+
+
+class TelegramAdapter:
+    platform = PLATFORM
+
+    def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
+                 progress_grace: float = 1.0, typing_interval: float = 4.0, poll_timeout: int = 10,
+                 outbox: Outbox | None = None) -> None:
+        token = settings.telegram_bot_token
+        if not token:
+            raise TelegramConfigError("TELEGRAM_BOT_TOKEN", "is not set")
+        url, secret = settings.telegram_webhook_url, settings.telegram_webhook_secret
+        if bool(url) != bool(secret):
+            raise TelegramConfigError("TELEGRAM_WEBHOOK_URL", "webhook mode needs both TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET")
+        self.settings = settings
+        self.manager = manager
+        self.webhook_url = url or ""
+        self._secret = secret or ""
+        self.progress_grace = progress_grace
+        self.poll_timeout = poll_timeout
+        builder = (Application.builder().token(token).base_url(settings.telegram_api_base_url)
+                   .connection_pool_size(128).pool_timeout(30).connect_timeout(10).read_timeout(30)
+                   .write_timeout(30))
+        if self.webhook_url:
+            builder = builder.updater(None)
+        self.app = builder.build()
+        self.app.add_handler(TypeHandler(Update, self._on_polled_update))
+        self.transport = Transport(self.app.bot)
+        self.outbox = outbox or Outbox(observer=observer)
+        self.typing = TypingIndicator(self.transport, typing_interval)
+        self._progress: dict[int, RunProgress] = {}
+        self._ready = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        await self._register_commands()
+        if self.webhook_url:
+            await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,
+                                           allowed_updates=ALLOWED_UPDATES)
+        await self.app.start()
+        if not self.webhook_url and self.app.updater is not None:
+            await self.app.updater.start_polling(allowed_updates=ALLOWED_UPDATES, timeout=self.poll_timeout)
+        self._ready = True
+        log.info("telegram adapter started as @%s (%s)", self.app.bot.username,
+                 "webhook" if self.webhook_url else "long polling")
+
+    async def stop(self) -> None:
+        self._ready = False
+        if self.app.updater is not None and self.app.updater.running:
+            await self.app.updater.stop()
+        if self.app.running:
+            await self.app.stop()
+        await self.typing.close()
+        await self.outbox.close()
+        await self.app.shutdown()
+
+    async def _register_commands(self) -> None:
+        try:
+            await self.app.bot.set_my_commands(texts.commands("en"))
+            await self.app.bot.set_my_commands(texts.commands("zh"), language_code="zh")
+        except TelegramError as exc:
+            log.warning("could not register the command menu: %s", exc)
+
+    def router(self) -> APIRouter:
+        router = APIRouter()
+        if self.webhook_url:
+            path = urlsplit(self.webhook_url).path or "/"
+            router.add_api_route(path, self._webhook, methods=["POST"], include_in_schema=False)
+        return router
+
+    async def _webhook(self, request: Request) -> Response:
+        given = request.headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self._secret.encode()):
+            return Response(status_code=403)
+        if not self._ready:
+            return Response(status_code=503)  # Telegram delivers it again later
+        try:
+            update = Update.de_json(await request.json(), self.app.bot)
+        except Exception:
+            return Response(status_code=400)
+        # handled inline so that 200 means "stored in the inbox"; a failure makes Telegram retry
+        await self.handle(update)
+        return Response(status_code=200)
+
+    # -- incoming ----------------------------------------------------------------------------------
+    async def _on_polled_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        try:
+            await self.handle(update)
+        except Exception:
+            log.exception("could not handle Telegram update %s", update.update_id)
+
+    async def handle(self, update: Update) -> None:
+        mapped = map_update(update, bot_id=self.app.bot.id, bot_username=self.app.bot.username)
+        if mapped.route is Route.SUBMIT and mapped.message is not None:
+            if await self._wanted(mapped, mapped.message):
+                await self.manager.submit(mapped.message)
+        elif mapped.route is Route.BUTTON:
+            await self._button(mapped)
+        elif mapped.route is Route.BAD_BUTTON:
+            await self._answer_query(mapped.callback_id, texts.text("button_junk", mapped.lang))
+        elif mapped.route is Route.MEDIA and mapped.addressed:
+            await self._media(mapped)
+        else:
+            log.debug("ignored Telegram update %s: %s", update.update_id, mapped.reason or mapped.route)
+
+    async def _wanted(self, mapped: Mapped, msg: IncomingMessage) -> bool:
+        """In groups the bot takes commands, mentions and replies to it, and otherwise only the
+        next message of the person its question waits for."""
+        if not msg.is_group or mapped.addressed:
+            return True
+        pending = await self.manager.pending_question(msg.chat)
+        return pending is not None and pending.asker_user_id == msg.user_id
+
+    async def _button(self, mapped: Mapped) -> None:
+        assert mapped.message is not None and mapped.option_index is not None
+        msg = mapped.message
+        pending = await self.manager.pending_question(msg.chat)
+        if (pending is None or pending.posted_message_id != msg.reply_to
+                or mapped.option_index >= len(pending.options)):
+            await self._answer_query(mapped.callback_id, texts.text("button_stale", mapped.lang))
+            return
+        option = pending.options[mapped.option_index]
+        outcome = await self.manager.submit(dataclasses.replace(msg, text=option))
+        note = texts.text("button_chosen", mapped.lang, option=option) if outcome is SubmitOutcome.ACCEPTED else ""
+        await self._answer_query(mapped.callback_id, note[:200])
+
+    async def _answer_query(self, query_id: str | None, note: str) -> None:
+        if not query_id:
+            return
+        try:
+            await self.app.bot.answer_callback_query(query_id, text=note or None)
+        except TelegramError as exc:
+            log.info("could not answer callback query %s: %s", query_id, exc)
+
+    async def _media(self, mapped: Mapped) -> None:
+        info = await self.manager.session_info(ChatKey(PLATFORM, str(mapped.chat_id), ""))
+        lang = info.lang if info is not None else mapped.lang
+        await self.post_notice(ChatKey(PLATFORM, str(mapped.chat_id), ""),
+                               Notice("invalid", bot_texts.text("unsupported", lang)))
+
+    # -- bot.chat.Surface ---------------------------------------------------------------------
+    async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        chat_id = int(chat.chat_id)
+        if isinstance(event, RunFinished):
+            self.typing.stop(chat_id)
+            finished = self._progress.pop(chat_id, None)
+            if finished is not None:
+                finished.apply(event)
+                self.outbox.offer(chat_id, finished)
+            return
+        self.typing.start(chat_id)
+        tracker = self._progress.get(chat_id)
+        if tracker is None or tracker.sealed:
+            tracker = RunProgress(self.transport, chat_id, run.lang, run.max_steps, grace=self.progress_grace)
+            self._progress[chat_id] = tracker
+            # the lane only looks for work when poked: poke it again when the grace ends
+            asyncio.get_running_loop().call_later(self.progress_grace, self.outbox.offer, chat_id, tracker)
+        tracker.apply(event)
+        self.outbox.offer(chat_id, tracker)
+
+    def _pause(self, chat_id: int) -> None:
+        self.typing.stop(chat_id)
+        tracker = self._progress.get(chat_id)
+        if tracker is not None:
+            tracker.seal()
+
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+        chat_id = int(chat.chat_id)
+        self._pause(chat_id)
+        is_group = chat_id < 0
+        mention = (run.user_id, run.user_name) if is_group and run.user_id.isdigit() else None
+        markup: Markup = None
+        if question.options:
+            markup = InlineKeyboardMarkup([[InlineKeyboardButton(option[:64], callback_data=button_data(i))]
+                                           for i, option in enumerate(question.options[:20])])
+        elif is_group:
+            markup = ForceReply(selective=True, input_field_placeholder=texts.text("question_placeholder", run.lang))
+        ids = await self._send_all(chat_id, "question", render.question_html(question, run.lang, mention), markup)
+        return str(ids[-1])
+
+    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo) -> None:
+        chat_id = int(chat.chat_id)
+        self._pause(chat_id)
+        await self._send_all(chat_id, "answer", render.answer_html(answer, verdict, run.lang))
+
+    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+        chat_id = int(chat.chat_id)
+        if notice.kind in _ENDING_NOTICES:
+            self._pause(chat_id)
+        try:
+            await self._send_all(chat_id, "notice", render.notice_html(notice.text))
+        except DeliveryFailed as exc:
+            log.warning("%s", exc)
+
+    async def _send_all(self, chat_id: int, kind: str, html: str, markup: Markup = None) -> list[int]:
+        """Send `html` in as many messages as it takes; the markup goes on the last one."""
+        parts = split_html(html)
+        ids: list[int] = []
+        for i, part in enumerate(parts):
+            send: Callable[[], Awaitable[Any]] = functools.partial(
+                self.transport.send_html, chat_id, part, markup=markup if i == len(parts) - 1 else None)
+            try:
+                ids.append(await self.outbox.send(chat_id, kind, send))
+            except TelegramError as exc:
+                raise DeliveryFailed(chat_id, kind, str(exc)) from exc
+        return ids

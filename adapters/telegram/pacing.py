@@ -1,0 +1,264 @@
+"""Sending within Telegram's limits: one lane per chat, one pacer for the whole bot.
+
+A lane runs its chat's sends one at a time, in order, with at least `interval` seconds between
+the end of one request and the start of the next (so arrivals at Telegram are at least that far
+apart), and waits out every RetryAfter before trying the same request again. Questions, answers
+and notices are jobs that must be delivered; progress is a *source* polled for its latest state,
+so edits that pile up during a wait collapse into one. The pacer caps the whole bot at `limit`
+requests per `window` seconds and serves urgent jobs before progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+from telegram.error import NetworkError, RetryAfter, TimedOut
+
+from adapters.telegram.errors import AdapterStopped
+
+log = logging.getLogger(__name__)
+
+URGENT = 0
+PROGRESS = 1
+_NETWORK_RETRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One finished send, for metrics and benchmarks (monotonic seconds)."""
+
+    chat_id: int
+    kind: str  # question | answer | notice | progress
+    enqueued: float
+    started: float
+    finished: float
+    ok: bool
+
+    @property
+    def queued_s(self) -> float:
+        return self.started - self.enqueued
+
+
+Observer = Callable[[Delivery], None]
+
+
+class ProgressSource(Protocol):
+    def has_work(self) -> bool: ...
+
+    async def flush(self) -> bool:
+        """Make at most one request; True when one was made."""
+        ...
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+class GlobalPacer:
+    def __init__(self, limit: int = 29, window: float = 1.1, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self._clock = clock
+        self._starts: deque[float] = deque()
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def acquire(self, priority: int) -> None:
+        if not self._waiters and self._free():
+            self._starts.append(self._clock())
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (priority, next(self._seq), fut))
+        self._pump()
+        await fut
+
+    def _free(self) -> bool:
+        now = self._clock()
+        while self._starts and now - self._starts[0] >= self.window:
+            self._starts.popleft()
+        return len(self._starts) < self.limit
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._pump()
+
+    def _pump(self) -> None:
+        while self._waiters and self._free():
+            _, _, fut = heapq.heappop(self._waiters)
+            if not fut.done():
+                self._starts.append(self._clock())
+                fut.set_result(None)
+        if self._waiters and self._timer is None:
+            delay = max(0.0, self._starts[0] + self.window - self._clock())
+            self._timer = asyncio.get_running_loop().call_later(delay, self._on_timer)
+
+
+@dataclass(slots=True)
+class _Job:
+    kind: str
+    run: Callable[[], Awaitable[Any]]
+    future: asyncio.Future[Any]
+    enqueued: float
+    network_failures: int = 0
+
+
+class ChatLane:
+    def __init__(self, chat_id: int, interval: float, pacer: GlobalPacer, observer: Observer | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.chat_id = chat_id
+        self.interval = interval
+        self.next_at = 0.0
+        self._pacer = pacer
+        self._observer = observer
+        self._clock = clock
+        self._urgent: deque[_Job] = deque()
+        self._sources: list[ProgressSource] = []
+        self._worker: asyncio.Task[None] | None = None
+        self._closed = False
+
+    @property
+    def busy(self) -> bool:
+        return self._worker is not None and not self._worker.done()
+
+    def submit(self, kind: str, run: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._closed:
+            fut.set_exception(AdapterStopped())
+            return fut
+        self._urgent.append(_Job(kind, run, fut, self._clock()))
+        self._wake()
+        return fut
+
+    def offer(self, source: ProgressSource) -> None:
+        if source not in self._sources:
+            self._sources.append(source)
+        self._wake()
+
+    def _wake(self) -> None:
+        if not self._closed and not self.busy:
+            self._worker = asyncio.get_running_loop().create_task(self._work(), name=f"tg-lane:{self.chat_id}")
+
+    def _next_source(self) -> ProgressSource | None:
+        self._sources = [s for s in self._sources if s.has_work()]
+        return self._sources[0] if self._sources else None
+
+    async def _work(self) -> None:
+        while self._urgent or self._next_source() is not None:
+            wait = self.next_at - self._clock()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            await self._pacer.acquire(URGENT if self._urgent else PROGRESS)
+            if self._urgent:
+                await self._run_job(self._urgent[0])
+            else:
+                source = self._next_source()
+                if source is not None:
+                    await self._run_source(source)
+
+    async def _run_job(self, job: _Job) -> None:
+        started = self._clock()
+        try:
+            result = await job.run()
+        except RetryAfter as exc:
+            self.next_at = self._clock() + retry_seconds(exc)
+            log.info("telegram flood wait %.1fs in chat %s", retry_seconds(exc), self.chat_id)
+            return  # the job stays at the head and is tried again after the wait
+        except (TimedOut, NetworkError) as exc:
+            job.network_failures += 1
+            if job.network_failures <= _NETWORK_RETRIES:
+                self.next_at = self._clock() + 0.5 * 2**job.network_failures
+                return
+            self._finish(job, started, exc=exc)
+        except Exception as exc:
+            self._finish(job, started, exc=exc)
+        else:
+            self._finish(job, started, result=result)
+
+    def _finish(self, job: _Job, started: float, *, result: Any = None, exc: BaseException | None = None) -> None:
+        self._urgent.popleft()
+        now = self._clock()
+        self.next_at = now + self.interval
+        if not job.future.done():
+            if exc is not None:
+                job.future.set_exception(exc)
+            else:
+                job.future.set_result(result)
+        if self._observer is not None:
+            self._observer(Delivery(self.chat_id, job.kind, job.enqueued, started, now, exc is None))
+
+    async def _run_source(self, source: ProgressSource) -> None:
+        started = self._clock()
+        try:
+            sent = await source.flush()
+        except RetryAfter as exc:
+            self.next_at = self._clock() + retry_seconds(exc)
+            return
+        except Exception:
+            log.warning("progress update failed in chat %s", self.chat_id, exc_info=True)
+            sent = True
+        if sent:
+            self.next_at = self._clock() + self.interval
+            if self._observer is not None:
+                self._observer(Delivery(self.chat_id, "progress", started, started, self._clock(), True))
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._worker
+        while self._urgent:
+            job = self._urgent.popleft()
+            if not job.future.done():
+                job.future.set_exception(AdapterStopped())
+
+
+class Outbox:
+    """All lanes of one bot."""
+
+    def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0,
+                 global_limit: int = 29, global_window: float = 1.1, observer: Observer | None = None) -> None:
+        self.private_interval = private_interval
+        self.group_interval = group_interval
+        self.pacer = GlobalPacer(global_limit, global_window)
+        self._observer = observer
+        self._lanes: dict[int, ChatLane] = {}
+
+    def lane(self, chat_id: int) -> ChatLane:
+        lane = self._lanes.get(chat_id)
+        if lane is None:
+            if len(self._lanes) > 4096:
+                self._prune()
+            # negative ids are groups, supergroups and channels: 20 messages a minute there
+            interval = self.group_interval if chat_id < 0 else self.private_interval
+            lane = self._lanes[chat_id] = ChatLane(chat_id, interval, self.pacer, self._observer)
+        return lane
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        for cid, lane in list(self._lanes.items()):
+            if not lane.busy and lane.next_at < now:
+                del self._lanes[cid]
+
+    async def send(self, chat_id: int, kind: str, run: Callable[[], Awaitable[Any]]) -> Any:
+        return await self.lane(chat_id).submit(kind, run)
+
+    def offer(self, chat_id: int, source: ProgressSource) -> None:
+        self.lane(chat_id).offer(source)
+
+    async def close(self) -> None:
+        for lane in list(self._lanes.values()):
+            await lane.close()

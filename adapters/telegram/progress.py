@@ -1,0 +1,152 @@
+"""The live progress message of one run: state from agent events, one message edited in place.
+
+`RunProgress` is a pacing.ProgressSource: the chat's lane asks it for work when the chat may
+send again, so however many events arrive during a wait, only the latest state is sent, and a
+text identical to the one on screen is never sent at all. A run's progress message is created
+only after `grace` seconds, so a quick run shows the typing indicator and then its reply.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from telegram.error import BadRequest
+
+from adapters.telegram.transport import Transport
+from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCalled, ToolFinished
+
+_PAIRS = (("departure_city_name", "arrival_city_name"), ("depart_station", "arrive_station"),
+          ("origin", "destination"))
+_KEYS = ("city_name", "city", "query", "depart_date", "checkin_date", "checkout_date", "hotel_name",
+         "landmark", "seat_name", "is_transfer", "inquire")
+_SHOWN_TOOLS = 5
+
+
+def key_args(arguments: dict[str, Any]) -> str:
+    """The few arguments that tell a person what a tool call is about, on one line."""
+    bits: list[str] = []
+    for a, b in _PAIRS:
+        if arguments.get(a) or arguments.get(b):
+            bits.append(f"{_short(arguments.get(a, '?'))} → {_short(arguments.get(b, '?'))}")
+    for key in _KEYS:
+        value = arguments.get(key)
+        if value not in (None, "", []):
+            bits.append(f"transfer={value}" if key == "is_transfer" else _short(value))
+    return " · ".join(bits)[:160]
+
+
+def _short(value: object, limit: int = 40) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(slots=True)
+class _ToolLine:
+    call_id: str
+    name: str
+    args: str
+    ok: bool | None = None
+    summary: str = ""
+
+
+class RunProgress:
+    def __init__(self, transport: Transport, chat_id: int, lang: str, max_steps: int,
+                 grace: float = 1.0, clock: Any = time.monotonic) -> None:
+        self.transport = transport
+        self.chat_id = chat_id
+        self.lang = lang
+        self.step = 0
+        self.max_steps = max_steps
+        self.tools: list[_ToolLine] = []
+        self.thought = ""
+        self.finished_steps: int | None = None
+        self.message_id: int | None = None
+        self.sent_text: str | None = None
+        self.sealed = False  # a question or an answer was posted after this message's place
+        self.gave_up = False
+        self._clock = clock
+        self._visible_at = clock() + grace
+
+    # -- state ------------------------------------------------------------------------------
+    def apply(self, event: Event) -> None:
+        if isinstance(event, StepStarted):
+            self.step = event.step
+            self.max_steps = event.max_steps or self.max_steps
+            self.thought = ""
+        elif isinstance(event, Thought):
+            self.thought = _short(event.text, 200)
+        elif isinstance(event, ToolCalled):
+            self.tools.append(_ToolLine(event.tool_call_id, event.name, key_args(event.arguments)))
+        elif isinstance(event, ToolFinished):
+            for line in reversed(self.tools):
+                if line.call_id == event.tool_call_id:
+                    line.ok, line.summary = event.ok, _short(event.summary, 120)
+                    break
+        elif isinstance(event, RunFinished):
+            self.finished_steps = event.steps
+            self.thought = ""
+
+    def seal(self) -> None:
+        self.sealed = True
+
+    def html(self) -> str:
+        zh = self.lang == "zh"
+        if self.finished_steps is not None:
+            head = f"✅ <b>完成</b> · 共 {self.finished_steps} 步" if zh else f"✅ <b>Done</b> · {self.finished_steps} steps"
+        else:
+            of = f"/{self.max_steps}" if self.max_steps else ""
+            head = f"⏳ <b>第 {self.step}{of} 步</b>" if zh else f"⏳ <b>Step {self.step}{of}</b>"
+        lines = [head]
+        hidden = len(self.tools) - _SHOWN_TOOLS
+        if hidden > 0:
+            lines.append(f"… 之前 {hidden} 次查询" if zh else f"… {hidden} earlier calls")
+        for t in self.tools[-_SHOWN_TOOLS:]:
+            mark = "🔧" if t.ok is None else ("✔️" if t.ok else "⚠️")
+            line = f"{mark} <code>{escape(t.name, quote=False)}</code>"
+            if t.args:
+                line += f" {escape(t.args, quote=False)}"
+            if t.summary:
+                line += f"\n    <i>{escape(t.summary, quote=False)}</i>"
+            lines.append(line)
+        if self.thought:
+            lines.append(f"💭 <i>{escape(self.thought, quote=False)}</i>")
+        return "\n".join(lines)
+
+    # -- pacing.ProgressSource ----------------------------------------------------------------
+    def has_work(self) -> bool:
+        if self.gave_up:
+            return False
+        if self.message_id is None:
+            # never start a progress message above a question or answer already posted
+            return not self.sealed and self.finished_steps is None and self._clock() >= self._visible_at
+        return self.html() != self.sent_text
+
+    @property
+    def visible_at(self) -> float:
+        return self._visible_at
+
+    async def flush(self) -> bool:
+        if not self.has_work():
+            return False
+        text = self.html()
+        if self.message_id is None:
+            self.message_id = await self.transport.send_html(self.chat_id, text)
+            self.sent_text = text
+            return True
+        try:
+            await self.transport.edit_html(self.chat_id, self.message_id, text)
+        except BadRequest as exc:
+            detail = str(exc).lower()
+            if "not modified" in detail:
+                self.sent_text = text
+                return True
+            if "not found" in detail and not self.sealed:
+                self.message_id = None  # the person deleted it: start a fresh one
+                return True
+            self.gave_up = True
+            raise
+        self.sent_text = text
+        return True

@@ -1,0 +1,150 @@
+"""Telegram HTML for questions, final answers, trip plans and verdicts.
+
+Every line is complete HTML on its own (tags close on the line they open), so the splitter
+can cut between any two lines. Everything that came from a model or a person is escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from agent_core.events import AnswerReady, QuestionAsked, Verdict
+from tools.plan import HotelStay, Leg, TripPlan, Visit
+
+_LEG_ICON = {"train": "🚄", "flight": "✈️", "taxi": "🚕", "drive": "🚗", "transit": "🚇", "walk": "🚶"}
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_CODE = re.compile(r"`([^`\n]+)`")
+_ANSWER_TAG = re.compile(r"</?answer>", re.IGNORECASE)
+
+_WORDS = {
+    "zh": {
+        "transport": "交通", "stay": "住宿", "visits": "行程", "total": "总计", "nights": "晚",
+        "per_night": "/晚", "breakfast": "含早", "no_breakfast": "不含早", "backups": "备选方案",
+        "notes": "备注", "travellers": "人", "check": "校验结果", "min": "分钟", "free": "免费",
+        "pick": "点按下面的选项，或直接回复文字。", "reply": "请直接回复这条消息。",
+        "rubric_skipped": "（部分检查未完成）",
+    },
+    "en": {
+        "transport": "Transport", "stay": "Stay", "visits": "Plan", "total": "Total", "nights": "nights",
+        "per_night": "/night", "breakfast": "breakfast", "no_breakfast": "no breakfast",
+        "backups": "Backups", "notes": "Notes", "travellers": "travellers", "check": "Check",
+        "min": "min", "free": "free", "pick": "Tap an option below or reply in words.",
+        "reply": "Just reply to this message.", "rubric_skipped": " (some checks were skipped)",
+    },
+}
+
+
+def words(lang: str) -> dict[str, str]:
+    return _WORDS.get(lang, _WORDS["en"])
+
+
+def markdownish(text: str) -> str:
+    """Escape model text and keep its light formatting (headings, **bold**, `code`) per line."""
+    lines = []
+    for raw in _ANSWER_TAG.sub("", text).strip().splitlines():
+        heading = _HEADING.match(raw)
+        if heading:
+            lines.append(f"<b>{escape(heading.group(1).replace('**', ''), quote=False)}</b>")
+            continue
+        # bold is applied between code spans only, so the two never overlap
+        segments = _CODE.split(escape(raw, quote=False))
+        lines.append("".join(
+            f"<code>{seg}</code>" if i % 2 else _BOLD.sub(lambda m: f"<b>{m.group(1)}</b>", seg)
+            for i, seg in enumerate(segments)
+        ))
+    return "\n".join(lines)
+
+
+def question_html(question: QuestionAsked, lang: str, mention: tuple[str, str] | None = None) -> str:
+    """The model's question verbatim (escaped), with a hint; in groups the asker is mentioned
+    so that ForceReply(selective=True) pops up for that person only."""
+    head = ""
+    if mention is not None:
+        user_id, name = mention
+        head = f'<a href="tg://user?id={escape(user_id)}">{escape(name or user_id, quote=False)}</a>\n'
+    hint = words(lang)["pick"] if question.options else words(lang)["reply"]
+    return f"{head}❓ {escape(question.question, quote=False)}\n<i>{escape(hint, quote=False)}</i>"
+
+
+def answer_html(answer: AnswerReady, verdict: Verdict | None, lang: str) -> str:
+    blocks = []
+    if answer.text.strip():
+        blocks.append(markdownish(answer.text))
+    if answer.plan is not None:
+        blocks.append(plan_html(answer.plan, lang))
+    if verdict is not None:
+        blocks.append(verdict_html(verdict, lang))
+    return "\n\n".join(blocks) or "…"
+
+
+def verdict_html(verdict: Verdict, lang: str) -> str:
+    w = words(lang)
+    label = verdict.label if lang == "zh" else f"{verdict.label_en} ({verdict.label})"
+    line = f"🧪 <b>{w['check']}</b>: {escape(label, quote=False)}"
+    if verdict.rubric_skipped:
+        line += escape(w["rubric_skipped"], quote=False)
+    reasons = [f"<i>{escape(r, quote=False)}</i>" for r in verdict.reasons[:2] if r.strip()]
+    return "\n".join([line, *reasons])
+
+
+def _money(value: float, currency: str = "CNY") -> str:
+    amount = f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
+    return f"¥{amount}" if currency == "CNY" else f"{amount} {currency}"
+
+
+def _leg(leg: Leg) -> str:
+    what = " ".join(x for x in (leg.number, leg.airline if leg.kind == "flight" else None) if x)
+    route = f"{leg.origin} → {leg.destination}"
+    bits = [f"{_LEG_ICON.get(leg.kind, '•')} <b>{escape(what, quote=False)}</b> {escape(route, quote=False)}" if what
+            else f"{_LEG_ICON.get(leg.kind, '•')} {escape(route, quote=False)}",
+            escape(f"{leg.depart} → {leg.arrive}", quote=False)]
+    if leg.seat:
+        bits.append(escape(leg.seat, quote=False))
+    if leg.price:
+        bits.append(_money(leg.price))
+    return " · ".join(bits)
+
+
+def _stay(stay: HotelStay, w: dict[str, str]) -> str:
+    bits = [f"🏨 <b>{escape(stay.name, quote=False)}</b> ({escape(stay.city, quote=False)})",
+            escape(f"{stay.checkin_date} → {stay.checkout_date}, {stay.nights} {w['nights']}", quote=False),
+            f"{_money(stay.price_per_night)}{w['per_night']} = {_money(stay.total)}"]
+    if stay.breakfast is not None:
+        bits.append(w["breakfast"] if stay.breakfast else w["no_breakfast"])
+    return " · ".join(bits)
+
+
+def _visit(visit: Visit, w: dict[str, str]) -> str:
+    when = " ".join(x for x in (visit.date, visit.start) if x)
+    bits = [f"📍 {escape(when, quote=False)} <b>{escape(visit.name, quote=False)}</b> ({escape(visit.city, quote=False)})"]
+    if visit.duration_min:
+        bits.append(f"{visit.duration_min} {w['min']}")
+    bits.append(_money(visit.ticket_price) if visit.ticket_price else w["free"])
+    return " · ".join(bits)
+
+
+def plan_html(plan: TripPlan, lang: str) -> str:
+    w = words(lang)
+    lines = [
+        f"🗺 <b>{escape(plan.title, quote=False)}</b>",
+        escape(f"{plan.origin_city} → {plan.destination_city} · {plan.start_date} – {plan.end_date} · "
+               f"{plan.travellers} {w['travellers']}", quote=False),
+    ]
+    if plan.legs:
+        lines += ["", f"<b>{w['transport']}</b>", *(_leg(leg) for leg in plan.legs)]
+    if plan.stays:
+        lines += ["", f"<b>{w['stay']}</b>", *(_stay(s, w) for s in plan.stays)]
+    if plan.visits:
+        lines += ["", f"<b>{w['visits']}</b>", *(_visit(v, w) for v in plan.visits)]
+    lines += ["", f"💰 <b>{w['total']}</b>: {_money(plan.total_cost, plan.currency)}"]
+    if plan.alternatives:
+        lines += ["", f"<b>{w['backups']}</b>", *(f"• {escape(a, quote=False)}" for a in plan.alternatives)]
+    if plan.notes:
+        lines += ["", f"<b>{w['notes']}</b>", *(f"• {escape(n, quote=False)}" for n in plan.notes)]
+    return "\n".join(lines)
+
+
+def notice_html(text: str) -> str:
+    return escape(text, quote=False)

@@ -1,0 +1,30 @@
+"""What only the Telegram surface says (button notes, the command menu), in Chinese and English."""
+
+from __future__ import annotations
+
+from telegram import BotCommand
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "button_stale": {"zh": "这个问题已经回答过了。", "en": "That question has already been answered."},
+    "button_junk": {"zh": "这个按钮已失效，请直接发文字。", "en": "This button no longer works; please reply in words."},
+    "button_chosen": {"zh": "已选择：{option}", "en": "Chosen: {option}"},
+    "question_placeholder": {"zh": "回复这个问题", "en": "Your answer"},
+}
+
+_COMMANDS: dict[str, list[tuple[str, str]]] = {
+    "en": [("start", "What this bot does"), ("help", "How to ask for a trip plan"),
+           ("new", "Start a fresh conversation"), ("cancel", "Stop the current plan"),
+           ("status", "What the bot is doing now")],
+    "zh": [("start", "这个机器人能做什么"), ("help", "怎样提出出行需求"), ("new", "开始新的对话"),
+           ("cancel", "停止当前规划"), ("status", "查看当前进度")],
+}
+
+
+def text(key: str, lang: str, **values: object) -> str:
+    entry = _TEXTS[key]
+    template = entry.get(lang) or entry["en"]
+    return template.format(**values) if values else template
+
+
+def commands(lang: str) -> list[BotCommand]:
+    return [BotCommand(name, description) for name, description in _COMMANDS[lang]]

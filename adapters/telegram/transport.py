@@ -1,0 +1,55 @@
+"""Single Bot API requests in HTML, with the plain-text fallback when Telegram cannot parse them.
+
+No pacing here: the caller (a chat lane) decides when a request may go and handles RetryAfter.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Bot, ForceReply, InlineKeyboardMarkup, LinkPreviewOptions, ReplyParameters
+from telegram.constants import ChatAction, ParseMode
+from telegram.error import BadRequest
+
+from adapters.telegram.split import html_to_plain
+
+log = logging.getLogger(__name__)
+
+Markup = InlineKeyboardMarkup | ForceReply | None
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def is_parse_error(exc: BadRequest) -> bool:
+    return "can't parse entities" in str(exc).lower() or "can't find end tag" in str(exc).lower()
+
+
+class Transport:
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    async def send_html(self, chat_id: int, text: str, *, markup: Markup = None,
+                        reply_to: int | None = None) -> int:
+        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
+        try:
+            msg = await self.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML, reply_markup=markup,
+                                              reply_parameters=reply, link_preview_options=_NO_PREVIEW)
+        except BadRequest as exc:
+            if not is_parse_error(exc):
+                raise
+            log.warning("Telegram could not parse our HTML (%s); sending plain text", exc)
+            msg = await self.bot.send_message(chat_id, html_to_plain(text), reply_markup=markup,
+                                              reply_parameters=reply, link_preview_options=_NO_PREVIEW)
+        return msg.message_id
+
+    async def edit_html(self, chat_id: int, message_id: int, text: str, *, markup: InlineKeyboardMarkup | None = None) -> None:
+        try:
+            await self.bot.edit_message_text(text, chat_id, message_id, parse_mode=ParseMode.HTML,
+                                             reply_markup=markup, link_preview_options=_NO_PREVIEW)
+        except BadRequest as exc:
+            if not is_parse_error(exc):
+                raise
+            await self.bot.edit_message_text(html_to_plain(text), chat_id, message_id, reply_markup=markup,
+                                             link_preview_options=_NO_PREVIEW)
+
+    async def typing(self, chat_id: int) -> None:
+        await self.bot.send_chat_action(chat_id, ChatAction.TYPING)

@@ -1,0 +1,60 @@
+"""The "typing…" status while a run works: Telegram shows it for about five seconds, so it is
+renewed every `interval` seconds until the run posts a question or an answer, or ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from telegram.error import RetryAfter, TelegramError
+
+from adapters.telegram.pacing import retry_seconds
+from adapters.telegram.transport import Transport
+
+log = logging.getLogger(__name__)
+
+
+class TypingIndicator:
+    def __init__(self, transport: Transport, interval: float = 4.0, max_s: float = 900.0) -> None:
+        self.transport = transport
+        self.interval = interval
+        self.max_s = max_s  # a run that never reports its end must not type forever
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+
+    def active(self, chat_id: int) -> bool:
+        task = self._tasks.get(chat_id)
+        return task is not None and not task.done()
+
+    def start(self, chat_id: int) -> None:
+        if not self.active(chat_id):
+            self._tasks[chat_id] = asyncio.get_running_loop().create_task(
+                self._loop(chat_id), name=f"tg-typing:{chat_id}")
+
+    def stop(self, chat_id: int) -> None:
+        task = self._tasks.pop(chat_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def _loop(self, chat_id: int) -> None:
+        until = time.monotonic() + self.max_s
+        while time.monotonic() < until:
+            try:
+                await self.transport.typing(chat_id)
+            except RetryAfter as exc:
+                await asyncio.sleep(retry_seconds(exc))
+                continue
+            except TelegramError as exc:
+                log.info("typing indicator stopped in chat %s: %s", chat_id, exc)
+                return
+            await asyncio.sleep(self.interval)
+
+    async def close(self) -> None:
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

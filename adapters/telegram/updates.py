@@ -1,0 +1,139 @@
+"""What a Telegram update means for the bot: a message to submit, a button press, media we
+cannot read, or something to ignore quietly. Pure mapping; no requests are made here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from telegram import Message, Update
+from telegram.constants import ChatType
+
+from bot.chat import ChatKey, IncomingMessage, MessageKind
+from tools.base import SharedLocation
+
+PLATFORM = "telegram"
+_BUTTON_DATA = re.compile(r"^o:(\d{1,2})$")
+_MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation", "video_note",
+          "contact", "poll", "dice")
+
+
+def button_data(index: int) -> str:
+    """callback_data for the index-th option: tiny, well under Telegram's 64 bytes."""
+    return f"o:{index}"
+
+
+def parse_button_data(data: str | None) -> int | None:
+    m = _BUTTON_DATA.match(data or "")
+    return int(m.group(1)) if m else None
+
+
+class Route(StrEnum):
+    SUBMIT = "submit"
+    BUTTON = "button"  # an option pressed; the option text comes from the pending question
+    BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
+    MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
+    IGNORE = "ignore"
+
+
+@dataclass(frozen=True, slots=True)
+class Mapped:
+    route: Route
+    chat_id: int = 0
+    message: IncomingMessage | None = None
+    addressed: bool = True  # in a group: a command, a mention, or a reply to the bot
+    lang: str = "en"
+    callback_id: str | None = None
+    option_index: int | None = None
+    reason: str = ""
+
+
+def lang_of(code: str | None) -> str:
+    return "zh" if (code or "").lower().startswith("zh") else "en"
+
+
+def map_update(update: Update, *, bot_id: int, bot_username: str) -> Mapped:
+    if update.callback_query is not None:
+        return _map_button(update, bot_id)
+    if update.edited_message or update.edited_channel_post:
+        return Mapped(Route.IGNORE, reason="edited")
+    msg = update.message
+    if msg is None:
+        return Mapped(Route.IGNORE, reason="not a message")
+    if msg.chat.type == ChatType.CHANNEL:
+        return Mapped(Route.IGNORE, chat_id=msg.chat.id, reason="channel")
+    sender = msg.from_user
+    if sender is None:
+        return Mapped(Route.IGNORE, chat_id=msg.chat.id, reason="no sender")
+    if sender.is_bot:
+        return Mapped(Route.IGNORE, chat_id=msg.chat.id, reason="bot sender")
+    is_group = msg.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+    replied = msg.reply_to_message
+    addressed = not is_group or (replied is not None and replied.from_user is not None and replied.from_user.id == bot_id)
+    lang = lang_of(sender.language_code)
+
+    def incoming(text: str, kind: MessageKind = MessageKind.TEXT, location: SharedLocation | None = None) -> IncomingMessage:
+        return IncomingMessage(
+            chat=ChatKey(PLATFORM, str(msg.chat.id), ""), user_id=str(sender.id), text=text,
+            dedup_id=str(update.update_id), user_name=sender.full_name, kind=kind,
+            reply_to=str(replied.message_id) if replied is not None else None, location=location,
+            is_group=is_group,
+        )
+
+    if msg.text is not None:
+        text, to_us, for_other = _strip_bot_name(msg.text, bot_username)
+        if for_other:
+            return Mapped(Route.IGNORE, reason="command for another bot", chat_id=msg.chat.id, lang=lang)
+        return Mapped(Route.SUBMIT, message=incoming(text), addressed=addressed or to_us, chat_id=msg.chat.id, lang=lang)
+    if msg.location is not None:
+        label = msg.venue.title if msg.venue is not None else None
+        loc = SharedLocation(msg.location.latitude, msg.location.longitude, label)
+        return Mapped(Route.SUBMIT, message=incoming(label or "", MessageKind.LOCATION, loc), addressed=addressed, chat_id=msg.chat.id, lang=lang)
+    if any(getattr(msg, kind, None) for kind in _MEDIA):
+        mentioned = f"@{bot_username}".lower() in (msg.caption or "").lower()
+        return Mapped(Route.MEDIA, addressed=addressed or mentioned, reason=_media_kind(msg), chat_id=msg.chat.id, lang=lang)
+    return Mapped(Route.IGNORE, reason="service message", chat_id=msg.chat.id, lang=lang)
+
+
+def _media_kind(msg: Message) -> str:
+    return next((kind for kind in _MEDIA if getattr(msg, kind, None)), "media")
+
+
+def _strip_bot_name(text: str, bot_username: str) -> tuple[str, bool, bool]:
+    """(text without our @name, addressed to us, a command meant for another bot)."""
+    name = bot_username.lower()
+    if text.startswith("/"):
+        head, _, rest = text.partition(" ")
+        command, _, target = head.partition("@")
+        if target:
+            if target.lower() != name:
+                return text, False, True
+            return (f"{command} {rest}".strip(), True, False)
+        return text, True, False
+    pattern = re.compile(rf"@{re.escape(bot_username)}\b", re.IGNORECASE)
+    if pattern.search(text):
+        return " ".join(pattern.sub(" ", text).split()), True, False
+    return text, False, False
+
+
+def _map_button(update: Update, bot_id: int) -> Mapped:
+    query = update.callback_query
+    assert query is not None
+    sender = query.from_user
+    if sender.is_bot:
+        return Mapped(Route.IGNORE, reason="bot sender")
+    lang = lang_of(sender.language_code)
+    message = query.message
+    index = parse_button_data(query.data)
+    if message is None or not isinstance(message, Message) or index is None:
+        return Mapped(Route.BAD_BUTTON, chat_id=message.chat.id if message else 0, lang=lang,
+                      callback_id=query.id, reason="junk callback data")
+    is_group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+    incoming = IncomingMessage(
+        chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id), text="",
+        dedup_id=str(update.update_id), user_name=sender.full_name, kind=MessageKind.BUTTON,
+        reply_to=str(message.message_id), is_group=is_group,
+    )
+    return Mapped(Route.BUTTON, chat_id=message.chat.id, message=incoming, lang=lang,
+                  callback_id=query.id, option_index=index)

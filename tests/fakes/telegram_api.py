@@ -1,0 +1,616 @@
+"""A fake Telegram Bot API server on 127.0.0.1, as strict as the real one where it matters.
+
+In-process (async tests)::
+
+    async with FakeTelegram() as tg:
+        settings = Settings(telegram_bot_token=tg.token, telegram_api_base_url=tg.base_url)
+        tg.send_text(42, "plan a trip")            # a person writes; delivered by getUpdates
+        await tg.wait_for(lambda t: len(t.bot_messages(42)) >= 1)
+
+As a process (so it outlives a bot subprocess that gets killed)::
+
+    python -m tests.fakes.telegram_api --port 0 [--token T] [--flood-control]
+
+prints one JSON line ``{"port": ..., "base_url": ..., "token": ...}`` once it listens; the test
+API is then reachable over HTTP under ``/_fake/`` (see `FakeTelegramClient`).
+
+Strictness: the token in the path; 4096 characters after entity parsing; "message is not
+modified"; "can't parse entities" for broken HTML; "chat not found", "message to edit not
+found", "message to be replied not found"; callback_data of 1-64 bytes; 409 for getUpdates
+while a webhook is set or while another getUpdates is pending; 429 with
+``parameters.retry_after`` on demand (`flood`) and, with ``flood_control=True``, whenever a
+chat gets more than one message or edit per second (20 per minute in groups) or the bot sends
+more than 30 per second overall. Violations of those limits are always recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_len
+from tests.fakes.telegram_state import (
+    ChatState,
+    FakeUser,
+    RateBook,
+    RequestRecord,
+    StoredMessage,
+    Violation,
+)
+from tests.fakes.telegram_updates import UpdateFactory
+
+DEFAULT_TOKEN = "123456789:TEST-fake-token_for-tests"
+_MESSAGE_METHODS = {"sendmessage", "editmessagetext"}
+_ACTIONS = {
+    "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice",
+    "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note",
+}
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+        self.retry_after = retry_after
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": False, "error_code": self.code, "description": self.description}
+        if self.retry_after is not None:
+            out["parameters"] = {"retry_after": self.retry_after}
+        return out
+
+
+def _bad(description: str) -> ApiError:
+    return ApiError(400, f"Bad Request: {description}")
+
+
+class FakeTelegram(UpdateFactory):
+    def __init__(
+        self,
+        *,
+        token: str = DEFAULT_TOKEN,
+        bot_username: str = "trip_test_bot",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        flood_control: bool = False,
+    ) -> None:
+        super().__init__(bot_id=int(token.split(":", 1)[0]), bot_username=bot_username)
+        self.token = token
+        self.host = host
+        self.port = port
+        self.flood_control = flood_control
+        self.rates = RateBook()
+        self.requests: list[RequestRecord] = []
+        self.commands: dict[str, list[dict[str, Any]]] = {}
+        self.callback_answers: dict[str, dict[str, Any]] = {}
+        self.webhook_url = ""
+        self.webhook_secret: str | None = None
+        self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
+        self._poll_generation = 0
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._deliverer: asyncio.Task[None] | None = None
+        self._http: aiohttp.ClientSession | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def base_url(self) -> str:
+        """python-telegram-bot `base_url`: the token gets appended."""
+        return f"http://{self.host}:{self.port}/bot"
+
+    async def start(self) -> FakeTelegram:
+        app = web.Application(client_max_size=8 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._api)
+        self.add_test_routes(app)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        sockets = site._server.sockets  # type: ignore[union-attr]
+        self.port = sockets[0].getsockname()[1]
+        return self
+
+    async def close(self) -> None:
+        if self._deliverer:
+            self._deliverer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._deliverer
+        if self._http:
+            await self._http.close()
+        if self._runner:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> FakeTelegram:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------------ test API: reading
+
+    def bot_messages(self, chat_id: int) -> list[StoredMessage]:
+        chat = self.chats.get(chat_id)
+        return [m for m in chat.messages.values() if m.from_bot] if chat else []
+
+    def chat_actions(self, chat_id: int) -> list[tuple[float, str]]:
+        chat = self.chats.get(chat_id)
+        return list(chat.actions) if chat else []
+
+    @property
+    def violations(self) -> list[Violation]:
+        return list(self.rates.violations)
+
+    def calls(self, method: str) -> list[RequestRecord]:
+        return [r for r in self.requests if r.method == method.lower()]
+
+    async def wait_for(self, predicate: Callable[[FakeTelegram], bool], within: float = 5.0) -> None:
+        async def _wait() -> None:
+            async with self._changed:
+                await self._changed.wait_for(lambda: predicate(self))
+
+        try:
+            await asyncio.wait_for(_wait(), within)
+        except TimeoutError:
+            raise AssertionError(f"condition not met within {within}s; chats: {self.dump()}") from None
+
+    def dump(self) -> dict[str, Any]:
+        return {cid: [m.summary() for m in c.messages.values()] for cid, c in self.chats.items()}
+
+    # ------------------------------------------------------------------ test API: faults
+
+    def flood(self, chat_id: int, seconds: float) -> None:
+        """Every message or edit to `chat_id` gets 429 with retry_after for `seconds` from now."""
+        chat = self._chat(chat_id)
+        chat.flood_until = time.monotonic() + seconds
+        chat.flood_told = False
+
+    def block(self, chat_id: int) -> None:
+        self._chat(chat_id).blocked = True
+
+    # ------------------------------------------------------------------ updates
+
+    def _enqueue(self, update: dict[str, Any]) -> int:
+        update_id = super()._enqueue(update)
+        self._kick()
+        return update_id
+
+    def _kick(self) -> None:
+        async def _notify() -> None:
+            async with self._changed:
+                self._changed.notify_all()
+
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().create_task(_notify())
+        if self.webhook_url and (self._deliverer is None or self._deliverer.done()):
+            with contextlib.suppress(RuntimeError):
+                self._deliverer = asyncio.get_running_loop().create_task(self._deliver())
+
+    async def _deliver(self) -> None:
+        """Webhook mode: POST pending updates in order, one at a time, retrying failures."""
+        if self._http is None:
+            self._http = aiohttp.ClientSession()
+        delay = 0.1
+        while self.webhook_url and self.pending:
+            update = self.pending[0]
+            headers = {"Content-Type": "application/json"}
+            if self.webhook_secret:
+                headers["X-Telegram-Bot-Api-Secret-Token"] = self.webhook_secret
+            try:
+                async with self._http.post(self.webhook_url, data=json.dumps(update), headers=headers) as resp:
+                    status = resp.status
+            except aiohttp.ClientError:
+                status = 0
+            self.webhook_deliveries.append((update["update_id"], status))
+            if 200 <= status < 300:
+                if self.pending and self.pending[0] is update:
+                    self.pending.pop(0)
+                delay = 0.1
+                self._kick_waiters()
+            else:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    def _kick_waiters(self) -> None:
+        async def _notify() -> None:
+            async with self._changed:
+                self._changed.notify_all()
+
+        asyncio.get_running_loop().create_task(_notify())
+
+    # ------------------------------------------------------------------ the Bot API
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"].lower()
+        if request.match_info["token"] != self.token:
+            return web.json_response({"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401)
+        handler = getattr(self, f"_m_{method}", None)
+        params = await _read_params(request)
+        chat_id = _maybe_int(params.get("chat_id"))
+        try:
+            if handler is None:
+                raise ApiError(404, "Not Found")
+            result = await handler(params)
+        except ApiError as exc:
+            self.requests.append(RequestRecord(time.monotonic(), method, chat_id, False, exc.description))
+            self._kick_waiters()
+            return web.json_response(exc.body(), status=exc.code)
+        self.requests.append(RequestRecord(time.monotonic(), method, chat_id, True))
+        self._kick_waiters()
+        return web.json_response({"ok": True, "result": result})
+
+    async def _m_getme(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": self.bot_id, "is_bot": True, "first_name": "Trip Test", "username": self.bot_username,
+            "can_join_groups": True, "can_read_all_group_messages": False,
+            "supports_inline_queries": False, "can_connect_to_business": False, "has_main_web_app": False,
+        }
+
+    async def _m_getupdates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook_url:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first")
+        offset = _maybe_int(p.get("offset")) or 0
+        limit = _maybe_int(p.get("limit")) or 100
+        if not 1 <= limit <= 100:
+            limit = 100
+        timeout = max(0.0, float(p.get("timeout") or 0))
+        if "allowed_updates" in p:
+            self.allowed_updates = _json_field(p, "allowed_updates") or None
+        if offset > 0:
+            self.pending = [u for u in self.pending if u["update_id"] >= offset]
+        elif offset < 0:
+            self.pending = self.pending[offset:]
+        self._poll_generation += 1
+        generation = self._poll_generation
+
+        def ready() -> bool:
+            return bool(self.pending) or generation != self._poll_generation
+
+        async with self._changed:
+            self._changed.notify_all()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait_for(ready), timeout)
+        if generation != self._poll_generation:
+            raise ApiError(409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
+        return self.pending[:limit]
+
+    async def _m_deletewebhook(self, p: dict[str, Any]) -> bool:
+        self.webhook_url = ""
+        self.webhook_secret = None
+        if _truthy(p.get("drop_pending_updates")):
+            self.pending.clear()
+        return True
+
+    async def _m_setwebhook(self, p: dict[str, Any]) -> bool:
+        url = str(p.get("url") or "")
+        secret = p.get("secret_token")
+        if url and not (url.startswith("https://") or url.startswith("http://127.0.0.1") or url.startswith("http://localhost")):
+            raise _bad("bad webhook: HTTPS url must be provided for webhook")
+        if secret is not None:
+            secret = str(secret)
+            if not (1 <= len(secret) <= 256) or not all(c.isalnum() or c in "_-" for c in secret):
+                raise _bad("secret token contains unallowed characters")
+        if "allowed_updates" in p:
+            self.allowed_updates = _json_field(p, "allowed_updates") or None
+        if _truthy(p.get("drop_pending_updates")):
+            self.pending.clear()
+        self.webhook_url = url
+        self.webhook_secret = secret
+        self._poll_generation += 1  # a pending getUpdates is cut off
+        self._kick()
+        return True
+
+    async def _m_getwebhookinfo(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"url": self.webhook_url, "has_custom_certificate": False, "pending_update_count": len(self.pending)}
+
+    async def _m_setmycommands(self, p: dict[str, Any]) -> bool:
+        commands = _json_field(p, "commands")
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise _bad("commands must be an array of at most 100 BotCommand")
+        for c in commands:
+            name = str(c.get("command", "")) if isinstance(c, dict) else ""
+            desc = str(c.get("description", "")) if isinstance(c, dict) else ""
+            if not (1 <= len(name) <= 32) or not all(ch.islower() or ch.isdigit() or ch == "_" for ch in name):
+                raise _bad("BOT_COMMAND_INVALID")
+            if not (1 <= len(desc) <= 256):
+                raise _bad("BOT_COMMAND_DESCRIPTION_INVALID")
+        self.commands[str(p.get("language_code") or "")] = commands
+        return True
+
+    async def _m_sendchataction(self, p: dict[str, Any]) -> bool:
+        chat = self._known_chat(p)
+        action = str(p.get("action") or "")
+        if action not in _ACTIONS:
+            raise _bad("wrong parameter action in request")
+        chat.actions.append((time.monotonic(), action))
+        return True
+
+    async def _m_answercallbackquery(self, p: dict[str, Any]) -> bool:
+        qid = str(p.get("callback_query_id") or "")
+        if qid not in self.open_queries or qid in self.callback_answers:
+            raise _bad("query is too old and response timeout expired or query ID is invalid")
+        text = str(p.get("text") or "")
+        if utf16_len(text) > 200:
+            raise _bad("MESSAGE_TOO_LONG")
+        self.callback_answers[qid] = {"text": text, "show_alert": _truthy(p.get("show_alert"))}
+        return True
+
+    async def _m_sendmessage(self, p: dict[str, Any]) -> dict[str, Any]:
+        chat = self._known_chat(p)
+        text, raw, parse_mode, entities = _message_text(p)
+        markup = _reply_markup(p)
+        reply_to = _reply_to(p)
+        if reply_to is not None and reply_to[0] not in chat.messages and not reply_to[1]:
+            raise _bad("message to be replied not found")
+        self._rate_check(chat, "sendmessage")
+        msg = StoredMessage(
+            message_id=chat.new_id(), chat_id=chat.id, from_bot=True, text=text, raw=raw,
+            parse_mode=parse_mode, entities=entities, reply_markup=markup,
+            reply_to=reply_to[0] if reply_to and reply_to[0] in chat.messages else None,
+            user=self.bot_user,
+        )
+        chat.messages[msg.message_id] = msg
+        return self.message_wire(chat, msg)
+
+    async def _m_editmessagetext(self, p: dict[str, Any]) -> dict[str, Any]:
+        if p.get("inline_message_id"):
+            raise _bad("inline messages are not supported by this fake")
+        chat = self._known_chat(p)
+        mid = _maybe_int(p.get("message_id"))
+        if mid is None:
+            raise _bad("message identifier is not specified")
+        msg = chat.messages.get(mid)
+        if msg is None:
+            raise _bad("message to edit not found")
+        if not msg.from_bot or msg.kind != "text":
+            raise _bad("message can't be edited")
+        text, raw, parse_mode, entities = _message_text(p)
+        markup = _reply_markup(p)
+        if markup is not None and "inline_keyboard" not in markup:
+            raise _bad("inline keyboard expected")
+        if text == msg.text and entities == msg.entities and markup == msg.reply_markup:
+            raise _bad("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
+        self._rate_check(chat, "editmessagetext")
+        msg.edits.append(msg.text)
+        msg.text, msg.raw, msg.parse_mode, msg.entities, msg.reply_markup = text, raw, parse_mode, entities, markup
+        return self.message_wire(chat, msg)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _known_chat(self, p: dict[str, Any]) -> ChatState:
+        chat_id = _maybe_int(p.get("chat_id"))
+        if chat_id is None:
+            raise _bad("chat_id is empty" if not p.get("chat_id") else "chat not found")
+        chat = self.chats.get(chat_id)
+        if chat is None:
+            raise _bad("chat not found")
+        if chat.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        return chat
+
+    def _rate_check(self, chat: ChatState, method: str) -> None:
+        now = time.monotonic()
+        if chat.flood_until > now:
+            if chat.flood_told:
+                self.rates.violations.append(Violation("ignored_retry_after", chat.id, method, now))
+            chat.flood_told = True
+            raise ApiError(429, f"Too Many Requests: retry after {math.ceil(chat.flood_until - now)}",
+                           retry_after=math.ceil(chat.flood_until - now))
+        wait = self.rates.record(chat, method, now)
+        if wait is not None and self.flood_control:
+            seconds = max(1, math.ceil(wait))
+            chat.flood_until = now + seconds
+            chat.flood_told = True
+            raise ApiError(429, f"Too Many Requests: retry after {seconds}", retry_after=seconds)
+
+    @property
+    def bot_user(self) -> FakeUser:
+        return FakeUser(self.bot_id, "Trip Test", self.bot_username, None, is_bot=True)
+
+    # ------------------------------------------------------------------ test API over HTTP
+
+    def add_test_routes(self, app: web.Application) -> None:
+        app.router.add_post("/_fake/inject/{kind}", self._t_inject)
+        app.router.add_get("/_fake/chats/{chat_id}", self._t_chat)
+        app.router.add_get("/_fake/state", self._t_state)
+        app.router.add_post("/_fake/flood", self._t_flood)
+
+    async def _t_inject(self, request: web.Request) -> web.Response:
+        kind = request.match_info["kind"]
+        args = await request.json()
+        fn = {"text": self.send_text, "location": self.send_location, "sticker": self.send_sticker,
+              "photo": self.send_photo, "voice": self.send_voice, "button": self.press_button,
+              "edit": self.edit_user_message}.get(kind)
+        if fn is None:
+            return web.json_response({"error": f"unknown kind {kind}"}, status=404)
+        return web.json_response({"update_id": fn(**args)})
+
+    async def _t_chat(self, request: web.Request) -> web.Response:
+        chat = self.chats.get(int(request.match_info["chat_id"]))
+        msgs = [m.summary() for m in chat.messages.values()] if chat else []
+        return web.json_response({"messages": msgs, "actions": len(chat.actions) if chat else 0})
+
+    async def _t_state(self, request: web.Request) -> web.Response:
+        return web.json_response({
+            "violations": [{"kind": v.kind, "chat_id": v.chat_id, "method": v.method} for v in self.violations],
+            "pending_updates": len(self.pending), "webhook_url": self.webhook_url,
+            "calls": {m: sum(1 for r in self.requests if r.method == m) for m in {r.method for r in self.requests}},
+            "commands": self.commands,
+        })
+
+    async def _t_flood(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.flood(int(body["chat_id"]), float(body["seconds"]))
+        return web.json_response({"ok": True})
+
+
+class FakeTelegramClient:
+    """The test API of a fake running as a separate process."""
+
+    def __init__(self, port: int) -> None:
+        self.root = f"http://127.0.0.1:{port}/_fake"
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        async with aiohttp.ClientSession() as s, s.post(f"{self.root}/{path}", json=body) as r:
+            r.raise_for_status()
+            data: dict[str, Any] = await r.json()
+            return data
+
+    async def inject(self, kind: str, **args: Any) -> int:
+        return int((await self._post(f"inject/{kind}", args))["update_id"])
+
+    async def messages(self, chat_id: int) -> list[dict[str, Any]]:
+        async with aiohttp.ClientSession() as s, s.get(f"{self.root}/chats/{chat_id}") as r:
+            data = await r.json()
+            return list(data["messages"])
+
+    async def state(self) -> dict[str, Any]:
+        async with aiohttp.ClientSession() as s, s.get(f"{self.root}/state") as r:
+            data: dict[str, Any] = await r.json()
+            return data
+
+    async def wait_for_bot_messages(self, chat_id: int, predicate: Callable[[list[dict[str, Any]]], bool], within: float = 10.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + within
+        while True:
+            bot = [m for m in await self.messages(chat_id) if m["from_bot"]]
+            if predicate(bot):
+                return bot
+            if time.monotonic() > deadline:
+                raise AssertionError(f"condition not met within {within}s; bot messages: {bot}")
+            await asyncio.sleep(0.05)  # polling another process: there is no event to wait on
+
+
+# ---------------------------------------------------------------------- request parsing
+
+
+async def _read_params(request: web.Request) -> dict[str, Any]:
+    params: dict[str, Any] = dict(request.query)
+    if request.method == "POST" and request.can_read_body:
+        if request.content_type == "application/json":
+            body = await request.json()
+            if isinstance(body, dict):
+                params.update(body)
+        else:
+            form = await request.post()
+            params.update({k: v for k, v in form.items() if isinstance(v, str)})
+    return params
+
+
+def _maybe_int(value: object) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+def _truthy(value: object) -> bool:
+    return value is True or str(value).lower() in {"true", "1"}
+
+
+def _json_field(p: dict[str, Any], name: str) -> Any:
+    value = p.get(name)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise _bad(f"can't parse {name} JSON object") from None
+    return value
+
+
+def _message_text(p: dict[str, Any]) -> tuple[str, str, str | None, list[Any]]:
+    raw = str(p.get("text") or "")
+    mode = p.get("parse_mode")
+    parse_mode = str(mode) if mode else None
+    if parse_mode and parse_mode.lower() == "html":
+        try:
+            text, entities = parse_html(raw)
+        except EntityParseError as exc:
+            raise _bad(str(exc).removeprefix("Bad Request: ")) from None
+    elif parse_mode and parse_mode.lower() not in {"markdown", "markdownv2"}:
+        raise _bad(f"unsupported parse_mode {parse_mode}")
+    else:
+        text, entities = raw, []
+    if not text.strip():
+        raise _bad("message text is empty")
+    if utf16_len(text) > 4096:
+        raise _bad("message is too long")
+    return text, raw, parse_mode, entities
+
+
+def _reply_markup(p: dict[str, Any]) -> dict[str, Any] | None:
+    if not p.get("reply_markup"):
+        return None
+    markup = _json_field(p, "reply_markup")
+    if not isinstance(markup, dict):
+        raise _bad("can't parse reply keyboard markup JSON object")
+    if "inline_keyboard" in markup:
+        rows = markup["inline_keyboard"]
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise _bad("can't parse inline keyboard button: InlineKeyboardMarkup must be an Array of Arrays")
+        for row in rows:
+            for button in row:
+                if not isinstance(button, dict) or not str(button.get("text") or "").strip():
+                    raise _bad("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
+                data = button.get("callback_data")
+                if data is not None and not (1 <= len(str(data).encode("utf-8")) <= 64):
+                    raise _bad("BUTTON_DATA_INVALID")
+                if data is None and not button.get("url"):
+                    raise _bad("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
+    elif "force_reply" in markup:
+        if markup["force_reply"] is not True:
+            raise _bad("can't parse reply keyboard markup JSON object")
+    elif "keyboard" not in markup and "remove_keyboard" not in markup:
+        raise _bad("can't parse reply keyboard markup JSON object")
+    return markup
+
+
+def _reply_to(p: dict[str, Any]) -> tuple[int, bool] | None:
+    if p.get("reply_parameters"):
+        rp = _json_field(p, "reply_parameters")
+        mid = _maybe_int(rp.get("message_id")) if isinstance(rp, dict) else None
+        if mid is None:
+            raise _bad("can't parse reply parameters JSON object")
+        return mid, bool(rp.get("allow_sending_without_reply"))
+    mid = _maybe_int(p.get("reply_to_message_id"))
+    return (mid, _truthy(p.get("allow_sending_without_reply"))) if mid is not None else None
+
+
+# ---------------------------------------------------------------------- process entry point
+
+
+async def _main(args: argparse.Namespace) -> None:
+    fake = FakeTelegram(token=args.token, port=args.port, flood_control=args.flood_control)
+    await fake.start()
+    print(json.dumps({"port": fake.port, "base_url": fake.base_url, "token": fake.token}), flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await fake.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--token", default=DEFAULT_TOKEN)
+    parser.add_argument("--flood-control", action="store_true")
+    asyncio.run(_main(parser.parse_args(argv if argv is not None else sys.argv[1:])))
+
+
+if __name__ == "__main__":
+    main()

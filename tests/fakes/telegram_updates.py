@@ -1,0 +1,145 @@
+"""What people do in the fake Telegram: each action becomes an Update shaped like the real ones."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+from tests.fakes.telegram_state import ChatState, FakeUser, StoredMessage
+
+_DEFAULT_ALLOWED = {"message", "edited_message", "channel_post", "edited_channel_post", "callback_query",
+                    "inline_query", "chosen_inline_result", "shipping_query", "pre_checkout_query",
+                    "poll", "poll_answer", "my_chat_member", "chat_join_request"}
+
+
+class UpdateFactory:
+    def __init__(self, *, bot_id: int, bot_username: str) -> None:
+        self.bot_id = bot_id
+        self.bot_username = bot_username
+        self.chats: dict[int, ChatState] = {}
+        self.pending: list[dict[str, Any]] = []
+        self.allowed_updates: list[str] | None = None
+        self.open_queries: set[str] = set()
+        self.discarded: list[dict[str, Any]] = []
+        self._update_ids = itertools.count(700_000)
+
+    # ------------------------------------------------------------------ people act
+
+    def send_text(self, chat_id: int, text: str, *, user_id: int | None = None, first_name: str = "Ann",
+                  lang: str | None = "en", reply_to: int | None = None, from_bot: bool = False,
+                  no_from: bool = False, chat_type: str | None = None) -> int:
+        return self._user_message(chat_id, {"text": text, **_entities(text)}, user_id=user_id,
+                                  first_name=first_name, lang=lang, reply_to=reply_to,
+                                  from_bot=from_bot, no_from=no_from, chat_type=chat_type, stored_text=text)
+
+    def send_location(self, chat_id: int, latitude: float, longitude: float, *, user_id: int | None = None,
+                      lang: str | None = "en", venue: str | None = None) -> int:
+        loc = {"latitude": latitude, "longitude": longitude}
+        body: dict[str, Any] = {"location": loc}
+        if venue:
+            body["venue"] = {"location": loc, "title": venue, "address": f"{venue} address"}
+        return self._user_message(chat_id, body, user_id=user_id, lang=lang, kind="location")
+
+    def send_sticker(self, chat_id: int, *, user_id: int | None = None, lang: str | None = "en") -> int:
+        sticker = {"file_id": "CAACAgIAAx0", "file_unique_id": "AgAD", "type": "regular", "width": 512,
+                   "height": 512, "is_animated": False, "is_video": False, "emoji": "👍"}
+        return self._user_message(chat_id, {"sticker": sticker}, user_id=user_id, lang=lang, kind="sticker")
+
+    def send_photo(self, chat_id: int, *, user_id: int | None = None, lang: str | None = "en",
+                   caption: str | None = None) -> int:
+        photo = [{"file_id": "AgACAgIAAx0", "file_unique_id": "AQAD", "width": 90, "height": 90, "file_size": 1200}]
+        body: dict[str, Any] = {"photo": photo}
+        if caption:
+            body["caption"] = caption
+        return self._user_message(chat_id, body, user_id=user_id, lang=lang, kind="photo")
+
+    def send_voice(self, chat_id: int, *, user_id: int | None = None, lang: str | None = "en") -> int:
+        voice = {"file_id": "AwACAgIAAx0", "file_unique_id": "AgADv", "duration": 3, "mime_type": "audio/ogg"}
+        return self._user_message(chat_id, {"voice": voice}, user_id=user_id, lang=lang, kind="voice")
+
+    def edit_user_message(self, chat_id: int, message_id: int, text: str) -> int:
+        chat = self.chats[chat_id]
+        msg = chat.messages[message_id]
+        msg.edits.append(msg.text)
+        msg.text = text
+        wire = self.message_wire(chat, msg)
+        wire["edit_date"] = msg.date + 1
+        return self._enqueue({"edited_message": wire})
+
+    def press_button(self, chat_id: int, message_id: int, *, user_id: int | None = None,
+                     index: int | None = None, data: str | None = None, lang: str | None = "en") -> int:
+        """Press the index-th inline button of a bot message, or send raw `data` (junk, old buttons)."""
+        chat = self.chats[chat_id]
+        msg = chat.messages[message_id]
+        if data is None:
+            buttons = [b for row in (msg.reply_markup or {}).get("inline_keyboard", []) for b in row]
+            data = str(buttons[index or 0]["callback_data"])
+        user = FakeUser(user_id if user_id is not None else chat_id, language_code=lang)
+        qid = str(random.getrandbits(63))
+        self.open_queries.add(qid)
+        query = {"id": qid, "from": user.wire(), "message": self.message_wire(chat, msg),
+                 "chat_instance": str(-chat_id * 7), "data": data}
+        return self._enqueue({"callback_query": query})
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _chat(self, chat_id: int, chat_type: str | None = None) -> ChatState:
+        chat = self.chats.get(chat_id)
+        if chat is None:
+            kind = chat_type or ("private" if chat_id > 0 else "supergroup")
+            chat = ChatState(chat_id, kind, None if kind == "private" else f"Trip group {chat_id}")
+            self.chats[chat_id] = chat
+        return chat
+
+    def _user_message(self, chat_id: int, body: dict[str, Any], *, user_id: int | None = None,
+                      first_name: str = "Ann", lang: str | None = "en", reply_to: int | None = None,
+                      from_bot: bool = False, no_from: bool = False, chat_type: str | None = None,
+                      kind: str = "text", stored_text: str = "") -> int:
+        chat = self._chat(chat_id, chat_type)
+        user = FakeUser(user_id if user_id is not None else abs(chat_id), first_name,
+                        f"user{user_id or abs(chat_id)}", lang, is_bot=from_bot)
+        msg = StoredMessage(message_id=chat.new_id(), chat_id=chat_id, from_bot=False, text=stored_text,
+                            raw=stored_text, user=None if no_from else user, kind=kind,
+                            reply_to=reply_to)
+        chat.messages[msg.message_id] = msg
+        wire = self.message_wire(chat, msg)
+        wire.update(body)
+        return self._enqueue({"message": wire})
+
+    def message_wire(self, chat: ChatState, msg: StoredMessage) -> dict[str, Any]:
+        out: dict[str, Any] = {"message_id": msg.message_id, "date": msg.date, "chat": chat.wire(msg.user)}
+        if msg.user is not None:
+            out["from"] = msg.user.wire()
+        if msg.kind == "text":
+            out["text"] = msg.text
+            if msg.entities:
+                out["entities"] = [{"type": e.type, "offset": e.offset, "length": e.length,
+                                    **({"url": e.url} if e.url else {})} for e in msg.entities]
+        if msg.reply_markup and "inline_keyboard" in msg.reply_markup:
+            out["reply_markup"] = msg.reply_markup
+        if msg.reply_to is not None and msg.reply_to in chat.messages:
+            replied = chat.messages[msg.reply_to]
+            out["reply_to_message"] = self.message_wire(chat, StoredMessage(
+                replied.message_id, replied.chat_id, replied.from_bot, replied.text, user=replied.user,
+                kind=replied.kind, date=replied.date, reply_markup=replied.reply_markup))
+        return out
+
+    def _enqueue(self, update: dict[str, Any]) -> int:
+        update_id = next(self._update_ids)
+        update = {"update_id": update_id, **update}
+        kind = next(k for k in update if k != "update_id")
+        allowed = set(self.allowed_updates) if self.allowed_updates else _DEFAULT_ALLOWED
+        if kind in allowed:
+            self.pending.append(update)
+        else:
+            self.discarded.append(update)
+        return update_id
+
+
+def _entities(text: str) -> dict[str, Any]:
+    """Telegram marks a leading /command (with an optional @bot suffix) as a bot_command entity."""
+    if not text.startswith("/"):
+        return {}
+    end = len(text.split()[0]) if text.split() else 0
+    return {"entities": [{"type": "bot_command", "offset": 0, "length": end}]} if end > 1 else {}
