@@ -145,20 +145,19 @@ class _Decider:
         dest = self.resolve_slot("destination")
         if isinstance(dest, Turn):
             return dest
+        start = self.req.start
+        if start is not None and start < self.today:
+            suggest = self.today + timedelta(days=1)
+            return self.say("past_date", day=start.isoformat(), today=self.today.isoformat(), suggest=suggest.isoformat())
         origin = self.resolve_slot("origin")
         if isinstance(origin, Turn):
             return origin
         if origin.id == dest.id:
             return self.say("same_city", city=self.city_name(dest))
-
-        start = self.req.start
         if start is None:
             if self.asked("date") >= 2:
                 return self.say("no_date")
             return self.ask("date", say("ask_date_again" if self.asked("date") else "ask_date", self.lang))
-        if start < self.today:
-            suggest = self.today + timedelta(days=1)
-            return self.say("past_date", day=start.isoformat(), today=self.today.isoformat(), suggest=suggest.isoformat())
         nights = self.req.trip_nights
         if nights is None:
             nights = 1
@@ -218,6 +217,11 @@ class _Decider:
         return None
 
     # -- searching ---------------------------------------------------------------------------
+    @staticmethod
+    def return_after(nights: int) -> str:
+        """Leave the last afternoon for sights; a day trip goes home in the evening."""
+        return "17:00" if nights == 0 else "15:00"
+
     def mode(self, origin: City, dest: City) -> str:
         if self.req.transport:
             return self.req.transport
@@ -254,7 +258,7 @@ class _Decider:
         chosen: dict[str, tuple[str, list[Ride]]] = {}
         legs = [("out", origin, dest, start, self.req.depart_after)]
         if not one_way:
-            legs.append(("back", dest, origin, end, "16:00" if nights == 0 else "14:00"))
+            legs.append(("back", dest, origin, end, self.return_after(nights)))
         for leg, a, b, day, after in legs:
             found = self.rides(f"{leg}_{preferred}", day)
             if found is None:
@@ -316,7 +320,8 @@ class _Decider:
                                     cheapest=cheapest, prefer="arrive_early")
         back = back_backup = None
         if "back" in chosen:
-            back, back_backup = pick_ride(chosen["back"][1], after=None, before=None, cheapest=cheapest, prefer="leave_late")
+            back, back_backup = pick_ride(chosen["back"][1], after=self.return_after(nights), before=None,
+                                          cheapest=cheapest, prefer="leave_late")
         if out is None:
             return self.say("no_transport", day=start.isoformat(), origin=self.city_name(origin), destination=self.city_name(dest))
         hotel = hotel_backup = None
