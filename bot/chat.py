@@ -52,6 +52,7 @@ class SubmitOutcome(StrEnum):
     ACCEPTED = "accepted"
     DUPLICATE = "duplicate"
     REFUSED = "refused"  # not on the allowlist
+    INVALID = "invalid"  # empty or too long: the person was told why
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,9 @@ def _alias(name: str) -> AliasChoices:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+    )
 
     openai_api_key: str | None = Field(default=None, validation_alias=_alias("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(default=None, validation_alias=_alias("OPENAI_BASE_URL"))

@@ -1,0 +1,101 @@
+"""Assembly of the running bot: store, session manager, surfaces and the HTTP server.
+
+bot.py chooses the model and the tools and calls `build_runtime`; tests call it too, with a
+scripted model or small test tools, so the process they run is the real one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agent_core.model import ChatModel
+from bot.agent_factory import PromptBuilder, TravelAgentFactory
+from bot.chat import Surface
+from bot.metrics import Metrics
+from bot.review import PlanReviewer
+from bot.server import HttpServer
+from bot.sessions import SessionManager
+from bot.settings import Settings
+from bot.store import SqliteStore
+from tools.collection import ToolCollection
+
+log = logging.getLogger(__name__)
+
+
+class Adapter(Surface, Protocol):
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    store: SqliteStore
+    metrics: Metrics
+    manager: SessionManager
+    server: HttpServer | None
+    adapters: list[Adapter] = field(default_factory=list)
+
+    async def start(self) -> None:
+        await self.store.open()
+        await self.manager.start()  # recovery first: surfaces are attached, inbound not yet open
+        for adapter in self.adapters:
+            await adapter.start()
+        if self.server is not None:
+            await self.server.start()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            with contextlib.suppress(Exception):
+                await self.server.stop()
+        for adapter in reversed(self.adapters):
+            try:
+                await adapter.stop()
+            except Exception:
+                log.warning("stopping %s failed", adapter.platform, exc_info=True)
+        await self.manager.stop()
+        await self.store.close()
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    model: ChatModel,
+    tools: ToolCollection,
+    prompt: PromptBuilder,
+    reviewer: PlanReviewer | None = None,
+    serve_http: bool = True,
+    extra_surfaces: list[Adapter] | None = None,
+) -> Runtime:
+    store = SqliteStore(settings.db_path)
+    metrics = Metrics()
+    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
+    manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer)
+    adapters: list[Adapter] = list(extra_surfaces or [])
+    server = HttpServer(settings, metrics, {"store": store.ping}) if serve_http else None
+    if server is not None:
+        from adapters.web import WebAdapter
+
+        web = WebAdapter(settings, manager)
+        adapters.append(web)
+        server.include_router(web.router())
+    if settings.telegram_bot_token:
+        from adapters.telegram import TelegramAdapter  # python-telegram-bot is loaded only when used
+
+        telegram = TelegramAdapter(settings, manager)
+        adapters.append(telegram)
+        if server is not None and settings.telegram_webhook_url:
+            server.include_router(telegram.router())
+    if settings.slack_bot_token:
+        from adapters.slack import SlackAdapter
+
+        slack = SlackAdapter(settings, manager)
+        adapters.append(slack)
+        if server is not None and not settings.slack_app_token:
+            server.include_router(slack.router())
+    for adapter in adapters:
+        manager.attach(adapter)
+    return Runtime(settings, store, metrics, manager, server, adapters)

@@ -1,0 +1,213 @@
+"""ToolCallAgent: think = one model call with the tool list; act = run the chosen tools."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import Any
+
+from agent_core.agents.react import ReActAgent
+from agent_core.errors import LoopDetected
+from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted, Thought, ToolCalled, ToolFinished
+from agent_core.journal import PendingAsk, RunJournal
+from agent_core.memory import Memory
+from agent_core.model import ChatModel, TokenUsage, ToolChoice
+from agent_core.schema import AgentState, Message, Role, ToolCall
+from tools.base import ToolContext, ToolResult
+from tools.collection import ToolCollection
+from tools.signals import HumanInputRequired
+from tools.plan import TripPlan
+
+ASK_HUMAN = "ask_human"
+_ANSWER_RE = re.compile(r"<answer>(.*?)(?:</answer>|$)", re.S)
+_THINK_RE = re.compile(r"<think>.*?</think>", re.S)
+EMPTY_REPLY_NUDGE = "Your last reply was empty. Call a tool, ask the person, or give the final answer."
+REPEAT_LIMIT = 3  # the same call this many times in a row is a loop
+
+
+class ToolCallAgent(ReActAgent):
+    name = "toolcall"
+
+    def __init__(
+        self,
+        *,
+        model: ChatModel,
+        tools: ToolCollection,
+        system_prompt: str,
+        context: ToolContext,
+        memory: Memory | None = None,
+        max_steps: int = 20,
+        steps_taken: int = 0,
+        usage: TokenUsage | None = None,
+        tool_choice: ToolChoice = "auto",
+        on_tool_result: Callable[[str, ToolResult], None] | None = None,
+    ) -> None:
+        super().__init__(memory=memory, max_steps=max_steps, steps_taken=steps_taken)
+        self.model = model
+        self.tools = tools
+        self.system_prompt = system_prompt
+        self.context = context
+        self.usage = usage if usage is not None else TokenUsage()
+        self.tool_choice = tool_choice
+        self.on_tool_result = on_tool_result
+        self.answer: AnswerReady | None = None
+
+    # -- think ---------------------------------------------------------------------------
+    def has_pending_actions(self) -> bool:
+        return bool(self.memory.unanswered_calls())
+
+    async def think(self, journal: RunJournal) -> AsyncIterator[Event]:
+        recovered = await self.recover_answer()
+        if recovered is not None:  # a resumed run whose answer was already made
+            self._finish(recovered)
+            yield recovered
+            return
+        self.current_step += 1
+        yield StepStarted(self.current_step, self.max_steps)
+        reply = await self._ask()
+        if not reply.tool_calls and not (reply.content or "").strip():
+            reply = await self._ask(nudge=EMPTY_REPLY_NUDGE)
+        self.memory.add(reply)
+        await journal.record([reply], step=self.current_step)
+        visible = visible_text(reply.content)
+        if not reply.tool_calls:
+            text = visible or "I could not produce an answer. Please rephrase your request."
+            self._finish(AnswerReady(text))
+            yield self.answer  # type: ignore[misc]
+            return
+        self._check_loop(reply)
+        if visible:
+            yield Thought(self.current_step, visible)
+
+    async def _ask(self, nudge: str | None = None) -> Message:
+        messages = [Message.system(self.system_prompt), *self.memory.window()]
+        if nudge:
+            messages.append(Message.user(nudge))
+        return await self.model.ask_tool(
+            messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
+        )
+
+    def _check_loop(self, reply: Message) -> None:
+        signature = _signature(reply)
+        repeats = 1
+        for msg in reversed(self.memory.messages[:-1]):
+            if msg.role is not Role.ASSISTANT:
+                continue
+            if _signature(msg) != signature:
+                break
+            repeats += 1
+        if repeats >= REPEAT_LIMIT and reply.tool_calls:
+            raise LoopDetected(reply.tool_calls[0].function.name, repeats)
+
+    # -- act -----------------------------------------------------------------------------
+    async def act(self, journal: RunJournal) -> AsyncIterator[Event]:
+        pending = self.memory.unanswered_calls()
+        asks = [tc for tc in pending if tc.function.name == ASK_HUMAN]
+        others = [tc for tc in pending if tc.function.name != ASK_HUMAN]
+        results: list[Message] = []
+        ended: ToolResult | None = None
+        for call in others:
+            yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
+            result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+            if self.on_tool_result is not None:
+                self.on_tool_result(call.function.name, result)
+            message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
+            self.memory.add(message)
+            results.append(message)
+            yield ToolFinished(self.current_step, call.id, call.function.name, result.ok, result.summary)
+            if result.ends_run and result.ok and ended is None:
+                ended = result
+        if asks and ended is None:
+            call = asks[0]
+            yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
+            try:
+                result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+            except HumanInputRequired as signal:
+                ask = PendingAsk(signal.tool_call_id, signal.question, signal.options)
+                await journal.pause(results, ask, step=self.current_step)
+                self.state = AgentState.WAITING
+                yield QuestionAsked(ask.tool_call_id, ask.question, ask.options)
+                return
+            # ask_human refused its arguments: the error goes back to the model
+            message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
+            self.memory.add(message)
+            results.append(message)
+            yield ToolFinished(self.current_step, call.id, call.function.name, result.ok, result.summary)
+        elif asks:  # the run ends: the open questions are moot
+            for call in asks:
+                message = Message.tool("Not asked: the task ended first.", tool_call_id=call.id, name=ASK_HUMAN)
+                self.memory.add(message)
+                results.append(message)
+        if results:
+            await journal.record(results, step=self.current_step)
+        if ended is not None:
+            text = ended.final_text or visible_text(self.memory.last_assistant().content if self.memory.last_assistant() else None)  # type: ignore[union-attr]
+            self._finish(AnswerReady(text or "Done.", plan=ended.plan))
+            yield self.answer  # type: ignore[misc]
+
+    async def recover_answer(self) -> AnswerReady | None:
+        """The answer already in memory when a run is resumed after it was made but not delivered."""
+        msgs = self.memory.messages
+        if not msgs:
+            return None
+        tail = msgs[-1]
+        if tail.role is Role.ASSISTANT and not tail.tool_calls:
+            return AnswerReady(visible_text(tail.content) or "Done.")
+        turn = self.memory.last_assistant()
+        if tail.role is not Role.TOOL or turn is None or not turn.tool_calls or self.memory.unanswered_calls():
+            return None
+        results = {m.tool_call_id: m for m in msgs if m.role is Role.TOOL}
+        for call in turn.tool_calls:
+            tool = self.tools.get(call.function.name)
+            done = results.get(call.id)
+            if tool is None or not tool.ends_run or done is None or (done.content or "").startswith("Error:"):
+                continue
+            result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+            if result.ok:
+                text = result.final_text or visible_text(turn.content)
+                return AnswerReady(text or "Done.", plan=result.plan)
+        return None
+
+    def _ctx(self, call: ToolCall) -> ToolContext:
+        return replace(self.context, tool_call_id=call.id)
+
+    def _finish(self, answer: AnswerReady) -> None:
+        self.answer = answer
+        self.state = AgentState.FINISHED
+
+
+def visible_text(content: str | None) -> str:
+    """The part of a reply a person should see: no think blocks, the <answer> body when present."""
+    if not content:
+        return ""
+    text = _THINK_RE.sub("", content)
+    if "</think>" in text:
+        text = text.split("</think>", 1)[1]
+    match = _ANSWER_RE.search(text)
+    if match:
+        text = match.group(1)
+    return text.strip()
+
+
+def _signature(msg: Message) -> tuple[tuple[str, str], ...]:
+    calls = msg.tool_calls or []
+    return tuple((tc.function.name, _normalise(tc.function.arguments)) for tc in calls)
+
+
+def _normalise(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True, ensure_ascii=False)
+    except json.JSONDecodeError:
+        return arguments.strip()
+
+
+def _args_for_display(call: ToolCall) -> dict[str, Any]:
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return {"raw": call.function.arguments[:200]}
+
+
+__all__ = ["ToolCallAgent", "TripPlan", "visible_text"]

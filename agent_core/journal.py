@@ -1,0 +1,36 @@
+"""The run journal: where an agent writes its progress durably before acting on it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent_core.schema import Message
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAsk:
+    """A question waiting for the person, stored as data so it survives restarts."""
+
+    tool_call_id: str
+    question: str
+    options: tuple[str, ...] = ()
+
+
+class RunJournal(Protocol):
+    async def record(self, messages: Sequence[Message], *, step: int) -> None:
+        """Append messages in one transaction, before the agent acts on them."""
+
+    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+        """Append messages and store the pending question, in one transaction."""
+
+
+class NullJournal:
+    """A journal that keeps nothing (scripts and benchmarks without durability)."""
+
+    async def record(self, messages: Sequence[Message], *, step: int) -> None:
+        return None
+
+    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+        return None

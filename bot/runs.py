@@ -1,0 +1,369 @@
+"""RunDriver: drive one chat's agent run, journal it to the store, and hand events to its surface.
+
+A run goes: (re)build the agent from the store -> agent.run() -> events. On a question the
+pause is already stored (by the journal) before the question is posted; the run then awaits
+the chat's answer Future for a while and, if nothing comes, parks: the coroutine ends and the
+session is re-driven from the store when the answer arrives. The answer is stored with the
+outbox row in one transaction, then delivered, then marked sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from agent_core.agents import ToolCallAgent
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFailed,
+    RunFinished,
+    StepStarted,
+    ToolFinished,
+    Verdict,
+)
+from agent_core.journal import PendingAsk
+from agent_core.memory import Memory
+from agent_core.schema import AgentState, Message, Role
+from bot import texts
+from bot.chat import ChatKey, Notice, RunInfo, Surface
+from bot.metrics import Metrics
+from bot.records import AgentFactory, RunSpec, location_from_json
+from bot.review import PlanReviewer, ReviewRequest
+from bot.settings import Settings
+from bot.store.base import OutboxRow, QuestionRow, SessionRow, Store
+from tools.plan import TripPlan
+
+log = logging.getLogger(__name__)
+DELIVERY_DELAYS = (0.5, 1, 2, 4, 8, 16, 30)
+
+
+@dataclass(eq=False)
+class ChatRuntime:
+    """What one chat holds in memory while it has work; dropped when it is quiet (parked)."""
+
+    key: ChatKey
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    drain_task: asyncio.Task[None] | None = None
+    run_task: asyncio.Task[None] | None = None
+    answer: asyncio.Future[Message] | None = None
+    noticed: set[int] = field(default_factory=set)
+    dirty: bool = False
+
+    @property
+    def busy(self) -> bool:
+        return self.run_task is not None and not self.run_task.done()
+
+    @property
+    def active(self) -> bool:
+        drain = self.drain_task is not None and not self.drain_task.done()
+        return self.busy or drain
+
+
+class StoreJournal:
+    """agent_core.journal.RunJournal on the store, for one session."""
+
+    def __init__(self, store: Store, session: SessionRow, timeout_s: float, on_pause: Callable[[], None]) -> None:
+        self.store = store
+        self.session = session
+        self.timeout_s = timeout_s
+        self.on_pause = on_pause
+
+    async def record(self, messages: Sequence[Message], *, step: int) -> None:
+        await self.store.append(self.session.id, messages, step=step)
+
+    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+        now = time.time()
+        row = QuestionRow(
+            self.session.id, ask.tool_call_id, ask.question, ask.options, self.session.asker_id,
+            now, now + self.timeout_s, None, "waiting",
+        )
+        await self.store.pause(self.session.id, messages, row, step=step)
+        self.on_pause()
+
+
+class RunDriver:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        agents: AgentFactory,
+        settings: Settings,
+        metrics: Metrics,
+        reviewer: PlanReviewer | None,
+        surfaces: dict[str, Surface],
+        on_run_end: Callable[[ChatRuntime], None],
+        clock: Callable[[], float] = time.time,
+        on_question: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.store = store
+        self.agents = agents
+        self.settings = settings
+        self.metrics = metrics
+        self.reviewer = reviewer
+        self.surfaces = surfaces
+        self.on_run_end = on_run_end
+        self.on_question = on_question
+        self.clock = clock
+        self._tz = ZoneInfo(settings.timezone)
+
+    # -- starting, answering, stopping (called with chat.lock held) -------------------------
+    def spawn(self, chat: ChatRuntime, session_id: str, agent: ToolCallAgent | None = None) -> None:
+        chat.run_task = asyncio.create_task(self._drive(chat, session_id, agent), name=f"run:{chat.key}")
+
+    def hand_answer(self, chat: ChatRuntime, session_id: str, answer: Message) -> None:
+        """Give a stored answer to the waiting coroutine, or re-drive a parked session from the store."""
+        if chat.busy:
+            if chat.answer is None or chat.answer.done():
+                chat.answer = asyncio.get_running_loop().create_future()
+            chat.answer.set_result(answer)
+        else:
+            self.metrics.sessions_parked.dec()
+            self.spawn(chat, session_id)
+
+    async def stop_run(self, chat: ChatRuntime, session: SessionRow, *, close: bool) -> None:
+        task = chat.run_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        chat.run_task = None
+        chat.answer = None
+        if session.state == "waiting":
+            self.metrics.questions_waiting.dec()
+        fillers = [
+            Message.tool(texts.CANCELLED_CALL, tool_call_id=tc.id, name=tc.function.name)
+            for tc in Memory(await self.store.load_messages(session.id)).unanswered_calls()
+        ]
+        await self.store.interrupt(session.id, fillers, close=close)
+        self.metrics.runs.labels("cancelled").inc()
+
+    # -- the run -------------------------------------------------------------------------------
+    async def _drive(self, chat: ChatRuntime, session_id: str, agent: ToolCallAgent | None) -> None:
+        started = time.perf_counter()
+        try:
+            session = await self.store.session_by_id(session_id)
+            if session is None:
+                return
+            agent = agent or await self._build(session)
+            run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
+            journal = StoreJournal(self.store, session, self.settings.human_timeout_s, self.on_question)
+            rounds = 0
+            while True:
+                answer: AnswerReady | None = None
+                async for event in agent.run(journal):
+                    if isinstance(event, AnswerReady):
+                        answer = event
+                    elif isinstance(event, QuestionAsked):
+                        await self._post_question(session, event, run)
+                    elif isinstance(event, RunFailed):
+                        await self._fail(chat, session, event, run)
+                    else:
+                        await self._progress(chat.key, event, run)
+                if agent.state is AgentState.WAITING:
+                    reply = await self._await_answer(chat)
+                    if reply is None:
+                        return  # parked: no coroutine is held; the answer re-drives from the store
+                    agent.memory.add(reply)
+                    continue
+                if answer is None:
+                    return
+                verdict, feedback = await self._review(session, agent, answer, rounds)
+                if feedback is not None:
+                    rounds += 1
+                    note = Message.user(f"[review] {feedback}")
+                    agent.memory.add(note)
+                    await journal.record([note], step=agent.current_step)
+                    continue
+                await self._finish(chat, session, agent, answer, verdict, run)
+                return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the process keeps serving other chats
+            log.exception("run for %s crashed", chat.key)
+            await self._crashed(chat, session_id, exc)
+        finally:
+            self.metrics.run_seconds.observe(time.perf_counter() - started)
+            if chat.run_task is asyncio.current_task():
+                chat.run_task = None
+            self.on_run_end(chat)
+
+    async def _build(self, session: SessionRow) -> ToolCallAgent:
+        messages = await self.store.load_messages(session.id)
+        spec = RunSpec(
+            session_id=session.id, lang=session.lang, messages=messages, steps_taken=session.run_steps,
+            now=datetime.now(self._tz), location=location_from_json(session.location),
+        )
+        return self.agents.build(spec)
+
+    async def _await_answer(self, chat: ChatRuntime) -> Message | None:
+        loop = asyncio.get_running_loop()
+        if chat.answer is None:
+            chat.answer = loop.create_future()
+        fut = chat.answer
+        try:
+            async with asyncio.timeout(self.settings.park_after_s):
+                reply = await asyncio.shield(fut)
+        except TimeoutError:
+            async with chat.lock:
+                if not fut.done():
+                    chat.answer = None
+                    chat.run_task = None  # under the lock: the drain now sees the session as parked
+                    self.metrics.sessions_parked.inc()
+                    return None
+            reply = fut.result()
+        chat.answer = None
+        return reply
+
+    async def _review(
+        self, session: SessionRow, agent: ToolCallAgent, answer: AnswerReady, rounds: int
+    ) -> tuple[Verdict | None, str | None]:
+        if self.reviewer is None or not self.settings.validate_plans:
+            return None, None
+        request = ReviewRequest(session.id, session.lang, session.request, answer, list(agent.memory.messages), rounds)
+        outcome = await self.reviewer.review(request)
+        if outcome.replan_feedback and rounds < self.settings.validate_rounds:
+            return outcome.verdict, outcome.replan_feedback
+        return outcome.verdict, None
+
+    async def _finish(
+        self, chat: ChatRuntime, session: SessionRow, agent: ToolCallAgent, answer: AnswerReady,
+        verdict: Verdict | None, run: RunInfo,
+    ) -> None:
+        tail = agent.memory.messages[-1] if agent.memory.messages else None
+        final: list[Message] = []
+        if tail is None or tail.role is not Role.ASSISTANT or tail.tool_calls:
+            final = [Message.assistant(answer.text)]
+        body = answer_body(answer, verdict)
+        async with chat.lock:
+            outbox_id = await self.store.finish_run(session.id, final, outbox_kind="answer", outbox_body=body)
+        self.metrics.runs.labels("answered").inc()
+        await self._deliver(chat.key, answer, verdict, run, outbox_id)
+        await self._progress(chat.key, RunFinished(agent.current_step), run)
+
+    async def _fail(self, chat: ChatRuntime, session: SessionRow, event: RunFailed, run: RunInfo) -> None:
+        self.metrics.runs.labels(event.reason).inc()
+        async with chat.lock:
+            await self.store.finish_run(session.id, [], outbox_kind=None, outbox_body=None)
+        await self.notice(chat.key, Notice("error", texts.error_text(event.reason, session.lang)))
+        await self._progress(chat.key, RunFinished(0, {"error": event.reason}), run)
+
+    async def _crashed(self, chat: ChatRuntime, session_id: str, exc: Exception) -> None:
+        with contextlib.suppress(Exception):
+            session = await self.store.session_by_id(session_id)
+            lang = session.lang if session else "zh"
+            fillers = [
+                Message.tool(f"Error: internal failure ({type(exc).__name__})", tool_call_id=tc.id, name=tc.function.name)
+                for tc in Memory(await self.store.load_messages(session_id)).unanswered_calls()
+            ]
+            await self.store.interrupt(session_id, fillers, close=False)
+            self.metrics.runs.labels("internal").inc()
+            await self.notice(chat.key, Notice("error", texts.error_text("internal", lang)))
+
+    # -- talking to surfaces -------------------------------------------------------------------
+    async def _progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        if isinstance(event, StepStarted):
+            self.metrics.steps.inc()
+        elif isinstance(event, ToolFinished):
+            self.metrics.tool_calls.labels(event.name, str(event.ok).lower()).inc()
+        surface = self.surfaces.get(chat.platform)
+        if surface is None:
+            return
+        try:
+            await surface.show_progress(chat, event, run)
+        except Exception:  # progress is best effort: the run goes on
+            log.warning("progress update failed for %s", chat, exc_info=True)
+
+    async def _post_question(self, session: SessionRow, event: QuestionAsked, run: RunInfo) -> None:
+        self.metrics.questions_waiting.inc()
+        chat = ChatKey.parse(session.chat_key)
+        surface = self.surfaces.get(chat.platform)
+        if surface is None:
+            log.error("no surface for %s: question stays unposted", chat)
+            return
+        for delay in (*DELIVERY_DELAYS, None):
+            try:
+                message_id = await surface.post_question(chat, event, run)
+            except Exception:
+                if delay is None:
+                    log.exception("could not post the question in %s; it is re-posted at next start", chat)
+                    return
+                await asyncio.sleep(delay)
+                continue
+            await self.store.set_question_posted(session.id, event.tool_call_id, str(message_id))
+            return
+
+    async def repost_question(self, q: QuestionRow) -> None:
+        session = await self.store.session_by_id(q.session_id)
+        if session is None:
+            return
+        run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, self.settings.max_steps)
+        self.metrics.questions_waiting.dec()  # _post_question counts it again
+        await self._post_question(session, QuestionAsked(q.tool_call_id, q.question, q.options), run)
+
+    async def _deliver(
+        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo, outbox_id: int | None
+    ) -> None:
+        surface = self.surfaces.get(chat.platform)
+        if surface is None:
+            return
+        for delay in (*DELIVERY_DELAYS, None):
+            try:
+                await surface.post_answer(chat, answer, verdict, run)
+                break
+            except Exception:
+                if delay is None:
+                    log.exception("could not deliver the answer in %s; it is retried at next start", chat)
+                    return
+                await asyncio.sleep(delay)
+        if outbox_id is not None:
+            await self.store.outbox_sent(outbox_id)
+
+    async def deliver_outbox(self, row: OutboxRow) -> None:
+        session = await self.store.session_by_id(row.session_id)
+        lang = session.lang if session else "zh"
+        run = RunInfo(row.session_id, lang, session.asker_id if session else "", session.asker_name if session else "")
+        answer, verdict = answer_from_body(row.body)
+        await self._deliver(ChatKey.parse(row.chat_key), answer, verdict, run, row.id)
+
+    async def notice(self, chat: ChatKey, notice: Notice) -> None:
+        surface = self.surfaces.get(chat.platform)
+        if surface is None:
+            return
+        try:
+            await surface.post_notice(chat, notice)
+        except Exception:
+            log.warning("notice to %s failed", chat, exc_info=True)
+
+
+def answer_body(answer: AnswerReady, verdict: Verdict | None) -> str:
+    return json.dumps(
+        {
+            "text": answer.text,
+            "plan": answer.plan.model_dump() if answer.plan is not None else None,
+            "verdict": None if verdict is None else {
+                "label": verdict.label, "label_en": verdict.label_en, "reasons": list(verdict.reasons),
+                "failed_checks": list(verdict.failed_checks), "rubric_skipped": verdict.rubric_skipped,
+                "rounds": verdict.rounds,
+            },
+        },
+        ensure_ascii=False,
+    )
+
+
+def answer_from_body(body: str) -> tuple[AnswerReady, Verdict | None]:
+    data = json.loads(body)
+    plan = TripPlan.model_validate(data["plan"]) if data.get("plan") else None
+    v = data.get("verdict")
+    verdict = None if not v else Verdict(
+        v["label"], v["label_en"], tuple(v["reasons"]), tuple(v["failed_checks"]), v["rubric_skipped"], v["rounds"]
+    )
+    return AnswerReady(data["text"], plan), verdict

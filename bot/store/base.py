@@ -1,0 +1,135 @@
+"""The store protocol: every state change that matters is one method, one transaction.
+
+Errors::
+
+    StoreError            the store could not do what was asked
+     └── StoreClosed      used after close() or before open()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent_core.schema import Message
+
+
+class StoreError(Exception):
+    pass
+
+
+class StoreClosed(StoreError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    id: str
+    chat_key: str
+    state: str  # idle | running | waiting
+    lang: str
+    asker_id: str
+    asker_name: str
+    run_no: int
+    run_steps: int
+    request: str
+    location: str | None  # JSON
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionRow:
+    session_id: str
+    tool_call_id: str
+    question: str
+    options: tuple[str, ...]
+    asker_id: str
+    asked_at: float
+    deadline: float
+    posted_message_id: str | None
+    status: str  # waiting | answered | expired | cancelled
+
+
+@dataclass(frozen=True, slots=True)
+class InboxRow:
+    id: int
+    platform: str
+    dedup_id: str
+    chat_key: str
+    body: str  # IncomingMessage JSON
+    received_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    id: int
+    session_id: str
+    chat_key: str
+    kind: str
+    body: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStart:
+    """What starts a run: a user message taken from the inbox."""
+
+    chat_key: str
+    inbox_id: int
+    message: Message
+    lang: str
+    asker_id: str
+    asker_name: str
+    request: str
+    location: str | None
+
+
+class Store(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def ping(self) -> bool: ...
+
+    # inbox: durable before anything is acted on
+    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+        """Store an incoming update; None when (platform, dedup_id) was seen before."""
+    async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
+        """The chat's pending updates, oldest first."""
+    async def chats_with_inbox(self) -> list[str]: ...
+    async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None: ...
+
+    # sessions and runs
+    async def get_session(self, chat_key: str) -> SessionRow | None: ...
+    async def start_turn(self, turn: TurnStart) -> SessionRow:
+        """Create the chat's session if needed, append the user message, mark it running, close the inbox row."""
+    async def load_messages(self, session_id: str) -> list[Message]: ...
+    async def append(self, session_id: str, messages: Sequence[Message], *, step: int) -> None: ...
+    async def pause(self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int) -> None: ...
+    async def remember_location(self, chat_key: str, location: str, lang: str) -> None: ...
+    async def close_session(self, chat_key: str) -> None: ...
+    async def session_by_id(self, session_id: str) -> SessionRow | None: ...
+    async def finish_run(
+        self, session_id: str, messages: Sequence[Message], *, outbox_kind: str | None, outbox_body: str | None
+    ) -> int | None:
+        """Mark the run over (state idle) and queue its answer for delivery, in one transaction."""
+    async def interrupt(self, session_id: str, fillers: Sequence[Message], *, close: bool) -> None:
+        """Cancel a run: answer its open tool calls with `fillers`, cancel its question, idle (or close) it."""
+    async def running_sessions(self) -> list[SessionRow]: ...
+
+    # questions
+    async def get_question(self, session_id: str) -> QuestionRow | None:
+        """The waiting question of a session, if any."""
+    async def set_question_posted(self, session_id: str, tool_call_id: str, message_id: str) -> None: ...
+    async def resolve_question(
+        self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
+    ) -> bool:
+        """Store the answer as the tool result and close the question (and the inbox row) in one
+        transaction; False when the question was no longer waiting."""
+    async def waiting_questions(self) -> list[QuestionRow]: ...
+    async def due_questions(self, now: float) -> list[QuestionRow]: ...
+    async def next_deadline(self) -> float | None: ...
+
+    # outbox: answers are delivered at least once, and marked sent right after
+    async def pending_outbox(self) -> list[OutboxRow]: ...
+    async def outbox_sent(self, outbox_id: int) -> None: ...

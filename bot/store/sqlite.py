@@ -1,0 +1,297 @@
+"""SqliteStore: the Store protocol on SQLite through aiosqlite (WAL, synchronous=FULL, one writer)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiosqlite
+
+from agent_core.schema import Message
+from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreClosed, TurnStart
+from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
+
+_SESSION_COLS = "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at"
+_QUESTION_COLS = "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status"
+
+
+class SqliteStore:
+    def __init__(self, path: Path | str, *, migrations_dir: Path = MIGRATIONS_DIR) -> None:
+        self.path = Path(path)
+        self._migrations_dir = migrations_dir
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()  # one transaction at a time on the single connection
+
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The migration runner is synchronous: run it on its own connection before serving.
+        await asyncio.to_thread(_migrate_file, str(self.path), discover(self._migrations_dir))
+        conn = await aiosqlite.connect(str(self.path), isolation_level=None)
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA synchronous=FULL")
+        await conn.execute("PRAGMA busy_timeout=5000")
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    async def ping(self) -> bool:
+        try:
+            await self._db.execute("SELECT 1")
+        except (sqlite3.Error, StoreClosed, ValueError):
+            return False
+        return True
+
+    @property
+    def _db(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise StoreClosed("the store is not open")
+        return self._conn
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            db = self._db
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+            await db.execute("COMMIT")
+
+    async def _one(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Row | tuple | None:  # type: ignore[type-arg]
+        async with self._lock, self._db.execute(sql, args) as cur:
+            return await cur.fetchone()
+
+    async def _all(self, sql: str, args: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
+        async with self._lock, self._db.execute(sql, args) as cur:
+            return list(await cur.fetchall())
+
+    # -- inbox -----------------------------------------------------------------------------
+    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+        async with self._tx() as db:
+            cur = await db.execute(
+                "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
+                "VALUES (?, ?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING",
+                (platform, dedup_id, chat_key, body, time.time()),
+            )
+            return cur.lastrowid if cur.rowcount == 1 else None
+
+    async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
+        rows = await self._all(
+            "SELECT id, platform, dedup_id, chat_key, body, received_at FROM inbox "
+            "WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?",
+            (chat_key, limit),
+        )
+        return [InboxRow(*r) for r in rows]
+
+    async def chats_with_inbox(self) -> list[str]:
+        rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
+        return [r[0] for r in rows]
+
+    async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None:
+        async with self._tx() as db:
+            if drop_earlier:  # /cancel and /new also discard what was queued before them
+                await db.execute(
+                    "UPDATE inbox SET status = 'done' WHERE status = 'pending' AND id < ? "
+                    "AND chat_key = (SELECT chat_key FROM inbox WHERE id = ?)",
+                    (inbox_id, inbox_id),
+                )
+            await db.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+
+    async def remember_location(self, chat_key: str, location: str, lang: str) -> None:
+        now = time.time()
+        async with self._tx() as db:
+            cur = await db.execute(
+                "UPDATE sessions SET location = ?, updated_at = ? WHERE chat_key = ? AND closed = 0",
+                (location, now, chat_key),
+            )
+            if cur.rowcount == 0:
+                await db.execute(
+                    "INSERT INTO sessions (id, chat_key, state, lang, location, created_at, updated_at) "
+                    "VALUES (?, ?, 'idle', ?, ?, ?, ?)",
+                    (uuid.uuid4().hex, chat_key, lang, location, now, now),
+                )
+
+    # -- sessions --------------------------------------------------------------------------
+    async def get_session(self, chat_key: str) -> SessionRow | None:
+        row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0", (chat_key,))
+        return SessionRow(*row) if row else None
+
+    async def start_turn(self, turn: TurnStart) -> SessionRow:
+        now = time.time()
+        async with self._tx() as db:
+            async with db.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0", (turn.chat_key,)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                sid = uuid.uuid4().hex
+                await db.execute(
+                    "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at) "
+                    "VALUES (?, ?, 'running', ?, ?, ?, 1, 0, ?, ?, ?, ?)",
+                    (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now),
+                )
+            else:
+                sid = row[0]
+                await db.execute(
+                    "UPDATE sessions SET state = 'running', lang = ?, asker_id = ?, asker_name = ?, run_no = run_no + 1, "
+                    "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ? WHERE id = ?",
+                    (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, sid),
+                )
+            await _append(db, sid, [turn.message])
+            await db.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
+            async with db.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (sid,)) as cur:
+                fresh = await cur.fetchone()
+        assert fresh is not None
+        return SessionRow(*fresh)
+
+    async def load_messages(self, session_id: str) -> list[Message]:
+        rows = await self._all("SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
+        return [Message.model_validate_json(r[0]) for r in rows]
+
+    async def append(self, session_id: str, messages: Sequence[Message], *, step: int) -> None:
+        async with self._tx() as db:
+            await _append(db, session_id, messages)
+            await db.execute("UPDATE sessions SET run_steps = ? WHERE id = ?", (step, session_id))
+
+    async def pause(self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int) -> None:
+        async with self._tx() as db:
+            await _append(db, session_id, messages)
+            await db.execute(
+                f"INSERT OR REPLACE INTO questions ({_QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting')",
+                (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
+                 question.asker_id, question.asked_at, question.deadline),
+            )
+            await db.execute(
+                "UPDATE sessions SET state = 'waiting', run_steps = ?, updated_at = ? WHERE id = ?",
+                (step, time.time(), session_id),
+            )
+
+    async def finish_run(
+        self, session_id: str, messages: Sequence[Message], *, outbox_kind: str | None, outbox_body: str | None
+    ) -> int | None:
+        async with self._tx() as db:
+            await _append(db, session_id, messages)
+            await db.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ?", (time.time(), session_id))
+            if outbox_kind is None or outbox_body is None:
+                return None
+            async with db.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)) as cur:
+                row = await cur.fetchone()
+            cur2 = await db.execute(
+                "INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)",
+                (session_id, row[0] if row else "", outbox_kind, outbox_body, time.time()),
+            )
+            return cur2.lastrowid
+
+    async def interrupt(self, session_id: str, fillers: Sequence[Message], *, close: bool) -> None:
+        async with self._tx() as db:
+            await _append(db, session_id, fillers)
+            await db.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = ? AND status = 'waiting'", (session_id,))
+            await db.execute(
+                "UPDATE sessions SET state = 'idle', closed = ?, updated_at = ? WHERE id = ?",
+                (1 if close else 0, time.time(), session_id),
+            )
+
+    async def close_session(self, chat_key: str) -> None:
+        async with self._tx() as db:
+            await db.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = ? AND closed = 0", (chat_key,))
+
+    async def running_sessions(self) -> list[SessionRow]:
+        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'running' AND closed = 0")
+        return [SessionRow(*r) for r in rows]
+
+    # -- questions -------------------------------------------------------------------------
+    async def get_question(self, session_id: str) -> QuestionRow | None:
+        row = await self._one(
+            f"SELECT {_QUESTION_COLS} FROM questions WHERE session_id = ? AND status = 'waiting' ORDER BY asked_at LIMIT 1",
+            (session_id,),
+        )
+        return _question(row) if row else None
+
+    async def set_question_posted(self, session_id: str, tool_call_id: str, message_id: str) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE questions SET posted_message_id = ? WHERE session_id = ? AND tool_call_id = ?",
+                (message_id, session_id, tool_call_id),
+            )
+
+    async def resolve_question(
+        self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
+    ) -> bool:
+        async with self._tx() as db:
+            cur = await db.execute(
+                "UPDATE questions SET status = ? WHERE session_id = ? AND tool_call_id = ? AND status = 'waiting'",
+                (status, session_id, tool_call_id),
+            )
+            if cur.rowcount != 1:
+                return False
+            await _append(db, session_id, [answer])
+            await db.execute("UPDATE sessions SET state = 'running', updated_at = ? WHERE id = ?", (time.time(), session_id))
+            if inbox_id is not None:
+                await db.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+            return True
+
+    async def waiting_questions(self) -> list[QuestionRow]:
+        rows = await self._all(f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting'")
+        return [_question(r) for r in rows]
+
+    async def due_questions(self, now: float) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting' AND deadline <= ? ORDER BY deadline", (now,)
+        )
+        return [_question(r) for r in rows]
+
+    async def next_deadline(self) -> float | None:
+        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting'")
+        return float(row[0]) if row and row[0] is not None else None
+
+    # -- outbox ----------------------------------------------------------------------------
+    async def pending_outbox(self) -> list[OutboxRow]:
+        rows = await self._all(
+            "SELECT id, session_id, chat_key, kind, body, created_at FROM outbox WHERE status = 'pending' ORDER BY id"
+        )
+        return [OutboxRow(*r) for r in rows]
+
+    async def outbox_sent(self, outbox_id: int) -> None:
+        async with self._tx() as db:
+            await db.execute("UPDATE outbox SET status = 'sent' WHERE id = ?", (outbox_id,))
+
+    async def session_by_id(self, session_id: str) -> SessionRow | None:
+        row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
+        return SessionRow(*row) if row else None
+
+
+async def _append(db: aiosqlite.Connection, session_id: str, messages: Sequence[Message]) -> None:
+    if not messages:
+        return
+    async with db.execute("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", (session_id,)) as cur:
+        row = await cur.fetchone()
+    start = int(row[0]) if row else 0
+    await db.executemany(
+        "INSERT INTO messages (session_id, seq, body) VALUES (?, ?, ?)",
+        [(session_id, start + i + 1, m.model_dump_json(exclude_none=True)) for i, m in enumerate(messages)],
+    )
+
+
+def _question(row: Sequence[object]) -> QuestionRow:
+    values = list(row)
+    values[3] = tuple(json.loads(str(values[3])))
+    return QuestionRow(*values)  # type: ignore[arg-type]
+
+
+def _migrate_file(path: str, migrations: list[Migration]) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA busy_timeout=5000")
+        apply_migrations(conn, migrations)
+    finally:
+        conn.close()
+

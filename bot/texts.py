@@ -1,0 +1,90 @@
+"""What the runtime itself says to people, in Chinese and English."""
+
+from __future__ import annotations
+
+import re
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def detect_lang(text: str, default: str = "en") -> str:
+    if _CJK.search(text):
+        return "zh"
+    if re.search(r"[A-Za-z]{2,}", text):
+        return "en"
+    return default
+
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "help": {
+        "zh": "我是出行规划助手。告诉我从哪里出发、去哪里、哪天、玩几天（可以加上预算和偏好），我来查火车、航班、酒店和景点，并给出完整行程。\n命令：/new 开始新对话，/cancel 停止当前规划，/status 查看进度。",
+        "en": "I plan trips. Tell me where from, where to, when and for how long (budget and preferences welcome), and I will look up trains, flights, hotels and sights and give you a full itinerary.\nCommands: /new starts a fresh conversation, /cancel stops the current plan, /status tells what I am doing.",
+    },
+    "queued": {
+        "zh": "我还在处理上一个请求，这条消息已记下，处理完后马上接着办。",
+        "en": "I'm still working on your previous request. I've noted this message and will handle it right after.",
+    },
+    "cancelled": {"zh": "已停止当前规划。可以直接发新的需求。", "en": "Stopped the current plan. Send a new request whenever you like."},
+    "nothing_to_cancel": {"zh": "现在没有正在进行的规划。", "en": "There is nothing running to cancel."},
+    "new": {"zh": "好的，已开始新的对话。想去哪里？", "en": "Fresh start. Where would you like to go?"},
+    "status_idle": {"zh": "空闲中：发一条出行需求就可以开始。", "en": "Idle: send a trip request to start."},
+    "status_running": {"zh": "正在规划中（第 {step} 步，最多 {max} 步）。", "en": "Planning (step {step} of at most {max})."},
+    "status_waiting": {"zh": "正在等你回答：{question}", "en": "Waiting for your answer to: {question}"},
+    "refused": {
+        "zh": "抱歉，这个机器人只对指定用户开放。如需使用，请联系管理员把你的 ID（{user}）加入白名单。",
+        "en": "Sorry, this bot only serves listed users. Ask its admin to add your id ({user}) to BOT_ALLOWED_USERS.",
+    },
+    "empty": {"zh": "消息是空的。请用文字告诉我你的出行需求。", "en": "That message was empty. Please tell me about your trip in words."},
+    "too_long": {
+        "zh": "消息太长了（{n} 个字符，上限 {max}）。请精简后再发。",
+        "en": "That message is too long ({n} characters; the limit is {max}). Please shorten it and send it again.",
+    },
+    "unsupported": {
+        "zh": "我只能读文字（和位置）。请用文字描述你的出行需求。",
+        "en": "I can only read text (and shared locations). Please describe your trip in words.",
+    },
+    "location_saved": {"zh": "已记下你的位置。", "en": "Got your location."},
+    "err_llm_unavailable": {
+        "zh": "模型服务暂时连不上。你的消息已保存，请稍后再发一次。",
+        "en": "The model service is not reachable right now. Your message is kept; please send it again in a minute.",
+    },
+    "err_llm_rejected": {
+        "zh": "模型服务拒绝了请求，可能是配置问题（密钥或模型名）。请联系管理员；你的消息已保存。",
+        "en": "The model service refused the request, probably a configuration problem (key or model name). Please tell the bot's admin; your message is kept.",
+    },
+    "err_token_limit": {
+        "zh": "对话太长，超出了模型的上下文。请发送 /new 开始新对话。",
+        "en": "The conversation is too long for the model. Send /new to start a fresh one.",
+    },
+    "err_step_limit": {
+        "zh": "在步数上限内没能完成规划。请把需求说得更具体一些再试。",
+        "en": "I couldn't finish within the step limit. Please make the request more specific and try again.",
+    },
+    "err_loop": {
+        "zh": "我在重复同样的查询，先停下了。请换个说法或补充细节。",
+        "en": "I kept repeating the same search, so I stopped. Please rephrase or add details.",
+    },
+    "err_internal": {
+        "zh": "出了点问题，这次规划没能完成。你的消息已保存，请再发一次；如果反复出现，请发送 /new。",
+        "en": "Something went wrong and this plan couldn't be finished. Your message is kept; please send it again, or /new if it keeps happening.",
+    },
+}
+
+
+def text(key: str, lang: str, **values: object) -> str:
+    entry = _TEXTS[key]
+    template = entry.get(lang) or entry["en"]
+    return template.format(**values) if values else template
+
+
+def error_text(reason: str, lang: str) -> str:
+    key = f"err_{reason}"
+    return text(key if key in _TEXTS else "err_internal", lang)
+
+
+# What the model is told when a question's deadline passes (the model reads English fine).
+NO_ANSWER = (
+    "The person did not answer within {hours:g} hours. Continue with sensible assumptions and say "
+    "which ones you made, or finish politely and say what you still need."
+)
+CANCELLED_CALL = "Cancelled: the person stopped this run."
