@@ -1,0 +1,125 @@
+"""The offline planner's readers: dates, numbers, wishes and place names in Chinese and English."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from agent_core.offline.dates import find_dates
+from agent_core.offline.numbers import cn_to_int
+from agent_core.offline.places import PlaceReader
+from agent_core.offline.request import TripRequest, read_wishes
+from agent_core.prompts import build_system_prompt, read_run_clock
+from tools.travel.geo import Gazetteer
+
+TODAY = date(2026, 11, 30)  # a Monday
+
+
+@pytest.fixture(scope="module")
+def reader() -> PlaceReader:
+    return PlaceReader(Gazetteer.load())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("今天", "2026-11-30"), ("明天", "2026-12-01"), ("后天", "2026-12-02"), ("大后天", "2026-12-03"),
+        ("下周五", "2026-12-11"), ("下个星期五", "2026-12-11"), ("周六", "2026-12-05"), ("礼拜天", "2026-12-06"),
+        ("本周五", "2026-12-04"), ("下下周一", "2026-12-14"), ("3月5日", "2027-03-05"), ("12月5号", "2026-12-05"),
+        ("十二月五日", "2026-12-05"), ("2026-12-05", "2026-12-05"), ("2026年12月5日", "2026-12-05"),
+        ("3天后", "2026-12-03"), ("tomorrow", "2026-12-01"), ("next Friday", "2026-12-11"),
+        ("on Saturday", "2026-12-05"), ("Dec 5", "2026-12-05"), ("5th of December", "2026-12-05"),
+        ("March 3rd, 2027", "2027-03-03"), ("in 3 days", "2026-12-03"), ("this weekend", "2026-12-05"),
+        ("2025-01-01", "2025-01-01"), ("yesterday", "2026-11-29"),
+    ],
+)
+def test_dates_resolve_against_today(text: str, expected: str) -> None:
+    found = find_dates(f"我想{text}出发" if not text.isascii() else f"leave {text} please", TODAY)
+    assert [d.day.isoformat() for d in found] == [expected]
+
+
+def test_date_ranges_and_bare_end_days() -> None:
+    assert [d.day.isoformat() for d in find_dates("12月5日到8日", TODAY)] == ["2026-12-05", "2026-12-08"]
+    assert [d.day.isoformat() for d in find_dates("Dec 5 to Dec 9", TODAY)] == ["2026-12-05", "2026-12-09"]
+    assert find_dates("坐地铁5号线", TODAY) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [("十二", 12), ("两千五", 2500), ("一万二", 12000), ("一百零五", 105), ("三千", 3000)])
+def test_chinese_numerals(text: str, value: int) -> None:
+    assert cn_to_int(text) == value
+
+
+def test_wishes_in_chinese() -> None:
+    r = read_wishes("明天去杭州，三天两晚，我们两个人，预算三千，坐高铁，酒店要含早餐，五星", TODAY)
+    assert (r.start, r.days, r.nights, r.travellers, r.budget) == (date(2026, 12, 1), 3, 2, 2, 3000)
+    assert (r.transport, r.breakfast, r.stars, r.lang) == ("train", True, 5, "zh")
+    assert read_wishes("玩两天", TODAY).trip_nights == 1
+    assert read_wishes("不要坐飞机", TODAY).transport == "train"
+    assert read_wishes("改坐飞机", TODAY).transport == "flight"
+    assert read_wishes("人均2000以内，3个人", TODAY).budget == 6000
+    assert read_wishes("便宜一点", TODAY).cheaper == 1
+    assert read_wishes("住在外滩附近", TODAY).landmark == "外滩"
+
+
+def test_wishes_in_english() -> None:
+    r = read_wishes("next Friday for 3 days, budget 5k, 2 people, by train, hotel near the Bund, breakfast", TODAY)
+    assert (r.start, r.days, r.budget, r.travellers, r.transport) == (date(2026, 12, 11), 3, 5000, 2, "train")
+    assert (r.landmark, r.breakfast, r.lang) == ("Bund", True, "en")
+    assert read_wishes("a day trip tomorrow", TODAY).trip_nights == 0
+    assert read_wishes("4 nights, I don't want to fly", TODAY).transport == "train"
+    assert read_wishes("make it cheaper", TODAY).cheaper == 1
+
+
+def test_later_messages_override_and_count_cheaper() -> None:
+    first = read_wishes("12月5日到8日", TODAY)
+    assert first.trip_nights == 3
+    moved = TripRequest().merged(first).merged(read_wishes("改到下周六", TODAY))
+    assert (moved.start, moved.trip_nights) == (date(2026, 12, 12), 3)
+    cheaper = moved.merged(read_wishes("便宜一点", TODAY)).merged(read_wishes("再便宜点", TODAY))
+    assert cheaper.cheaper == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("下周五从北京去上海玩两天", "北京", "上海"),
+        ("北京到上海", "北京", "上海"),
+        ("去上海，从北京出发", "北京", "上海"),
+        ("我在北京，想去成都玩", "北京", "成都"),
+        ("Beijing to Shanghai next Friday", "北京", "上海"),
+        ("Trip to Xi'an from Beijing", "北京", "西安"),
+        ("from Shanghai to Tokyo", "上海", "东京"),
+        ("上海两日游", None, "上海"),
+        ("Chengdu 3 days", None, "成都"),
+    ],
+)
+def test_place_roles(reader: PlaceReader, text: str, origin: str | None, destination: str) -> None:
+    roles = {m.role: m.city.name_zh for m in reader.mentions(text) if m.city is not None}
+    assert roles.get("origin") == origin
+    assert roles.get("destination") == destination
+
+
+def test_unknown_and_ambiguous_places(reader: PlaceReader) -> None:
+    assert [m.text for m in reader.mentions("去霍格沃茨玩三天")] == ["霍格沃茨"]
+    assert reader.resolve("霍格沃茨").city is None
+    typo = reader.resolve("Shangai")
+    assert typo.city is None and "上海 (Shanghai)" in typo.options
+    wanda = reader.resolve("万达广场")
+    assert wanda.ambiguous and len(wanda.options) == 4
+    bund = reader.resolve("外滩")
+    assert bund.city is not None and bund.city.name_zh == "上海" and bund.poi is not None
+    # 北京路 is a street in Guangzhou, not the city
+    assert all(m.city is None for m in reader.mentions("去北京路步行街"))
+
+
+def test_prompt_carries_a_machine_readable_clock() -> None:
+    prompt = build_system_prompt("en", datetime(2026, 11, 30, 9, 5), "Asia/Shanghai", "Shanghai, Xuhui")
+    assert "<answer>" in prompt and "ask_human" in prompt and "submit_plan" in prompt
+    clock = read_run_clock([prompt])
+    assert clock is not None
+    assert (clock.today, clock.timezone, clock.time, clock.lang, clock.location_text) == (
+        date(2026, 11, 30), "Asia/Shanghai", "09:05", "en", "Shanghai, Xuhui")
+    zh = build_system_prompt("zh", datetime(2026, 12, 1, 20, 0), "Asia/Shanghai", None)
+    assert "2026年12月01日" in zh and "星期二" in zh and "current_location" in zh
+    assert read_run_clock([zh]).location_text is None  # type: ignore[union-attr]
