@@ -1,0 +1,287 @@
+"""The Slack surface: Bolt (async) receives events, the SDK's AsyncWebClient talks back.
+
+HTTP mode serves `POST /slack/events` through `router()`: the signature is checked here
+(five-minute window; refusals are logged without the body), then Bolt acks at once and runs
+the listener as a task. The listener only maps the event and submits it to the
+SessionManager; it never waits for a run. Socket Mode (SLACK_APP_TOKEN) feeds the same Bolt
+app over a websocket instead.
+
+Every Web API call goes through one AsyncWebClient with the SDK's rate-limit retry handler,
+which sleeps for the `Retry-After` Slack sends with a 429 and tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import re
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from slack_bolt.adapter.fastapi.async_handler import AsyncSlackRequestHandler
+from slack_bolt.app.async_app import AsyncApp
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack import render
+from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
+from adapters.slack.inbound import PLATFORM, route_button, route_event
+from adapters.slack.mrkdwn import escape
+from adapters.slack.progress import ProgressBoard
+from adapters.slack.texts import t
+from adapters.slack.verify import RequestVerifier, Verdict
+from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted
+from agent_core.events import Verdict as PlanVerdict
+from bot.chat import ChatKey, Notice, RunInfo, SubmitOutcome
+from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.sessions import SessionManager
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+_STOPPING_NOTICES = {"error", "cancelled", "new"}
+_POSTED_MEMORY = 2000
+
+
+class SlackAdapter:
+    platform = PLATFORM
+
+    def __init__(self, settings: Settings, manager: SessionManager, *, progress_interval: float = 1.0,
+                 rate_limit_retries: int = 5) -> None:
+        token = settings.slack_bot_token
+        secret = settings.slack_signing_secret
+        app_token = settings.slack_app_token
+        missing = tuple(n for n, v in (("SLACK_BOT_TOKEN", token), ) if not v)
+        if not secret and not app_token:
+            missing += ("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN",)
+        if missing:
+            raise SlackNotConfigured(missing)
+        self._settings = settings
+        self._manager = manager
+        self._app_token = app_token
+        self._client = AsyncWebClient(
+            token=token,
+            base_url=settings.slack_api_base_url,
+            logger=log,
+            retry_handlers=[
+                AsyncConnectionErrorRetryHandler(max_retry_count=2),
+                AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
+            ],
+        )
+        # Bolt's own verification is off: RequestVerifier does it without logging bodies.
+        self._app = AsyncApp(client=self._client, signing_secret=secret or "", logger=log,
+                             request_verification_enabled=False, process_before_response=False)
+        self._handler = AsyncSlackRequestHandler(self._app)
+        self._verifier = RequestVerifier(secret) if secret else None
+        self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
+        self._order: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._posted: OrderedDict[str, int] = OrderedDict()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._socket: Any = None
+        # what became of each inbound event: accepted, duplicate, refused, invalid, ignored, stale
+        self.inbound: Counter[str] = Counter()
+        self._inbound_changed = asyncio.Condition()
+        self.bot_user_id = ""
+        self._app.event("app_mention")(self._on_event)
+        self._app.event("message")(self._on_event)
+        self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(self._on_button)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def start(self) -> None:
+        # One HTTP session for every call: a fresh connection per call would cost a handshake each.
+        self._client.session = aiohttp.ClientSession()
+        try:
+            auth = await self._client.auth_test()
+        except SlackApiError as exc:
+            raise SlackCallFailed("auth.test", str(exc.response.get("error", exc))) from None
+        except aiohttp.ClientError as exc:
+            raise SlackCallFailed("auth.test", f"{type(exc).__name__}: {exc}") from None
+        self.bot_user_id = str(auth.get("user_id") or "")
+        log.info("slack: connected as %s (%s)", auth.get("user"), self.bot_user_id)
+        if self._app_token:
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+            self._socket = AsyncSocketModeHandler(self._app, self._app_token, web_client=self._client)
+            await self._socket.connect_async()
+            log.info("slack: Socket Mode connected")
+
+    async def stop(self) -> None:
+        if self._socket is not None:
+            await self._socket.close_async()
+            self._socket = None
+        await self._board.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        session = self._client.session
+        if session is not None:
+            await session.close()
+            self._client.session = None
+
+    def router(self) -> APIRouter:
+        router = APIRouter()
+        if self._verifier is not None:
+            router.add_api_route(EVENTS_PATH, self._events_endpoint, methods=["POST"], include_in_schema=False)
+        return router
+
+    async def _events_endpoint(self, request: Request) -> Response:
+        body = await request.body()
+        assert self._verifier is not None
+        verdict = self._verifier.check(request.headers, body)
+        if verdict is not Verdict.OK:
+            log.warning("slack: refused a request to %s (%s; timestamp %r, %d bytes) from %s", EVENTS_PATH,
+                        verdict.value, request.headers.get("x-slack-request-timestamp"), len(body),
+                        request.client.host if request.client else "?")
+            return JSONResponse({"error": "invalid request"}, status_code=401)
+        response = await self._handler.handle(request)
+        if response.status_code == 404:
+            # No listener for this event type: still a delivery we accept, or Slack would retry it.
+            return Response(status_code=200)
+        return response
+
+    # -- inbound ----------------------------------------------------------------------------
+    async def _on_event(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        inbound = route_event(event, context.bot_user_id or self.bot_user_id)
+        if inbound is None:
+            await self._count("ignored")
+            return
+        chat = inbound.message.chat
+        async with self._in_order(str(chat)):
+            if inbound.needs_session and await self._manager.session_info(chat) is None:
+                await self._count("ignored")
+                return
+            outcome = await self._manager.submit(inbound.message)
+        log.debug("slack: %s in %s -> %s", inbound.message.dedup_id, chat, outcome.value)
+        await self._count(outcome.value)
+
+    async def _on_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        press = route_button(body)
+        if press is None:
+            return
+        chat = press.message.chat
+        async with self._in_order(str(chat)):
+            pending = await self._manager.pending_question(chat)
+            if pending is None or (pending.posted_message_id not in (None, press.question_ts)):
+                log.info("slack: ignored a click on an old question in %s", chat)
+                await self._count("stale")
+                return
+            outcome = await self._manager.submit(press.message)
+        await self._count(outcome.value)
+        if outcome is SubmitOutcome.ACCEPTED:
+            info = await self._manager.session_info(chat)
+            blocks = (body.get("message") or {}).get("blocks") or []
+            lang = info.lang if info else "zh"
+            self._spawn(self._call("chat.update", channel=chat.chat_id, ts=press.question_ts,
+                                   text=escape(press.message.text),
+                                   blocks=render.chosen(blocks, press.message.user_id, press.message.text, lang)))
+
+    async def _count(self, outcome: str) -> None:
+        async with self._inbound_changed:
+            self.inbound[outcome] += 1
+            self._inbound_changed.notify_all()
+
+    async def wait_inbound(self, predicate: Callable[[Counter[str]], bool], within: float) -> None:
+        """Wait until `predicate(self.inbound)` holds (tests, benchmarks)."""
+        async with asyncio.timeout(within), self._inbound_changed:
+            await self._inbound_changed.wait_for(lambda: predicate(self.inbound))
+
+    @contextlib.asynccontextmanager
+    async def _in_order(self, key: str) -> AsyncIterator[None]:
+        """Events of one thread reach the manager in the order Slack delivered them."""
+        lock, users = self._order.get(key) or (asyncio.Lock(), 0)
+        self._order[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._order[key]
+            if users <= 1:
+                del self._order[key]
+            else:
+                self._order[key] = (lock, users - 1)
+
+    # -- the Surface ------------------------------------------------------------------------
+    async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        opened = self._board.update(chat, event, run)
+        if opened and isinstance(event, StepStarted) and chat.chat_id.startswith("D"):
+            # Assistant threads (DMs with the app) also show a native "is typing"-like status.
+            self._spawn(self._call("assistant.threads.setStatus", channel_id=chat.chat_id,
+                                   thread_ts=chat.thread_id, status=t("working", run.lang, step=event.step,
+                                                                      max=event.max_steps)), quiet=True)
+
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+        await self._board.settle(chat, "paused")
+        post = render.question(question, run.user_id, run.lang)
+        resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
+                                text=post.text, blocks=post.blocks, unfurl_links=False)
+        return str(resp["ts"])
+
+    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
+                          run: RunInfo) -> None:
+        await self._board.settle(chat, "done")
+        posts = render.answer(answer, verdict, run.lang)
+        # The driver retries a failed delivery: parts already in the thread are not posted twice.
+        key = hashlib.sha256(f"{chat}|{run.session_id}|{answer.text}".encode()).hexdigest()
+        done = self._posted.get(key, 0)
+        for i in range(done, len(posts)):
+            await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
+                             text=posts[i].text, blocks=posts[i].blocks, unfurl_links=False)
+            self._remember_posted(key, i + 1)
+
+    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+        if notice.kind in _STOPPING_NOTICES:
+            await self._board.settle(chat, "stopped")
+        for post in render.notice(notice):
+            await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
+                             text=post.text, unfurl_links=False)
+
+    # -- Web API ----------------------------------------------------------------------------
+    async def _call(self, method: str, **kwargs: Any) -> dict[str, Any]:
+        args = {k: v for k, v in kwargs.items() if v is not None}
+        try:
+            resp = await self._client.api_call(method, json=args)
+        except SlackApiError as exc:
+            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code))) from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
+        return dict(resp.data) if isinstance(resp.data, dict) else {}
+
+    async def _post_status(self, chat: ChatKey, text: str) -> str:
+        resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
+                                text=text, unfurl_links=False)
+        return str(resp["ts"])
+
+    async def _edit_status(self, chat: ChatKey, ts: str, text: str) -> None:
+        await self._call("chat.update", channel=chat.chat_id, ts=ts, text=text)
+
+    def _remember_posted(self, key: str, count: int) -> None:
+        self._posted[key] = count
+        self._posted.move_to_end(key)
+        while len(self._posted) > _POSTED_MEMORY:
+            self._posted.popitem(last=False)
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:
+        async def guarded() -> None:
+            try:
+                await coro
+            except SlackCallFailed as exc:
+                (log.debug if quiet else log.warning)("slack: %s", exc)
+
+        task = asyncio.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

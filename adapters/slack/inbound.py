@@ -1,0 +1,153 @@
+"""What an incoming Slack event or button click means for the runtime.
+
+A mention in a channel, or a DM, starts (or continues) the session of its thread; a plain
+message in a thread continues that thread's session if there is one and is ignored
+otherwise. Bots, the bot itself and edits, deletions or joins are ignored. `dedup_id` is built
+from channel and ts, so a mention delivered both as `app_mention` and as `message` (their
+event ids differ), or redelivered with X-Slack-Retry-Num, lands in the inbox once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from adapters.slack.mrkdwn import mentions, strip_mentions, unescape
+from bot.chat import ChatKey, IncomingMessage, MessageKind
+
+PLATFORM = "slack"
+
+# Subtypes that are a person saying something; every other subtype (message_changed,
+# message_deleted, bot_message, channel_join, ...) is not addressed to the bot.
+_SPOKEN_SUBTYPES = {None, "file_share", "thread_broadcast"}
+
+_COMMANDS = {
+    "cancel": "/cancel", "stop": "/cancel", "取消": "/cancel", "停止": "/cancel",
+    "new": "/new", "reset": "/new", "新对话": "/new", "重新开始": "/new",
+    "status": "/status", "状态": "/status", "进度": "/status",
+    "help": "/help", "帮助": "/help",
+}
+
+
+class MessageEvent(BaseModel):
+    """The fields of a Slack `message` / `app_mention` event that matter here."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str
+    channel: str
+    ts: str
+    text: str = ""
+    user: str | None = None
+    bot_id: str | None = None
+    subtype: str | None = None
+    thread_ts: str | None = None
+    channel_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    message: IncomingMessage
+    needs_session: bool  # True: submit only if the thread already has a session
+
+
+def command_or_text(text: str) -> str:
+    word = text.strip().lower().rstrip("!.。！")
+    if word.startswith("/") and word[1:] in {"cancel", "new", "status", "help", "start"}:
+        return word
+    return _COMMANDS.get(word, text.strip())
+
+
+def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
+    try:
+        event = MessageEvent.model_validate(raw)
+    except ValidationError:
+        return None
+    if event.subtype not in _SPOKEN_SUBTYPES or event.bot_id or not event.user:
+        return None
+    if event.user == bot_user_id:
+        return None
+    is_dm = event.channel_type == "im" or (event.channel_type is None and event.channel.startswith("D"))
+    mentioned = event.type == "app_mention" or (bool(bot_user_id) and mentions(event.text, bot_user_id))
+    in_thread = event.thread_ts is not None and event.thread_ts != event.ts
+    if not (mentioned or is_dm or in_thread):
+        return None
+    text = unescape(strip_mentions(event.text, bot_user_id)) if bot_user_id else unescape(event.text.strip())
+    if mentioned and not text and not in_thread:
+        text = "/help"  # a bare mention: say what the bot does instead of planning nothing
+    message = IncomingMessage(
+        chat=ChatKey(PLATFORM, event.channel, event.thread_ts or event.ts),
+        user_id=event.user,
+        text=command_or_text(text),
+        dedup_id=f"{event.channel}:{event.ts}",
+        # A Slack thread is one conversation about one request: whoever speaks next in it
+        # answers a waiting question, so it is not treated like a group chat.
+        is_group=False,
+    )
+    return Inbound(message=message, needs_session=not (mentioned or is_dm))
+
+
+class _User(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    id: str
+
+
+class _Container(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    channel_id: str
+    message_ts: str
+    thread_ts: str | None = None
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    ts: str
+    thread_ts: str | None = None
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    action_id: str
+    block_id: str = ""
+    value: str = ""
+
+
+class BlockActions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    user: _User
+    container: _Container
+    message: _Message | None = None
+    actions: list[_Action]
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    message: IncomingMessage
+    question_ts: str  # the bot message that carried the buttons
+    block_id: str
+
+
+def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
+    try:
+        payload = BlockActions.model_validate(raw)
+    except ValidationError:
+        return None
+    if not payload.actions:
+        return None
+    action = payload.actions[0]
+    c = payload.container
+    thread = c.thread_ts or (payload.message.thread_ts if payload.message else None) or c.message_ts
+    message = IncomingMessage(
+        chat=ChatKey(PLATFORM, c.channel_id, thread),
+        user_id=payload.user.id,
+        text=action.value,
+        # one answer per question message: a second click (or a double click) is a duplicate
+        dedup_id=f"{c.channel_id}:{c.message_ts}:button",
+        kind=MessageKind.BUTTON,
+        reply_to=c.message_ts,
+        is_group=False,
+    )
+    return ButtonPress(message=message, question_ts=c.message_ts, block_id=action.block_id)

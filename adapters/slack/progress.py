@@ -1,0 +1,147 @@
+"""Live progress in a Slack thread: one status message per run segment, edited in place.
+
+A segment runs from a (re)start to a question or an answer. Its first event posts the status
+message; later events edit it, at most once per `interval` seconds per thread, skipping
+identical text, so a busy channel stays inside Slack's rate limits. Writes happen in a
+background task per thread: the agent never waits on Slack to go on with its work. Before the
+question or the answer is posted, `settle` writes the final state and forgets the segment, so
+the thread reads in order: status, question, answer, status, answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from adapters.slack.mrkdwn import escape
+from adapters.slack.texts import t
+from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCalled, ToolFinished
+from bot.chat import ChatKey, RunInfo
+
+log = logging.getLogger(__name__)
+
+MAX_LINES = 12
+Outcome = Literal["paused", "done", "stopped"]
+Post = Callable[[ChatKey, str], Awaitable[str]]  # -> ts of the new message
+Edit = Callable[[ChatKey, str, str], Awaitable[None]]  # (chat, ts, text)
+
+
+def _args_line(arguments: dict[str, object]) -> str:
+    parts = [str(v) for v in arguments.values() if isinstance(v, str | int | float) and str(v).strip()]
+    text = " · ".join(parts)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+@dataclass
+class _Status:
+    lang: str
+    max_steps: int
+    step: int = 0
+    head: str = ""
+    thought: str = ""
+    tools: dict[str, str] = field(default_factory=dict)  # tool_call_id -> line
+    ts: str | None = None
+    written: str = ""
+    dirty: bool = False
+    closed: bool = False
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+    def render(self) -> str:
+        head = self.head or t("working", self.lang, step=self.step, max=self.max_steps or "?")
+        lines = list(self.tools.values())
+        if len(lines) > MAX_LINES:
+            lines = [t("earlier", self.lang, n=len(lines) - MAX_LINES), *lines[-MAX_LINES:]]
+        body = [head]
+        if self.thought:
+            body.append(f"_{self.thought}_")
+        return "\n".join(body + lines)
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, StepStarted):
+            self.step, self.max_steps = event.step, event.max_steps or self.max_steps
+        elif isinstance(event, Thought):
+            text = " ".join(event.text.split())
+            self.thought = escape(text if len(text) <= 200 else text[:199] + "…")
+        elif isinstance(event, ToolCalled):
+            self.tools[event.tool_call_id] = f"• `{event.name}` {escape(_args_line(event.arguments))} …"
+        elif isinstance(event, ToolFinished):
+            line = self.tools.get(event.tool_call_id, f"• `{event.name}`").removesuffix(" …")
+            mark = "✓" if event.ok else "✗"
+            summary = escape(event.summary[:120])
+            self.tools[event.tool_call_id] = f"{line} {mark} {summary}".rstrip()
+
+
+class ProgressBoard:
+    def __init__(self, post: Post, edit: Edit, *, interval: float = 1.0) -> None:
+        self._post = post
+        self._edit = edit
+        self._interval = interval
+        self._threads: dict[ChatKey, _Status] = {}
+
+    def update(self, chat: ChatKey, event: Event, run: RunInfo) -> bool:
+        """Record the event; the thread's writer task shows it soon. Never waits on Slack.
+
+        Returns True when this event opened a new segment (a new status message)."""
+        status = self._threads.get(chat)
+        if isinstance(event, RunFinished):
+            if status is not None:  # a finish never opens a new status message by itself
+                status.head = t("done", status.lang, steps=event.steps or status.step)
+                status.dirty = True
+                self._wake(chat, status)
+            return False
+        opened = status is None
+        if status is None:
+            status = self._threads[chat] = _Status(lang=run.lang, max_steps=run.max_steps)
+        status.apply(event)
+        status.dirty = True
+        self._wake(chat, status)
+        return opened
+
+    async def settle(self, chat: ChatKey, outcome: Outcome | None = None) -> None:
+        """Write the final state of the thread's status message and forget the segment."""
+        status = self._threads.pop(chat, None)
+        if status is None:
+            return
+        status.closed = True
+        status.closing.set()
+        if status.task is not None:
+            await asyncio.gather(status.task, return_exceptions=True)
+        if outcome == "done":
+            status.head = t("done", status.lang, steps=status.step)
+        elif outcome is not None:
+            status.head = t(outcome, status.lang)
+        if status.ts is not None:
+            await self._write(chat, status)
+
+    async def close(self) -> None:
+        for chat in list(self._threads):
+            await self.settle(chat)
+
+    def _wake(self, chat: ChatKey, status: _Status) -> None:
+        if status.task is None or status.task.done():
+            status.task = asyncio.create_task(self._writer(chat, status), name=f"slack-progress-{chat}")
+
+    async def _writer(self, chat: ChatKey, status: _Status) -> None:
+        while status.dirty and not status.closed:
+            status.dirty = False
+            await self._write(chat, status)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(status.closing.wait(), self._interval)
+
+    async def _write(self, chat: ChatKey, status: _Status) -> None:
+        text = status.render()
+        if text == status.written:
+            return
+        try:
+            if status.ts is None:
+                status.ts = await self._post(chat, text)
+            else:
+                await self._edit(chat, status.ts, text)
+            status.written = text
+        except Exception as exc:  # progress is best effort: the run goes on without it
+            log.warning("slack progress for %s not shown: %s", chat, exc)

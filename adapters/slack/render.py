@@ -1,0 +1,186 @@
+"""Block Kit messages for questions, plans and notices, cut to fit Slack's limits.
+
+Limits we stay under (Slack refuses the message otherwise): 50 blocks a message, 3000
+characters of section text, 150 of header text, 75 of button text, 40,000 of message text,
+and roughly 13,000 characters of text across all the blocks of one message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
+from adapters.slack.texts import leg_kind, t
+from agent_core.events import AnswerReady, QuestionAsked, Verdict
+from bot.chat import Notice
+from tools.plan import TripPlan
+
+Block = dict[str, Any]
+
+SECTION_LIMIT = 2900
+HEADER_LIMIT = 150
+BUTTON_LIMIT = 75
+VALUE_LIMIT = 2000
+BLOCKS_PER_MESSAGE = 45
+TEXT_PER_MESSAGE = 10_000
+OPTION_ACTION_PREFIX = "ask_option_"
+QUESTION_BLOCK_PREFIX = "ask:"
+
+
+@dataclass(frozen=True, slots=True)
+class SlackPost:
+    text: str  # the fallback: notifications, screen readers, clients without blocks
+    blocks: list[Block] = field(default_factory=list)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def section(mrkdwn: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn}}
+
+
+def sections(mrkdwn: str) -> list[Block]:
+    return [section(piece) for piece in split_text(mrkdwn, SECTION_LIMIT)]
+
+
+def header(plain: str) -> Block:
+    return {"type": "header", "text": {"type": "plain_text", "text": _clip(plain.strip() or "…", HEADER_LIMIT)}}
+
+
+def context(mrkdwn: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _clip(mrkdwn, SECTION_LIMIT)}]}
+
+
+def block_text(block: Block) -> str:
+    if block["type"] in ("section", "header"):
+        return str(block["text"]["text"])
+    if block["type"] == "context":
+        return "\n".join(str(e["text"]) for e in block["elements"])
+    if block["type"] == "actions":
+        return "\n".join(f"• {e['text']['text']}" for e in block["elements"])
+    return ""
+
+
+def pack(blocks: list[Block]) -> list[SlackPost]:
+    """Group blocks into messages that Slack accepts, each with its own text fallback."""
+    posts: list[SlackPost] = []
+    current: list[Block] = []
+    size = 0
+    for block in blocks:
+        n = len(block_text(block))
+        if current and (len(current) >= BLOCKS_PER_MESSAGE or size + n > TEXT_PER_MESSAGE):
+            posts.append(_post(current))
+            current, size = [], 0
+        current.append(block)
+        size += n
+    if current:
+        posts.append(_post(current))
+    return posts
+
+
+def _post(blocks: list[Block]) -> SlackPost:
+    text = "\n".join(s for s in (block_text(b) for b in blocks) if s)
+    return SlackPost(text=text or " ", blocks=blocks)
+
+
+def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
+    mention = f"<@{user_id}> " if user_id else ""
+    blocks = sections(f"{mention}❓ {escape(q.question)}")
+    if q.options:
+        buttons = [
+            {
+                "type": "button",
+                "action_id": f"{OPTION_ACTION_PREFIX}{i}",
+                "text": {"type": "plain_text", "text": _clip(option, BUTTON_LIMIT)},
+                "value": option[:VALUE_LIMIT],
+            }
+            for i, option in enumerate(q.options[:25])
+        ]
+        blocks.append({"type": "actions", "block_id": (QUESTION_BLOCK_PREFIX + q.tool_call_id)[:255],
+                       "elements": buttons})
+        blocks.append(context(t("options_hint", lang)))
+    fallback = f"{mention}❓ {escape(q.question)}"
+    if q.options:
+        fallback += "\n" + "\n".join(f"• {escape(o)}" for o in q.options)
+    return SlackPost(text=fallback[:39_000], blocks=blocks)
+
+
+def chosen(q_blocks: list[Block], user_id: str, option: str, lang: str) -> list[Block]:
+    """The question's blocks once answered by a click: the buttons give way to the choice."""
+    kept = [b for b in q_blocks if b.get("type") == "section"]
+    return [*kept, context(t("chose", lang, user=user_id, option=escape(option)))]
+
+
+def _money(value: float, currency: str) -> str:
+    symbol = "¥" if currency == "CNY" else f"{currency} "
+    return f"{symbol}{value:,.0f}" if value == int(value) else f"{symbol}{value:,.2f}"
+
+
+def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
+    cur = plan.currency
+    blocks: list[Block] = [header(plan.title)]
+    blocks.append(context(escape(
+        f"{plan.origin_city} → {plan.destination_city} · {plan.start_date} – {plan.end_date} · "
+        + t("travellers", lang, n=plan.travellers))))
+    if plan.legs:
+        lines = []
+        for leg in plan.legs:
+            head = " ".join(p for p in (leg_kind(leg.kind, lang), leg.number or "") if p)
+            extras = " · ".join(p for p in (leg.seat or "", leg.airline or "",
+                                            _money(leg.price, cur) if leg.price else "") if p)
+            line = f"{head}  {leg.origin} {leg.depart} → {leg.destination} {leg.arrive}"
+            lines.append(escape(line + (f" · {extras}" if extras else "")))
+        blocks += sections(f"*{t('legs', lang)}*\n" + "\n".join(lines))
+    if plan.stays:
+        lines = []
+        for s in plan.stays:
+            parts = [f"{s.name} ({s.city})", f"{s.checkin_date} → {s.checkout_date}",
+                     t("nights", lang, n=s.nights), f"{_money(s.price_per_night, cur)} × {s.nights} = {_money(s.total, cur)}"]
+            if s.breakfast:
+                parts.append(t("breakfast", lang))
+            lines.append(escape(" · ".join(parts)))
+        blocks += sections(f"*{t('hotel', lang)}*\n" + "\n".join(lines))
+    if plan.visits:
+        lines = []
+        for v in plan.visits:
+            when = " ".join(p for p in (v.date, v.start or "") if p)
+            price = f" · {_money(v.ticket_price, cur)}" if v.ticket_price else ""
+            lines.append(escape(f"{when}  {v.name}{price}"))
+        blocks += sections(f"*{t('sights', lang)}*\n" + "\n".join(lines))
+    blocks.append(section(f"*{t('total', lang)}*: {escape(_money(plan.total_cost, cur))}"))
+    if plan.alternatives:
+        blocks += sections(f"*{t('backups', lang)}*\n" + "\n".join(f"• {escape(a)}" for a in plan.alternatives))
+    if plan.notes:
+        blocks += sections(f"*{t('notes', lang)}*\n" + "\n".join(f"• {escape(n)}" for n in plan.notes))
+    if plan.data_source in ("sandbox", "mixed"):
+        blocks.append(context(t(plan.data_source, lang)))
+    return blocks
+
+
+def verdict_block(verdict: Verdict, lang: str) -> Block:
+    label = verdict.label if lang == "zh" else f"{verdict.label_en} ({verdict.label})"
+    lines = [t("verdict", lang, label=escape(label))]
+    lines += [f"• {escape(r)}" for r in verdict.reasons[:3]]
+    return context("\n".join(lines))
+
+
+def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost]:
+    blocks: list[Block] = []
+    if a.plan is not None:
+        blocks += plan_blocks(a.plan, lang)
+        if a.text.strip():
+            blocks.append({"type": "divider"})
+    if a.text.strip():
+        blocks += sections(to_mrkdwn(a.text))
+    if verdict is not None:
+        blocks.append(verdict_block(verdict, lang))
+    if not blocks:
+        blocks.append(section("…"))
+    return pack(blocks)
+
+
+def notice(n: Notice) -> list[SlackPost]:
+    return [SlackPost(text=piece) for piece in split_text(escape(n.text), 39_000)]

@@ -1,0 +1,436 @@
+"""A fake Slack Web API on 127.0.0.1, as strict as the real one for the methods the bot calls.
+
+In-process (async tests)::
+
+    async with FakeSlack(channels={"C1": "channel", "D1": "im"}) as slack:
+        client = AsyncWebClient(token=slack.bot_token, base_url=slack.base_url)
+        parent = slack.user_message("C1", "U1", "<@UBOT> plan a trip")
+        ...
+        await slack.wait_for(lambda s: len(s.bot_posts("C1", parent.ts)) >= 2)
+
+As a process (the bot under test is a subprocess that may be killed)::
+
+    python -m tests.fakes.slack_api --port 0 --channels C1,D1
+
+prints one JSON line ``{"port": ..., "base_url": ...}`` once it listens. The test API lives
+under ``/_fake/``: ``POST /_fake/user_message`` {channel, user, text, thread_ts?} -> the message;
+``GET /_fake/messages?channel=&thread_ts=`` -> the thread; ``POST /_fake/ratelimit``
+{method, count, retry_after} -> the next `count` calls of `method` get 429; ``GET /_fake/calls``.
+
+What it checks like Slack does: the token (``not_authed``, ``invalid_auth``; JSON bodies need
+the Authorization header), ``channel_not_found``, ``no_text``, ``msg_too_long`` (text over 40,000
+characters), Block Kit (``invalid_blocks``, ``invalid_blocks_format``, ``msg_blocks_too_long``),
+``message_not_found`` / ``cant_update_message`` for chat.update, ``thread_not_found``, and rate
+limits: HTTP 429 with ``Retry-After`` on demand and when one channel receives more than about one
+chat.postMessage per second sustained (a token bucket: `post_burst` at once, `post_rate` per
+second after that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tests.fakes.slack_blocks import BlockError, validate_blocks
+
+MAX_TEXT = 40_000
+
+
+@dataclass
+class SlackMessage:
+    channel: str
+    ts: str
+    text: str
+    user: str
+    bot_id: str | None = None
+    thread_ts: str | None = None  # the parent's ts for replies; None for a top-level message
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    edits: int = 0
+    reactions: list[str] = field(default_factory=list)
+    posted_at: float = field(default_factory=time.monotonic)
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot_id is not None
+
+    def wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "message", "ts": self.ts, "user": self.user, "text": self.text}
+        if self.bot_id:
+            out["bot_id"] = self.bot_id
+        if self.thread_ts:
+            out["thread_ts"] = self.thread_ts
+        if self.blocks:
+            out["blocks"] = self.blocks
+        return out
+
+    def button_values(self) -> list[str]:
+        return [el.get("value", "") for b in self.blocks if b.get("type") == "actions" for el in b["elements"]]
+
+
+@dataclass
+class ApiCall:
+    method: str
+    args: dict[str, Any]
+    status: int = 200
+    error: str | None = None
+    at: float = field(default_factory=time.monotonic)
+
+
+class _ApiError(Exception):
+    def __init__(self, error: str, status: int = 200, retry_after: int | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class FakeSlack:
+    """The fake Web API. See the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        channels: dict[str, str] | None = None,
+        bot_token: str = "xoxb-fake-token",
+        bot_user_id: str = "UBOT",
+        bot_id: str = "BBOT",
+        team_id: str = "TFAKE",
+        post_rate: float = 1.0,
+        post_burst: int = 5,
+        latency_ms: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.channels: dict[str, str] = dict(channels or {})  # id -> "channel" | "im"
+        self.bot_token = bot_token
+        self.bot_user_id = bot_user_id
+        self.bot_id = bot_id
+        self.team_id = team_id
+        self.post_rate = post_rate
+        self.post_burst = post_burst
+        self.latency_ms = latency_ms
+        self._host = host
+        self._port = port
+        self.messages: dict[str, list[SlackMessage]] = {}
+        self.calls: list[ApiCall] = []
+        self.statuses: list[tuple[str, str, str]] = []  # assistant.threads.setStatus (channel, thread, status)
+        self._forced: dict[str, list[int]] = {}  # method -> Retry-After of the next forced 429s
+        self._buckets: dict[str, _Bucket] = {}
+        self._last_ts = 0.0
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # -- lifecycle
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self._host}:{self.port}/api/"
+
+    async def start(self) -> FakeSlack:
+        app = web.Application()
+        app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/api/{method}", self._api)
+        app.router.add_post("/_fake/user_message", self._t_user_message)
+        app.router.add_get("/_fake/messages", self._t_messages)
+        app.router.add_post("/_fake/ratelimit", self._t_ratelimit)
+        app.router.add_get("/_fake/calls", self._t_calls)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self._host, self._port).start()
+        self.port = int(self._runner.addresses[0][1])
+        return self
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeSlack:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- test API
+
+    def add_channel(self, channel: str, kind: str = "channel") -> None:
+        self.channels[channel] = kind
+
+    def user_message(self, channel: str, user: str, text: str, thread_ts: str | None = None) -> SlackMessage:
+        """A person posts `text` (the bot learns of it only through an event the test delivers)."""
+        if channel not in self.channels:
+            raise KeyError(f"unknown channel {channel}")
+        if thread_ts is not None:
+            thread_ts = self._thread_root(channel, thread_ts)
+        msg = SlackMessage(channel=channel, ts=self._next_ts(), text=text, user=user, thread_ts=thread_ts)
+        self.messages.setdefault(channel, []).append(msg)
+        return msg
+
+    def ratelimit(self, method: str, count: int = 1, retry_after: int = 1) -> None:
+        """The next `count` calls of `method` are answered 429 with this Retry-After."""
+        self._forced.setdefault(method, []).extend([retry_after] * count)
+
+    def thread(self, channel: str, thread_ts: str) -> list[SlackMessage]:
+        """The parent and its replies, oldest first."""
+        return [m for m in self.messages.get(channel, []) if m.ts == thread_ts or m.thread_ts == thread_ts]
+
+    def bot_posts(self, channel: str, thread_ts: str | None = None) -> list[SlackMessage]:
+        msgs = self.messages.get(channel, []) if thread_ts is None else self.thread(channel, thread_ts)
+        return [m for m in msgs if m.is_bot]
+
+    def find(self, channel: str, ts: str) -> SlackMessage | None:
+        return next((m for m in self.messages.get(channel, []) if m.ts == ts), None)
+
+    def calls_of(self, method: str) -> list[ApiCall]:
+        return [c for c in self.calls if c.method == method]
+
+    async def wait_for(self, predicate: Callable[[FakeSlack], bool], within: float = 10.0) -> None:
+        """Wait until `predicate(fake)` holds; re-checked after every API call."""
+        async with asyncio.timeout(within), self._changed:
+            await self._changed.wait_for(lambda: predicate(self))
+
+    # -- internals
+
+    def _next_ts(self) -> str:
+        now = max(time.time(), self._last_ts + 0.000001)
+        self._last_ts = round(now, 6)
+        return f"{self._last_ts:.6f}"
+
+    def _thread_root(self, channel: str, ts: str) -> str:
+        parent = self.find(channel, ts)
+        if parent is None:
+            raise _ApiError("thread_not_found")
+        return parent.thread_ts or parent.ts  # a reply's ts means its thread, as on Slack
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        call = ApiCall(method=method, args={})
+        self.calls.append(call)
+        try:
+            if self.latency_ms:
+                await asyncio.sleep(self.latency_ms / 1000)
+            call.args = await self._read_args(request)
+            self._authenticate(request, call.args)
+            handler = self._methods().get(method)
+            if handler is None:
+                raise _ApiError("unknown_method", status=404)
+            self._rate_limit(method, call.args)
+            body = handler(call.args)
+            return web.json_response({"ok": True, **body})
+        except _ApiError as exc:
+            call.status, call.error = exc.status, exc.error
+            headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+            return web.json_response({"ok": False, "error": exc.error}, status=exc.status, headers=headers)
+        finally:
+            await self._notify()
+
+    async def _read_args(self, request: web.Request) -> dict[str, Any]:
+        args: dict[str, Any] = dict(request.query)
+        if request.method != "POST" or not request.can_read_body:
+            return args
+        ctype = request.content_type
+        if ctype == "application/json":
+            try:
+                body = json.loads(await request.text())
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise _ApiError("invalid_json") from None
+            if not isinstance(body, dict):
+                raise _ApiError("invalid_json")
+            body.pop("token", None)  # Slack reads the token of a JSON body only from the header
+            args["_json"] = True
+            args.update(body)
+        elif ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            args.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+        return args
+
+    def _authenticate(self, request: web.Request, args: dict[str, Any]) -> None:
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header.startswith("Bearer ") else args.pop("token", "")
+        args.pop("token", None)
+        if not token:
+            raise _ApiError("not_authed")
+        if token != self.bot_token:
+            raise _ApiError("invalid_auth")
+
+    def _rate_limit(self, method: str, args: dict[str, Any]) -> None:
+        forced = self._forced.get(method)
+        if forced:
+            raise _ApiError("ratelimited", status=429, retry_after=forced.pop(0))
+        if method != "chat.postMessage" or not isinstance(args.get("channel"), str):
+            return
+        now = time.monotonic()
+        bucket = self._buckets.setdefault(args["channel"], _Bucket(float(self.post_burst), now))
+        bucket.tokens = min(float(self.post_burst), bucket.tokens + (now - bucket.updated) * self.post_rate)
+        bucket.updated = now
+        if bucket.tokens < 1:
+            wait = max(1, math.ceil((1 - bucket.tokens) / self.post_rate))
+            raise _ApiError("ratelimited", status=429, retry_after=wait)
+        bucket.tokens -= 1
+
+    def _methods(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+        return {
+            "auth.test": self._auth_test,
+            "chat.postMessage": self._post_message,
+            "chat.update": self._update,
+            "reactions.add": self._reactions_add,
+            "assistant.threads.setStatus": self._set_status,
+        }
+
+    def _channel(self, args: dict[str, Any], key: str = "channel") -> str:
+        channel = args.get(key)
+        if not isinstance(channel, str) or channel not in self.channels:
+            raise _ApiError("channel_not_found")
+        return channel
+
+    @staticmethod
+    def _content(args: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        text = args.get("text") or ""
+        if not isinstance(text, str):
+            raise _ApiError("invalid_arguments")
+        raw_blocks = args.get("blocks")
+        blocks: object = []
+        if raw_blocks not in (None, "", []):
+            if isinstance(raw_blocks, str):
+                try:
+                    blocks = json.loads(raw_blocks)
+                except json.JSONDecodeError:
+                    raise _ApiError("invalid_blocks_format") from None
+            else:
+                blocks = raw_blocks
+            try:
+                validate_blocks(blocks)
+            except BlockError as exc:
+                raise _ApiError(exc.error) from None
+        if not text and not blocks:
+            raise _ApiError("no_text")
+        if len(text) > MAX_TEXT:
+            raise _ApiError("msg_too_long")
+        return text, blocks if isinstance(blocks, list) else []
+
+    def _auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"url": "https://fake.slack.test/", "team": "Fake Team", "user": "travelbot",
+                "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": self.bot_id,
+                "is_enterprise_install": False}
+
+    def _post_message(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(args)
+        text, blocks = self._content(args)
+        thread_ts = args.get("thread_ts") or None
+        if thread_ts is not None:
+            thread_ts = self._thread_root(channel, str(thread_ts))
+        msg = SlackMessage(channel=channel, ts=self._next_ts(), text=text, user=self.bot_user_id,
+                           bot_id=self.bot_id, thread_ts=thread_ts, blocks=blocks)
+        self.messages.setdefault(channel, []).append(msg)
+        return {"channel": channel, "ts": msg.ts, "message": msg.wire()}
+
+    def _update(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(args)
+        msg = self.find(channel, str(args.get("ts", "")))
+        if msg is None:
+            raise _ApiError("message_not_found")
+        if not msg.is_bot:
+            raise _ApiError("cant_update_message")
+        text, blocks = self._content(args)
+        msg.text, msg.blocks, msg.edits = text, blocks, msg.edits + 1
+        return {"channel": channel, "ts": msg.ts, "text": text, "message": msg.wire()}
+
+    def _reactions_add(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(args)
+        msg = self.find(channel, str(args.get("timestamp", "")))
+        if msg is None:
+            raise _ApiError("message_not_found")
+        name = args.get("name")
+        if not isinstance(name, str) or not name or ":" in name:
+            raise _ApiError("invalid_name")
+        if name in msg.reactions:
+            raise _ApiError("already_reacted")
+        msg.reactions.append(name)
+        return {}
+
+    def _set_status(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(args, "channel_id")
+        if self.channels[channel] != "im":
+            raise _ApiError("not_allowed")  # only assistant threads (DMs with the app) have a status
+        thread_ts = args.get("thread_ts")
+        status = args.get("status")
+        if not isinstance(thread_ts, str) or not isinstance(status, str):
+            raise _ApiError("invalid_arguments")
+        self._thread_root(channel, thread_ts)
+        self.statuses.append((channel, thread_ts, status))
+        return {}
+
+    # -- test API over HTTP (for a bot running as a subprocess)
+
+    async def _t_user_message(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        try:
+            msg = self.user_message(body["channel"], body["user"], body["text"], body.get("thread_ts"))
+        except (KeyError, _ApiError) as exc:
+            return web.json_response({"ok": False, "error": str(exc)}, status=400)
+        return web.json_response({"ok": True, "message": {**msg.wire(), "channel": msg.channel}})
+
+    async def _t_messages(self, request: web.Request) -> web.Response:
+        channel = request.query.get("channel", "")
+        thread_ts = request.query.get("thread_ts")
+        msgs = self.thread(channel, thread_ts) if thread_ts else self.messages.get(channel, [])
+        return web.json_response({"messages": [{**m.wire(), "edits": m.edits} for m in msgs]})
+
+    async def _t_ratelimit(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.ratelimit(body["method"], int(body.get("count", 1)), int(body.get("retry_after", 1)))
+        return web.json_response({"ok": True})
+
+    async def _t_calls(self, request: web.Request) -> web.Response:
+        return web.json_response({"calls": [
+            {"method": c.method, "status": c.status, "error": c.error} for c in self.calls
+        ]})
+
+
+async def _main(args: argparse.Namespace) -> None:
+    channels = {c: ("im" if c.startswith("D") else "channel") for c in args.channels.split(",") if c}
+    fake = FakeSlack(channels=channels, bot_token=args.token, host=args.host, port=args.port,
+                     post_rate=args.post_rate, post_burst=args.post_burst)
+    await fake.start()
+    print(json.dumps({"port": fake.port, "base_url": fake.base_url}), flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await fake.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="A fake Slack Web API.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--channels", default="C1,C2,D1", help="comma-separated ids; D... are DMs")
+    parser.add_argument("--token", default="xoxb-fake-token")
+    parser.add_argument("--post-rate", type=float, default=1.0)
+    parser.add_argument("--post-burst", type=int, default=5)
+    asyncio.run(_main(parser.parse_args(argv if argv is not None else sys.argv[1:])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The real runtime with the Slack surface, against the fake Slack Web API, for tests and the benchmark.
+
+Only the model is scripted (ScriptedTrip: ask the day with options, then submit a plan for the
+day answered); the store, the SessionManager, the Slack adapter, Bolt, the SDK and the HTTP
+server are the real ones, talking real HTTP on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adapters.runtime import Runtime, build_runtime
+from adapters.slack import SlackAdapter
+from agent_core.model import TokenUsage, ToolChoice
+from agent_core.schema import Function, Message, Role, ToolCall
+from bot.settings import Settings
+from tests.fakes.slack_api import FakeSlack, SlackMessage
+from tests.fakes.slack_events import SlackEvents
+from tools.ask_human import AskHuman
+from tools.collection import ToolCollection
+from tools.submit_plan import SubmitPlan
+from tools.terminate import Terminate
+
+SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
+QUESTION_EN = "Which day do you want to leave?"
+QUESTION_ZH = "你想哪天出发？"
+DAYS = ("2025-05-01", "2025-05-02")
+
+
+def trip_plan(day: str) -> dict[str, Any]:
+    nxt = f"{day[:-2]}{int(day[-2:]) + 1:02d}"
+    return {
+        "title": "Beijing → Shanghai", "origin_city": "北京", "destination_city": "上海",
+        "start_date": day, "end_date": nxt,
+        "legs": [{"kind": "train", "number": "G1", "origin": "北京南", "destination": "上海虹桥",
+                  "depart": f"{day} 07:00", "arrive": f"{day} 11:29", "seat": "二等座", "price": 553}],
+        "stays": [{"hotel_id": "h-sh-1", "name": "Bund Riverside Hotel", "city": "上海", "checkin_date": day,
+                   "checkout_date": nxt, "nights": 1, "price_per_night": 480, "total": 480, "breakfast": True}],
+        "visits": [{"poi_id": "p-1", "name": "The Bund", "city": "上海", "date": day, "start": "15:00",
+                    "duration_min": 90}],
+        "total_cost": 1033, "alternatives": ["G3 at 09:00 if G1 is sold out"],
+        "notes": ["Bring your ID card."], "data_source": "sandbox",
+    }
+
+
+def _call(name: str, arguments: dict[str, Any], content: str | None = None) -> Message:
+    call = ToolCall(id=f"call_{uuid.uuid4().hex[:16]}", function=Function(name=name, arguments=json.dumps(arguments)))
+    return Message.assistant(content, [call])
+
+
+@dataclass
+class ScriptedTrip:
+    """Turn 1: ask_human for the day (with options). Turn 2: submit_plan for the day answered.
+
+    The reply depends only on the conversation, so a restarted process continues it."""
+
+    name: str = "scripted-slack-trip"
+    latency_s: float = 0.0
+    calls: int = 0
+
+    async def ask_tool(self, messages: Sequence[Message], *, tools: Sequence[dict[str, Any]] | None = None,
+                       tool_choice: ToolChoice = "auto", usage: TokenUsage | None = None) -> Message:
+        self.calls += 1
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        if usage is not None:
+            usage.add(100, 20)
+        answers = [m for m in messages if m.role is Role.TOOL and m.name == "ask_human"]
+        first_user = next((m.content or "" for m in messages if m.role is Role.USER), "")
+        zh = any("\u4e00" <= ch <= "\u9fff" for ch in first_user)
+        if not answers:
+            return _call("ask_human", {"inquire": QUESTION_ZH if zh else QUESTION_EN, "options": list(DAYS)})
+        day = next((d for d in DAYS if d in (answers[-1].content or "")), DAYS[0])
+        summary = f"Here is your trip on {day}: **G1** to Shanghai, one night at the Bund Riverside Hotel."
+        return _call("submit_plan", {"summary": summary, "plan": trip_plan(day)})
+
+
+def slack_settings(db_path: Path, fake: FakeSlack, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "BOT_DB_PATH": str(db_path), "BOT_HOST": "127.0.0.1", "BOT_PORT": 0, "BOT_VALIDATE": "off",
+        "SLACK_BOT_TOKEN": fake.bot_token, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_BASE_URL": fake.base_url,
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+def tools() -> ToolCollection:
+    return ToolCollection([AskHuman(), SubmitPlan(), Terminate()])
+
+
+def prompt(lang: str, now: Any, tz: str, loc: str | None) -> str:
+    return f"You plan trips. Now: {now:%Y-%m-%d %H:%M} {tz}."
+
+
+@dataclass
+class SlackStack:
+    fake: FakeSlack
+    runtime: Runtime
+    events: SlackEvents
+    model: ScriptedTrip
+
+    @property
+    def adapter(self) -> SlackAdapter:
+        return next(a for a in self.runtime.adapters if isinstance(a, SlackAdapter))
+
+    def mention(self, channel: str = "C1", user: str = "U1", text: str = "plan a trip to Shanghai",
+                thread_ts: str | None = None) -> SlackMessage:
+        return self.fake.user_message(channel, user, f"<@{self.fake.bot_user_id}> {text}", thread_ts)
+
+    async def wait_posts(self, channel: str, thread_ts: str, count: int, within: float = 10.0) -> list[SlackMessage]:
+        await self.fake.wait_for(lambda f: len(f.bot_posts(channel, thread_ts)) >= count, within)
+        return self.fake.bot_posts(channel, thread_ts)
+
+    async def wait_question(self, channel: str, thread_ts: str, within: float = 10.0) -> SlackMessage:
+        def asked(f: FakeSlack) -> bool:
+            return any(m.button_values() for m in f.bot_posts(channel, thread_ts))
+        await self.fake.wait_for(asked, within)
+        return next(m for m in self.fake.bot_posts(channel, thread_ts) if m.button_values())
+
+    async def wait_plan(self, channel: str, thread_ts: str, within: float = 10.0) -> SlackMessage:
+        def planned(f: FakeSlack) -> bool:
+            return any(is_plan(m) for m in f.bot_posts(channel, thread_ts))
+        await self.fake.wait_for(planned, within)
+        return next(m for m in self.fake.bot_posts(channel, thread_ts) if is_plan(m))
+
+
+def is_plan(m: SlackMessage) -> bool:
+    return any(b.get("type") == "header" for b in m.blocks)
+
+
+@asynccontextmanager
+async def slack_stack(tmp_path: Path, *, model: ScriptedTrip | None = None, fake: FakeSlack | None = None,
+                      **overrides: Any) -> AsyncIterator[SlackStack]:
+    own_fake = fake is None
+    fake = fake or FakeSlack(channels={"C1": "channel", "C2": "channel", "D1": "im"})
+    if own_fake:
+        await fake.start()
+    model = model or ScriptedTrip()
+    settings = slack_settings(tmp_path / "bot.sqlite3", fake, **overrides)
+    runtime = build_runtime(settings, model=model, tools=tools(), prompt=prompt)
+    await runtime.start()
+    assert runtime.server is not None
+    events = SlackEvents(url=f"{runtime.server.base_url}/slack/events", signing_secret=SECRET,
+                         bot_user_id=fake.bot_user_id)
+    try:
+        yield SlackStack(fake, runtime, events, model)
+    finally:
+        await events.aclose()
+        await runtime.stop()
+        if own_fake:
+            await fake.close()
