@@ -24,6 +24,12 @@ class ConsoleSurface:
         self.chat = ChatKey("console", "local", "")
         self.turn_done = asyncio.Event()  # set when the bot waits for the person again
 
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
     def _print(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
