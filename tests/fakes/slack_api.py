@@ -235,8 +235,10 @@ class FakeSlack:
             handler = self._methods().get(method)
             if handler is None:
                 raise _ApiError("unknown_method", status=404)
-            self._rate_limit(method, call.args)
+            bucket = self._rate_limit(method, call.args)
             body = handler(call.args)
+            if bucket is not None:  # only a message that got posted uses up the channel's allowance
+                bucket.tokens -= 1
             return web.json_response({"ok": True, **body})
         except _ApiError as exc:
             call.status, call.error = exc.status, exc.error
@@ -273,12 +275,12 @@ class FakeSlack:
         if token != self.bot_token:
             raise _ApiError("invalid_auth")
 
-    def _rate_limit(self, method: str, args: dict[str, Any]) -> None:
+    def _rate_limit(self, method: str, args: dict[str, Any]) -> _Bucket | None:
         forced = self._forced.get(method)
         if forced:
             raise _ApiError("ratelimited", status=429, retry_after=forced.pop(0))
         if method != "chat.postMessage" or not isinstance(args.get("channel"), str):
-            return
+            return None
         now = time.monotonic()
         bucket = self._buckets.setdefault(args["channel"], _Bucket(float(self.post_burst), now))
         bucket.tokens = min(float(self.post_burst), bucket.tokens + (now - bucket.updated) * self.post_rate)
@@ -286,7 +288,7 @@ class FakeSlack:
         if bucket.tokens < 1:
             wait = max(1, math.ceil((1 - bucket.tokens) / self.post_rate))
             raise _ApiError("ratelimited", status=429, retry_after=wait)
-        bucket.tokens -= 1
+        return bucket
 
     def _methods(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
         return {

@@ -1,0 +1,103 @@
+"""Which Slack events start or continue a session, and how requests are verified."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from adapters.slack.inbound import command_or_text, route_button, route_event
+from adapters.slack.verify import RequestVerifier, Verdict
+from bot.chat import ChatKey, MessageKind
+from tests.fakes.slack_events import sign
+
+BOT = "UBOT"
+
+
+def ev(text: str, *, kind: str = "message", ts: str = "1700000000.000100", **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "channel": "C1", "user": "U1", "text": text, "ts": ts, "channel_type": "channel", **extra}
+
+
+def test_a_mention_starts_a_session_keyed_by_its_ts() -> None:
+    got = route_event(ev(f"<@{BOT}> plan a trip &amp; more", kind="app_mention"), BOT)
+    assert got is not None and not got.needs_session
+    assert got.message.chat == ChatKey("slack", "C1", "1700000000.000100")
+    assert got.message.text == "plan a trip & more"
+    assert got.message.dedup_id == "C1:1700000000.000100"
+
+
+def test_app_mention_and_message_of_one_mention_share_the_dedup_id() -> None:
+    a = route_event(ev(f"<@{BOT}> hi", kind="app_mention"), BOT)
+    b = route_event(ev(f"<@{BOT}|travelbot> hi"), BOT)
+    assert a is not None and b is not None
+    assert a.message.dedup_id == b.message.dedup_id and a.message.chat == b.message.chat
+
+
+def test_thread_replies_continue_only_existing_sessions() -> None:
+    got = route_event(ev("2025-05-01", ts="1700000001.000200", thread_ts="1700000000.000100"), BOT)
+    assert got is not None and got.needs_session
+    assert got.message.chat.thread_id == "1700000000.000100"
+    assert route_event(ev("lunch anyone?"), BOT) is None  # top level, no mention
+
+
+def test_dm_starts_without_a_mention() -> None:
+    got = route_event(ev("plan a trip", channel="D1", channel_type="im"), BOT)
+    assert got is not None and not got.needs_session and got.message.chat.chat_id == "D1"
+
+
+def test_bots_edits_and_the_bot_itself_are_ignored() -> None:
+    assert route_event(ev(f"<@{BOT}> hi", bot_id="B2"), BOT) is None
+    assert route_event(ev(f"<@{BOT}> hi", subtype="bot_message"), BOT) is None
+    assert route_event(ev(f"<@{BOT}> hi", subtype="message_changed"), BOT) is None
+    assert route_event(ev("hi", user=BOT, thread_ts="1"), BOT) is None
+    assert route_event({"type": "message", "channel": "C1"}, BOT) is None  # malformed
+    assert route_event(ev(f"<@{BOT}> hi", subtype="thread_broadcast"), BOT) is not None
+
+
+def test_thread_words_become_commands() -> None:
+    assert command_or_text("Cancel") == "/cancel"
+    assert command_or_text(" new ") == "/new"
+    assert command_or_text("status!") == "/status"
+    assert command_or_text("help") == "/help"
+    assert command_or_text("取消") == "/cancel"
+    assert command_or_text("cancel my hotel") == "cancel my hotel"
+    got = route_event(ev(f"<@{BOT}> cancel", thread_ts="1699999999.000001"), BOT)
+    assert got is not None and got.message.text == "/cancel"
+    bare = route_event(ev(f"<@{BOT}>"), BOT)
+    assert bare is not None and bare.message.text == "/help"
+
+
+def test_a_button_press_answers_with_the_option() -> None:
+    payload = {
+        "type": "block_actions", "user": {"id": "U7"},
+        "container": {"type": "message", "message_ts": "1700000002.000300", "channel_id": "C1",
+                      "thread_ts": "1700000000.000100"},
+        "message": {"ts": "1700000002.000300", "thread_ts": "1700000000.000100"},
+        "actions": [{"action_id": "ask_option_1", "block_id": "ask:call_1", "value": "北京西"}],
+    }
+    press = route_button(payload)
+    assert press is not None
+    assert press.message.kind is MessageKind.BUTTON and press.message.text == "北京西"
+    assert press.message.chat == ChatKey("slack", "C1", "1700000000.000100")
+    assert press.message.reply_to == press.question_ts == "1700000002.000300"
+    assert route_button({"type": "block_actions"}) is None
+
+
+def test_signature_checks() -> None:
+    now = 1_700_000_000.0
+    v = RequestVerifier("secret", clock=lambda: now)
+    body = b'{"type":"event_callback"}'
+    ts = str(int(now))
+
+    def headers(ts: str, sig: str) -> dict[str, str]:
+        return {"x-slack-request-timestamp": ts, "x-slack-signature": sig}
+
+    assert v.check(headers(ts, sign("secret", ts, body)), body) is Verdict.OK
+    assert v.check(headers(ts, sign("other", ts, body)), body) is Verdict.FORGED
+    assert v.check(headers(ts, sign("secret", ts, body)), body + b" ") is Verdict.FORGED
+    old = str(int(now) - 301)
+    assert v.check(headers(old, sign("secret", old, body)), body) is Verdict.STALE
+    future = str(int(now) + 301)
+    assert v.check(headers(future, sign("secret", future, body)), body) is Verdict.STALE
+    assert v.check({}, body) is Verdict.UNSIGNED
+    assert v.check(headers("abc", "v0=1"), body) is Verdict.FORGED
+    assert RequestVerifier("secret").check(headers(str(int(time.time())), "v0=00"), body) is Verdict.FORGED
