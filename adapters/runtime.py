@@ -69,9 +69,10 @@ def build_runtime(
     reviewer: PlanReviewer | None = None,
     serve_http: bool = True,
     extra_surfaces: list[Adapter] | None = None,
+    metrics: Metrics | None = None,
 ) -> Runtime:
     store = SqliteStore(settings.db_path)
-    metrics = Metrics()
+    metrics = metrics or Metrics()
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer)
     adapters: list[Adapter] = list(extra_surfaces or [])

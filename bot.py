@@ -1,0 +1,145 @@
+"""Entry point: build everything from Settings and start it.
+
+    python bot.py           serve every configured surface, and the web chat always
+    python bot.py chat      talk to the same runtime in this terminal
+    python bot.py --help    this help
+
+With nothing configured it is a complete offline demo: web chat + offline planner + sandbox data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+from adapters.console import ConsoleSurface, run_console
+from adapters.runtime import Runtime, build_runtime
+from agent_core.llm import LLM, LLMConfig
+from agent_core.model import ChatModel
+from agent_core.offline.planner import OfflinePlanner
+from agent_core.prompts.travel import build_system_prompt
+from bot.llm_metrics import LLMMetrics
+from bot.metrics import Metrics
+from bot.review import PlanReviewer
+from bot.settings import Settings
+from tools.ask_human import AskHuman
+from tools.collection import ToolCollection
+from tools.submit_plan import SubmitPlan
+from tools.terminate import Terminate
+from tools.travel import build_travel_tools, make_provider
+from tools.travel.geo import Gazetteer
+
+log = logging.getLogger("bot")
+
+
+def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> ChatModel:
+    if settings.offline_model:
+        return OfflinePlanner(gazetteer)
+    config = LLMConfig(
+        model=settings.llm_model, api_key=settings.openai_api_key or "", base_url=settings.openai_base_url,
+        context_tokens=settings.llm_context_tokens, timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+    )
+    return LLM(config, observer=LLMMetrics(metrics))
+
+
+def make_tools(settings: Settings, gazetteer: Gazetteer) -> ToolCollection:
+    provider = make_provider(settings, gazetteer)
+    return ToolCollection([*build_travel_tools(gazetteer, provider), AskHuman(), SubmitPlan(), Terminate()])
+
+
+def make_reviewer(settings: Settings, gazetteer: Gazetteer, model: ChatModel, tools: ToolCollection) -> PlanReviewer | None:
+    if not settings.validate_plans:
+        return None
+    return None  # the Validator (issue 7) plugs in here
+
+
+def assemble(settings: Settings, *, serve_http: bool, extra: list[ConsoleSurface] | None = None) -> Runtime:
+    gazetteer = Gazetteer.load()
+    metrics = Metrics()
+    model = make_model(settings, gazetteer, metrics)
+    tools = make_tools(settings, gazetteer)
+    runtime = build_runtime(
+        settings, model=model, tools=tools, prompt=build_system_prompt,
+        reviewer=make_reviewer(settings, gazetteer, model, tools), serve_http=serve_http,
+        extra_surfaces=list(extra or []), metrics=metrics,
+    )
+    return runtime
+
+
+def describe(settings: Settings) -> list[str]:
+    lines = []
+    lines.append("model: offline planner (set OPENAI_API_KEY to use an LLM)" if settings.offline_model
+                 else f"model: {settings.llm_model} at {settings.openai_base_url or 'the OpenAI API'}")
+    lines.append(f"travel data: {settings.travel_data}")
+    if settings.telegram_bot_token:
+        lines.append("telegram: " + ("webhook" if settings.telegram_webhook_url else "long polling"))
+    if settings.slack_bot_token:
+        lines.append("slack: " + ("socket mode" if settings.slack_app_token else "events API at /slack/events"))
+    return lines
+
+
+async def serve(settings: Settings) -> None:
+    runtime = assemble(settings, serve_http=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await runtime.start()
+    assert runtime.server is not None
+    print(f"Travel bot ready: open {runtime.server.base_url} in a browser", flush=True)
+    for line in describe(settings):
+        print("  " + line, flush=True)
+    try:
+        await stop.wait()
+    finally:
+        print("shutting down ...", flush=True)
+        await runtime.stop()
+
+
+async def chat(settings: Settings) -> None:
+    surface = ConsoleSurface()
+    runtime = assemble(settings, serve_http=False, extra=[surface])
+    await runtime.start()
+    for line in describe(settings):
+        print(line, flush=True)
+    try:
+        await run_console(runtime.manager, surface)
+    finally:
+        await runtime.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="bot.py",
+        description="A travel-planning agent bot for Telegram, Slack and the web. "
+        "Configuration comes from the environment and .env (see README).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("serve", help="serve every configured surface and the web chat (the default)")
+    sub.add_parser("chat", help="chat with the bot in this terminal")
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings()
+    except Exception as exc:  # a bad setting is the person's to fix: say which
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level.upper(), stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "chat":
+        logging.getLogger().setLevel(logging.WARNING)  # keep the terminal for the conversation
+        asyncio.run(chat(settings))
+    else:
+        asyncio.run(serve(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

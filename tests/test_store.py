@@ -1,0 +1,144 @@
+"""One suite that every Store implementation must pass (SQLite today; PostgreSQL later)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_core.schema import Function, Message, ToolCall
+from bot.store.base import QuestionRow, Store, TurnStart
+from bot.store.migrate import discover
+from bot.store.sqlite import SqliteStore
+
+KEY = "test:chat1:"
+
+
+def make_sqlite(tmp: Path) -> SqliteStore:
+    return SqliteStore(tmp / "store.sqlite3")
+
+
+@pytest.fixture(params=[make_sqlite], ids=["sqlite"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    s = request.param(tmp_path)
+    await s.open()
+    yield s
+    await s.close()
+
+
+def turn(inbox_id: int, text: str = "hello") -> TurnStart:
+    return TurnStart(KEY, inbox_id, Message.user(text), "en", "u1", "Ann", text, None)
+
+
+def question(session_id: str, call_id: str = "call_q", deadline: float | None = None) -> QuestionRow:
+    now = time.time()
+    return QuestionRow(session_id, call_id, "When?", ("Fri", "Sat"), "u1", now, deadline or now + 60, None, "waiting")
+
+
+async def test_inbox_deduplicates_by_platform_id(store: Store):
+    first = await store.add_inbox("test", "7", KEY, "{}")
+    assert first is not None
+    assert await store.add_inbox("test", "7", KEY, "{}") is None
+    assert await store.add_inbox("other", "7", KEY, "{}") is not None  # ids are per platform
+    assert await store.add_inbox("test", "", KEY, "{}") is not None  # no id: never a duplicate
+    assert await store.add_inbox("test", "", KEY, "{}") is not None
+    assert [r.id for r in await store.inbox_for(KEY)][0] == first
+    assert await store.chats_with_inbox() == [KEY]
+
+
+async def test_a_turn_creates_the_session_and_consumes_its_inbox_row(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    assert inbox is not None
+    session = await store.start_turn(turn(inbox))
+    assert session.state == "running" and session.run_no == 1 and session.lang == "en"
+    assert await store.inbox_for(KEY) == []
+    assert [m.content for m in await store.load_messages(session.id)] == ["hello"]
+    again = await store.start_turn(turn(inbox, "more"))
+    assert again.id == session.id and again.run_no == 2
+
+
+async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    call = ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))
+    await store.append(session.id, [Message.assistant(None, [call])], step=1)
+    await store.pause(session.id, [], question(session.id), step=1)
+    assert (await store.get_session(KEY)).state == "waiting"  # type: ignore[union-attr]
+    q = await store.get_question(session.id)
+    assert q is not None and q.options == ("Fri", "Sat") and q.posted_message_id is None
+    await store.set_question_posted(session.id, "call_q", "m42")
+    assert [w.posted_message_id for w in await store.waiting_questions()] == ["m42"]
+    answer = Message.tool("Fri", tool_call_id="call_q", name="ask_human")
+    assert await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
+    assert not await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
+    msgs = await store.load_messages(session.id)
+    assert [m.role.value for m in msgs] == ["user", "assistant", "tool"]
+    outbox_id = await store.finish_run(session.id, [Message.assistant("done")], outbox_kind="answer", outbox_body='{"text": "done"}')
+    assert (await store.get_session(KEY)).state == "idle"  # type: ignore[union-attr]
+    assert [o.id for o in await store.pending_outbox()] == [outbox_id]
+    await store.outbox_sent(outbox_id or 0)
+    assert await store.pending_outbox() == []
+
+
+async def test_due_questions_and_the_next_deadline(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    soon = time.time() + 5
+    await store.pause(session.id, [], question(session.id, deadline=soon), step=1)
+    assert await store.next_deadline() == pytest.approx(soon)
+    assert await store.due_questions(soon - 1) == []
+    assert [q.tool_call_id for q in await store.due_questions(soon + 1)] == ["call_q"]
+
+
+async def test_interrupt_fills_calls_cancels_questions_and_can_close(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    await store.pause(session.id, [], question(session.id), step=1)
+    filler = Message.tool("cancelled", tool_call_id="call_q", name="ask_human")
+    await store.interrupt(session.id, [filler], close=True)
+    assert await store.get_question(session.id) is None
+    assert await store.get_session(KEY) is None  # closed: the next message opens a new session
+    inbox2 = await store.add_inbox("test", "2", KEY, "{}")
+    fresh = await store.start_turn(turn(inbox2 or 0))
+    assert fresh.id != session.id
+
+
+async def test_cancel_drops_what_was_queued_before_it(store: Store):
+    ids = [await store.add_inbox("test", str(i), KEY, "{}") for i in range(3)]
+    await store.finish_inbox(ids[2] or 0, drop_earlier=True)
+    assert await store.inbox_for(KEY) == []
+
+
+async def test_concurrent_transactions_do_not_interleave(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    batches = [[Message.user(f"{i}-{j}") for j in range(5)] for i in range(20)]
+    await asyncio.gather(*(store.append(session.id, batch, step=1) for batch in batches))
+    texts = [m.content for m in await store.load_messages(session.id)][1:]
+    assert len(texts) == 100
+    for k in range(0, 100, 5):  # each batch stayed contiguous
+        assert len({t.split("-")[0] for t in texts[k : k + 5]}) == 1  # type: ignore[union-attr]
+
+
+async def test_location_is_remembered_without_a_run(store: Store):
+    await store.remember_location(KEY, '{"latitude": 39.9, "longitude": 116.4, "label": null}', "zh")
+    session = await store.get_session(KEY)
+    assert session is not None and session.state == "idle" and session.location is not None
+
+
+async def test_migrations_are_applied_once_and_recorded(tmp_path: Path):
+    path = tmp_path / "m.sqlite3"
+    for _ in range(2):
+        s = SqliteStore(path)
+        await s.open()
+        assert await s.ping()
+        await s.close()
+    with sqlite3.connect(path) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_version")]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    assert versions == [m.version for m in discover()]
+    assert mode == "wal"
