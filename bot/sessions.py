@@ -28,8 +28,8 @@ from bot.records import (
     message_from_json,
     message_to_json,
 )
-from bot.runs import ChatRuntime, RunDriver
 from bot.review import PlanReviewer
+from bot.runs import ChatRuntime, RunDriver
 from bot.settings import Settings
 from bot.store.base import InboxRow, QuestionRow, SessionRow, Store, TurnStart
 
@@ -94,11 +94,11 @@ class SessionManager:
         self._started = True
 
     async def stop(self) -> None:
-        tasks: list[asyncio.Task[object]] = []
+        tasks: list[asyncio.Task[None]] = []
         if self._watcher is not None:
-            tasks.append(self._watcher)  # type: ignore[arg-type]
+            tasks.append(self._watcher)
         for chat in self._chats.values():
-            tasks.extend(t for t in (chat.drain_task, chat.run_task) if t is not None)  # type: ignore[misc]
+            tasks.extend(t for t in (chat.drain_task, chat.run_task) if t is not None)
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -157,18 +157,22 @@ class SessionManager:
         """Wait until the chat has no run working and nothing pending in its inbox (tests, benchmarks)."""
         async with asyncio.timeout(timeout):
             while True:
-                runtime = self._chats.get(str(chat))
-                if runtime is None or not runtime.active:
-                    session = await self.store.get_session(str(chat))
-                    if session is None or session.state != "running":
-                        if not await self.store.inbox_for(str(chat), limit=1) or (
-                            session is not None and session.state == "waiting"
-                        ):
-                            return
+                if await self._quiet(chat):
+                    return
                 self._changed.clear()
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(0.05):
                         await self._changed.wait()
+
+    async def _quiet(self, chat: ChatKey) -> bool:
+        runtime = self._chats.get(str(chat))
+        if runtime is not None and runtime.active:
+            return False
+        session = await self.store.get_session(str(chat))
+        if session is not None and session.state == "running":
+            return False
+        waiting = session is not None and session.state == "waiting"
+        return waiting or not await self.store.inbox_for(str(chat), limit=1)
 
     # -- the drain: one update at a time per chat -----------------------------------------
     def _chat(self, key: str) -> ChatRuntime:

@@ -189,7 +189,7 @@ async def test_a_deadline_expires_across_a_restart(tmp_path):
         await first.wait_line("? Hotel stars?")
         await wait_posted(tmp_path)
         await first.kill()
-        deadline = float(db_rows(tmp_path, "SELECT deadline FROM questions")[0][0])
+        deadline = float(str(db_rows(tmp_path, "SELECT deadline FROM questions")[0][0]))
         await asyncio.sleep(max(0.0, deadline - time.time()) + 0.1)  # the deadline passes while the bot is down
         second = await BotProcess(env).start()
         await second.wait_line("Picked a 4-star hotel.")

@@ -8,7 +8,7 @@ import pytest
 
 from agent_core.events import AnswerReady, QuestionAsked
 from bot.chat import ChatKey, SubmitOutcome
-from tests.fakes.openai_server import FakeOpenAI, call, fault, reply
+from tests.fakes.openai_server import FakeOpenAI, Turn, call, fault, reply
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
 
 A = ChatKey("test", "a")
@@ -197,7 +197,7 @@ async def test_empty_and_huge_messages_get_a_clear_answer(tmp_path, text):
 
 async def test_model_endpoint_down_then_back(tmp_path):
     surface = RecordingSurface()
-    script = [fault(503), fault(503), fault(503), reply("back again")]
+    script: list[Turn] = [fault(503), fault(503), fault(503), reply("back again")]
     async with FakeOpenAI(script) as fake:
         rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url, max_retries=2), surface)
         try:
@@ -215,7 +215,7 @@ async def test_model_endpoint_down_then_back(tmp_path):
 
 async def test_a_model_repeating_the_same_call_is_stopped(tmp_path):
     surface = RecordingSurface()
-    loop = [reply(tool_calls=[call("lookup", {"city": "Lhasa"})]) for _ in range(3)]
+    loop: list[Turn] = [reply(tool_calls=[call("lookup", {"city": "Lhasa"})]) for _ in range(3)]
     async with FakeOpenAI([*loop, reply("recovered")]) as fake:
         rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
         try:

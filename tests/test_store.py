@@ -46,7 +46,7 @@ async def test_inbox_deduplicates_by_platform_id(store: Store):
     assert await store.add_inbox("other", "7", KEY, "{}") is not None  # ids are per platform
     assert await store.add_inbox("test", "", KEY, "{}") is not None  # no id: never a duplicate
     assert await store.add_inbox("test", "", KEY, "{}") is not None
-    assert [r.id for r in await store.inbox_for(KEY)][0] == first
+    assert next(r.id for r in await store.inbox_for(KEY)) == first
     assert await store.chats_with_inbox() == [KEY]
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 
-from agent_core.errors import AgentError, LLMError, LLMRequestRejected, LLMUnavailable, StepLimitReached, TokenLimitExceeded, LoopDetected
+from agent_core.errors import (
+    AgentError,
+    LLMError,
+    LLMRequestRejected,
+    LLMUnavailable,
+    LoopDetected,
+    StepLimitReached,
+    TokenLimitExceeded,
+)
 from agent_core.events import Event, RunFailed
 from agent_core.journal import NullJournal, RunJournal
 from agent_core.memory import Memory

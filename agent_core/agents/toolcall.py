@@ -10,15 +10,23 @@ from typing import Any
 
 from agent_core.agents.react import ReActAgent
 from agent_core.errors import LoopDetected
-from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted, Thought, ToolCalled, ToolFinished
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    StepStarted,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+)
 from agent_core.journal import PendingAsk, RunJournal
 from agent_core.memory import Memory
 from agent_core.model import ChatModel, TokenUsage, ToolChoice
 from agent_core.schema import AgentState, Message, Role, ToolCall
 from tools.base import ToolContext, ToolResult
 from tools.collection import ToolCollection
-from tools.signals import HumanInputRequired
 from tools.plan import TripPlan
+from tools.signals import HumanInputRequired
 
 ASK_HUMAN = "ask_human"
 _ANSWER_RE = re.compile(r"<answer>(.*?)(?:</answer>|$)", re.S)

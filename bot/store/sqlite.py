@@ -10,6 +10,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -17,6 +18,7 @@ from agent_core.schema import Message
 from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreClosed, TurnStart
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 
+Row = tuple[Any, ...]
 _SESSION_COLS = "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at"
 _QUESTION_COLS = "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status"
 
@@ -68,13 +70,14 @@ class SqliteStore:
                 raise
             await db.execute("COMMIT")
 
-    async def _one(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Row | tuple | None:  # type: ignore[type-arg]
+    async def _one(self, sql: str, args: Sequence[object] = ()) -> Row | None:
         async with self._lock, self._db.execute(sql, args) as cur:
-            return await cur.fetchone()
+            row = await cur.fetchone()
+        return tuple(row) if row is not None else None
 
-    async def _all(self, sql: str, args: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
+    async def _all(self, sql: str, args: Sequence[object] = ()) -> list[Row]:
         async with self._lock, self._db.execute(sql, args) as cur:
-            return list(await cur.fetchall())
+            return [tuple(r) for r in await cur.fetchall()]
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
