@@ -8,7 +8,16 @@ import uuid
 from collections.abc import Callable
 from typing import TextIO
 
-from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted, Thought, ToolCalled, ToolFinished, Verdict
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    StepStarted,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+    Verdict,
+)
 from bot.chat import ChatKey, IncomingMessage, Notice, RunInfo
 from bot.sessions import SessionManager
 from tools.plan import TripPlan

@@ -84,7 +84,9 @@ def build_runtime(
         adapters.append(web)
         server.include_router(web.router())
     if settings.telegram_bot_token:
-        from adapters.telegram import TelegramAdapter  # python-telegram-bot is loaded only when used
+        from adapters.telegram import (
+            TelegramAdapter,  # python-telegram-bot is loaded only when used
+        )
 
         telegram = TelegramAdapter(settings, manager)
         adapters.append(telegram)

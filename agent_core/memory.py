@@ -6,7 +6,6 @@ from collections.abc import Iterable
 
 from agent_core.schema import Message, Role, ToolCall
 
-
 INTERRUPTED = "No result: this call was interrupted (cancelled or superseded by a newer message)."
 
 

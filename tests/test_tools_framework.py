@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.spine_support import Lookup
 from tools.ask_human import AskHuman
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.signals import HumanInputRequired
 from tools.terminate import Terminate
-from tests.spine_support import Lookup
 
 CTX = ToolContext(tool_call_id="call_1", now=datetime(2026, 11, 30, tzinfo=UTC))
 

@@ -7,7 +7,7 @@ broad `except Exception` anywhere between the tool and the run loop lets it thro
 from __future__ import annotations
 
 
-class HumanInputRequired(BaseException):  # noqa: N818 - a signal, not an error
+class HumanInputRequired(BaseException):
     """The run must pause until the person answers `question` for `tool_call_id`."""
 
     def __init__(self, question: str, tool_call_id: str, options: tuple[str, ...] = ()) -> None:
