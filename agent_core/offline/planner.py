@@ -130,7 +130,7 @@ class _Decider:
         return self.t.asks_in_phase.get(slot, 0)
 
     def city_name(self, city: City) -> str:
-        return city.name_zh if self.lang == "zh" or city.in_mainland else city.name_en
+        return city.name_zh if self.lang == "zh" else city.name_en
 
     # -- the decision ------------------------------------------------------------------------
     def decide(self) -> Turn:
@@ -287,6 +287,10 @@ class _Decider:
         if self.outcome("sights") is None:
             query = f"{dest.name_zh} 景点" if self.lang == "zh" or dest.in_mainland else f"sights in {dest.name_en}"
             calls.append(Call("poi_search", {"query": query}, "sights"))
+        for poi_id in self.u.wanted_pois:
+            poi = self.p.gazetteer.poi(poi_id)
+            if poi is not None and self.outcome("wanted") is None:
+                calls.append(Call("poi_search", {"query": f"{dest.name_zh} {poi.name_zh}"}, "wanted"))
         if hotel_args is not None and self.outcome("hotel") is None:
             calls.append(Call("hotel_search", hotel_args, "hotel"))
         if calls:
@@ -334,7 +338,7 @@ class _Decider:
                                              breakfast=self.req.breakfast, budget_per_night=budget_night)
         sights_outcome = self.outcome("sights")
         sights = read_sights(sights_outcome.json()) if sights_outcome else []
-        sights = self.wanted_first(sights, dest)
+        sights = self.wanted_first(sights)
         choice = Choice(out=out, back=back, hotel=hotel)
         alternatives = self.alternatives(out_backup, back_backup, hotel_backup)
         notes = list(self.notes)
@@ -350,13 +354,12 @@ class _Decider:
         summary = summary_text(plan, self.lang)
         return Turn(calls=[Call("submit_plan", {"summary": summary, "plan": plan.model_dump()}, "plan")])
 
-    def wanted_first(self, sights: list[Sight], dest: City) -> list[Sight]:
-        wanted = [s for s in sights if s.poi_id in self.u.wanted_pois]
-        for poi_id in self.u.wanted_pois:
-            poi = self.p.gazetteer.poi(poi_id)
-            if poi is not None and not any(s.poi_id == poi_id for s in wanted) and poi.city_id == dest.id:
-                wanted.append(Sight(poi.id, poi.name_zh, poi.hours, poi.visit_min, poi.price))
-        return wanted + [s for s in sights if s not in wanted]
+    def wanted_first(self, sights: list[Sight]) -> list[Sight]:
+        """The sights the person named (as the tool returned them) before the rest."""
+        named = self.outcome("wanted")
+        found = read_sights(named.json()) if named else []
+        wanted = [s for s in found + sights if s.poi_id in self.u.wanted_pois][:1]
+        return wanted + [s for s in sights if s.poi_id not in self.u.wanted_pois]
 
     def alternatives(self, out_backup: Ride | None, back_backup: Ride | None, hotel_backup: Any) -> list[str]:
         zh = self.lang == "zh"

@@ -1,0 +1,277 @@
+"""The offline planner on Chinese and English requests, driven turn by turn with the real tools.
+
+Each conversation: ask the planner for a turn, run its tool calls with the real sandbox tools,
+append the results, repeat. ask_human calls are answered from the test's script (or end the
+drive when the script has no answer left: the question is the outcome). Plans are checked
+against the tool outputs they were built from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent_core.offline import OfflinePlanner
+from agent_core.prompts import build_system_prompt
+from agent_core.schema import Message, Role
+from agent_core.travel_agent import travel_toolset
+from tools.base import ToolContext
+from tools.collection import ToolCollection
+from tools.plan import TripPlan
+from tools.signals import HumanInputRequired
+from tools.travel.geo import Gazetteer
+
+travel = pytest.importorskip("tools.travel.tools", reason="the travel tools have not landed yet")
+
+NOW = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
+
+
+def _build_tools(gazetteer: Gazetteer) -> ToolCollection:
+    """The one place that knows how the sandbox travel tools are built."""
+    return travel_toolset(travel.build_travel_tools(gazetteer, travel.default_provider(gazetteer)))
+
+
+@pytest.fixture(scope="module")
+def gazetteer() -> Gazetteer:
+    return Gazetteer.load()
+
+
+@pytest.fixture(scope="module")
+def planner(gazetteer: Gazetteer) -> OfflinePlanner:
+    return OfflinePlanner(gazetteer)
+
+
+@pytest.fixture(scope="module")
+def tools(gazetteer: Gazetteer) -> ToolCollection:
+    return _build_tools(gazetteer)
+
+
+@dataclass
+class Drive:
+    messages: list[Message]
+    questions: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    plan: TripPlan | None = None
+    final_text: str | None = None  # submit_plan's text, or the answer of a turn without calls
+    pending: str | None = None  # a question left unanswered
+
+    def outputs(self, tool: str) -> str:
+        ids = {tc.id for m in self.messages if m.role is Role.ASSISTANT for tc in m.tool_calls or [] if tc.function.name == tool}
+        return "\n".join(m.content or "" for m in self.messages if m.role is Role.TOOL and m.tool_call_id in ids)
+
+    def calls(self, tool: str) -> list[dict[str, Any]]:
+        return [json.loads(tc.function.arguments) for m in self.messages if m.role is Role.ASSISTANT
+                for tc in m.tool_calls or [] if tc.function.name == tool]
+
+
+async def drive(planner: OfflinePlanner, tools: ToolCollection, text: str, answers: list[str] | None = None,
+                lang: str = "zh", messages: list[Message] | None = None) -> Drive:
+    answers = list(answers or [])
+    if messages is None:
+        messages = [Message.system(build_system_prompt(lang, NOW, "Asia/Shanghai", None))]
+    messages.append(Message.user(text))
+    d = Drive(messages)
+    for _ in range(15):
+        reply = await planner.ask_tool(messages, tools=tools.to_params())
+        assert reply.role is Role.ASSISTANT
+        messages.append(reply)
+        if not reply.tool_calls:
+            d.final_text = reply.content
+            return d
+        for call in reply.tool_calls:
+            ctx = ToolContext(tool_call_id=call.id, now=NOW, lang=lang, home_city="北京")
+            try:
+                result = await tools.execute(call.function.name, call.function.arguments, ctx)
+            except HumanInputRequired as ask:
+                assert ask.tool_call_id == call.id
+                d.questions.append((ask.question, ask.options))
+                if not answers:
+                    d.pending = ask.question
+                    return d
+                messages.append(Message.tool(answers.pop(0), tool_call_id=call.id, name="ask_human"))
+                continue
+            messages.append(Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name))
+            if result.ends_run and result.ok:
+                d.plan, d.final_text = result.plan, result.final_text
+                return d
+    raise AssertionError("the planner did not finish within 15 turns")
+
+
+def assert_sound_plan(d: Drive, *, origin: str, destination: str, start: str, nights: int) -> TripPlan:
+    assert d.plan is not None, d.final_text or d.pending
+    p = d.plan
+    assert (p.origin_city, p.destination_city, p.start_date) == (origin, destination, start)
+    assert len(p.stays) == (1 if nights else 0)
+    assert p.total_cost == pytest.approx(p.computed_total())
+    assert any("沙盒" in n or "sandbox" in n for n in p.notes)
+    ride_outputs = d.outputs("train_search") + d.outputs("flight_search")
+    for leg in p.legs:
+        assert leg.number and leg.number in ride_outputs, f"{leg.number} was not returned by a tool"
+    for stay in p.stays:
+        assert stay.hotel_id in d.outputs("hotel_search")
+        assert stay.nights == nights
+    for visit in p.visits:
+        assert visit.poi_id in d.outputs("poi_search")
+    assert p.visits, "a trip without a single sight"
+    assert d.final_text and p.legs[0].number in d.final_text
+    return p
+
+
+# -- complete requests produce plans ---------------------------------------------------------------
+COMPLETE = [
+    ("下周五从北京去上海玩两天", "zh", "北京", "上海", "2026-12-11", 1, "train"),
+    ("明天从上海去杭州，三天两晚，预算3000，坐高铁，酒店要含早餐", "zh", "上海", "杭州", "2026-12-01", 2, "train"),
+    ("下周六北京飞成都玩4天", "zh", "北京", "成都", "2026-12-12", 3, "flight"),
+    ("从北京去西安，下周五出发，玩三天，两个人", "zh", "北京", "西安", "2026-12-11", 2, None),
+    ("2026-12-20从南京去武汉，住2晚", "zh", "南京", "武汉", "2026-12-20", 2, None),
+    ("后天从上海去北京玩两天，不要坐飞机", "zh", "上海", "北京", "2026-12-02", 1, "train"),
+    ("下周三从成都去重庆玩两天", "zh", "成都", "重庆", "2026-12-09", 1, None),
+    ("我和老婆周六从北京去三亚玩3天，预算一万", "zh", "北京", "三亚", "2026-12-05", 2, None),
+    ("12月10日从北京去东京，玩5天", "zh", "北京", "东京", "2026-12-10", 4, "flight"),
+    ("3月5日从广州去长沙，住两晚", "zh", "广州", "长沙", "2027-03-05", 2, None),
+    ("Plan a trip from Beijing to Shanghai next Friday for 2 days", "en", "Beijing", "Shanghai", "2026-12-11", 1, "train"),
+    ("Tomorrow from Shanghai to Hangzhou, 3 days, by train, budget 3000", "en", "Shanghai", "Hangzhou", "2026-12-01", 2, "train"),
+    ("Fly from Guangzhou to Chengdu on Dec 12, 4 nights, hotel with breakfast", "en", "Guangzhou", "Chengdu", "2026-12-12", 4, "flight"),
+    ("From Shanghai to Tokyo next Saturday for 5 days", "en", "Shanghai", "Tokyo", "2026-12-12", 4, "flight"),
+    ("2 people from Beijing to Xi'an next Friday for 3 days, under 4000 yuan", "en", "Beijing", "Xi'an", "2026-12-11", 2, None),
+]
+
+
+@pytest.mark.parametrize(("text", "lang", "origin", "destination", "start", "nights", "kind"), COMPLETE)
+async def test_complete_request_gives_a_plan(planner: OfflinePlanner, tools: ToolCollection, text: str, lang: str,
+                                             origin: str, destination: str, start: str, nights: int, kind: str | None) -> None:
+    d = await drive(planner, tools, text, lang=lang)
+    assert d.questions == []
+    plan = assert_sound_plan(d, origin=origin, destination=destination, start=start, nights=nights)
+    if kind:
+        assert {leg.kind for leg in plan.legs} == {kind}
+    assert len(plan.legs) == 2
+
+
+async def test_day_trip_has_no_hotel(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "Day trip from Beijing to Tianjin tomorrow", lang="en")
+    plan = assert_sound_plan(d, origin="Beijing", destination="Tianjin", start="2026-12-01", nights=0)
+    assert plan.end_date == "2026-12-01" and plan.legs[1].depart > plan.legs[0].arrive
+
+
+async def test_party_of_two_pays_twice(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "从北京去西安，下周五出发，玩三天，两个人")
+    assert d.plan is not None and d.plan.travellers == 2
+    fare = d.plan.legs[0].price / 2
+    assert str(int(fare)) in d.outputs("train_search") + d.outputs("flight_search")
+
+
+async def test_breakfast_wish_reaches_the_hotel_search(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "明天从上海去杭州，三天两晚，预算3000，坐高铁，酒店要含早餐")
+    assert d.calls("hotel_search")[0]["has_breakfast"] == 1
+    assert d.plan is not None and d.plan.stays[0].breakfast is True
+
+
+# -- what is missing is asked ---------------------------------------------------------------------
+async def test_missing_date_is_asked_then_planned(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "从北京去上海玩两天")
+    assert d.pending is not None and "哪天" in d.pending and d.plan is None
+    d = await drive(planner, tools, "从北京去上海玩两天", answers=["下周五"])
+    assert_sound_plan(d, origin="北京", destination="上海", start="2026-12-11", nights=1)
+
+
+async def test_missing_date_in_english(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "I want to go from Beijing to Shanghai for 2 days", answers=["next Friday"], lang="en")
+    assert "Which day" in d.questions[0][0]
+    assert_sound_plan(d, origin="Beijing", destination="Shanghai", start="2026-12-11", nights=1)
+
+
+async def test_no_origin_uses_current_location(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "去成都玩三天", answers=["明天"])
+    assert d.calls("current_location") == [{}]
+    plan = assert_sound_plan(d, origin="北京", destination="成都", start="2026-12-01", nights=2)
+    assert any("北京" in n and "出发" in n for n in plan.notes)
+
+
+async def test_date_asked_twice_then_explained(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "从北京去上海", answers=["随便", "不知道"])
+    assert len(d.questions) == 2 and d.questions[0][0] != d.questions[1][0]
+    assert d.plan is None and d.final_text and "日期" in d.final_text
+
+
+async def test_ambiguous_place_is_asked_with_options(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "下周五从北京去万达广场玩两天")
+    question, options = d.questions[0]
+    assert "万达广场" in question and len(options) == 4
+    assert "万达广场(五角场店)（上海）" in options
+    d = await drive(planner, tools, "下周五从北京去万达广场玩两天", answers=["万达广场(五角场店)（上海）"])
+    plan = assert_sound_plan(d, origin="北京", destination="上海", start="2026-12-11", nights=1)
+    assert plan.visits[0].name.startswith("万达广场")
+
+
+async def test_misspelt_city_offers_close_matches(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "下周五从北京去Shangai玩两天", answers=["上海 (Shanghai)"])
+    assert "上海 (Shanghai)" in d.questions[0][1]
+    assert_sound_plan(d, origin="北京", destination="上海", start="2026-12-11", nights=1)
+
+
+async def test_landmark_with_several_matches_is_asked(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "下周五从上海去北京玩三天，住在万达广场附近", answers=["万达广场(CBD店)"])
+    _, options = d.questions[0]
+    assert len(options) == 3 and "万达广场(CBD店)" in options
+    assert d.calls("hotel_search")[0]["landmark"] == "万达广场(CBD店)"
+    assert_sound_plan(d, origin="上海", destination="北京", start="2026-12-11", nights=2)
+
+
+# -- impossible requests get an honest explanation -------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "lang", "fragment"),
+    [
+        ("下周五从北京去霍格沃茨玩三天", "zh", "霍格沃茨"),
+        ("Go from Beijing to Gotham next Friday", "en", "Gotham"),
+        ("2025年1月1日从北京去上海", "zh", "已经过去"),
+        ("昨天从北京去上海", "zh", "已经过去"),
+        ("From Beijing to Shanghai on 2025-03-01", "en", "already passed"),
+        ("下周五从北京去北京玩两天", "zh", "都是"),
+    ],
+)
+async def test_impossible_request_is_explained(planner: OfflinePlanner, tools: ToolCollection, text: str, lang: str, fragment: str) -> None:
+    d = await drive(planner, tools, text, lang=lang)
+    assert d.plan is None and d.questions == []
+    assert d.final_text and fragment in d.final_text
+    assert d.final_text.startswith("<answer>")
+
+
+# -- follow-ups continue the conversation ----------------------------------------------------------
+async def test_follow_up_cheaper_and_flight(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    first = await drive(planner, tools, "下周五从北京去上海玩三天")
+    assert first.plan is not None
+    cheaper = await drive(planner, tools, "便宜一点", messages=first.messages)
+    assert cheaper.plan is not None and cheaper.plan.total_cost <= first.plan.total_cost
+    assert cheaper.plan.start_date == "2026-12-11" and cheaper.plan.destination_city == "上海"
+    flown = await drive(planner, tools, "改坐飞机", messages=cheaper.messages)
+    assert flown.plan is not None and {leg.kind for leg in flown.plan.legs} == {"flight"}
+    thanks = await drive(planner, tools, "谢谢", messages=flown.messages)
+    assert thanks.plan is None and thanks.final_text and "便宜一点" in thanks.final_text
+    intros = [m for m in thanks.messages if m.role is Role.ASSISTANT and "[offline planner]" in (m.content or "")]
+    assert len(intros) == 1
+    ids = [tc.id for m in thanks.messages if m.role is Role.ASSISTANT for tc in m.tool_calls or []]
+    assert len(ids) == len(set(ids))
+
+
+async def test_follow_up_in_english_moves_the_date(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    first = await drive(planner, tools, "Beijing to Shanghai next Friday for 2 days", lang="en")
+    moved = await drive(planner, tools, "move it to Dec 19", messages=first.messages)
+    assert moved.plan is not None and (moved.plan.start_date, moved.plan.end_date) == ("2026-12-19", "2026-12-20")
+
+
+# -- statelessness ---------------------------------------------------------------------------------
+async def test_a_fresh_planner_resumes_a_stored_conversation(gazetteer: Gazetteer, tools: ToolCollection) -> None:
+    a = OfflinePlanner(gazetteer)
+    paused = await drive(a, tools, "从北京去上海玩两天")  # stops at the date question
+    stored = [Message.from_json(m.to_json()) for m in paused.messages]
+    call_id = stored[-1].tool_calls[0].id  # type: ignore[index]
+    stored.append(Message.tool("下周五", tool_call_id=call_id, name="ask_human"))
+    b = OfflinePlanner(gazetteer)  # "after a restart"
+    assert (await a.ask_tool(stored)).model_dump() == (await b.ask_tool(stored)).model_dump()
+    reply = await b.ask_tool(stored)
+    assert {tc.function.name for tc in reply.tool_calls or []} >= {"train_search", "hotel_search", "poi_search"}
