@@ -72,7 +72,10 @@ class TelegramAdapter:
         self.poll_timeout = poll_timeout
         builder = (Application.builder().token(token).base_url(settings.telegram_api_base_url)
                    .connection_pool_size(128).pool_timeout(30).connect_timeout(10).read_timeout(30)
-                   .write_timeout(30))
+                   .write_timeout(30)
+                   # a second connection lets the final offset-confirming getUpdates run while
+                   # the cancelled long poll is still being torn down
+                   .get_updates_connection_pool_size(2).get_updates_pool_timeout(10))
         if self.webhook_url:
             builder = builder.updater(None)
         self.app = builder.build()

@@ -16,6 +16,7 @@ import heapq
 import itertools
 import logging
 import time
+import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from telegram.error import NetworkError, RetryAfter, TimedOut
+from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.errors import AdapterStopped
 
@@ -61,7 +63,10 @@ class ProgressSource(Protocol):
 
 
 def retry_seconds(exc: RetryAfter) -> float:
-    value = exc.retry_after
+    with warnings.catch_warnings():
+        # PTB 22 warns that retry_after will become a timedelta; both forms are handled here
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 

@@ -21,7 +21,7 @@ from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCall
 _PAIRS = (("departure_city_name", "arrival_city_name"), ("depart_station", "arrive_station"),
           ("origin", "destination"))
 _KEYS = ("city_name", "city", "query", "depart_date", "checkin_date", "checkout_date", "hotel_name",
-         "landmark", "seat_name", "is_transfer", "inquire")
+         "landmark", "seat_name", "is_transfer")
 _SHOWN_TOOLS = 5
 
 

@@ -89,7 +89,7 @@ def map_update(update: Update, *, bot_id: int, bot_username: str) -> Mapped:
     if msg.location is not None:
         label = msg.venue.title if msg.venue is not None else None
         loc = SharedLocation(msg.location.latitude, msg.location.longitude, label)
-        return Mapped(Route.SUBMIT, message=incoming(label or "", MessageKind.LOCATION, loc), addressed=addressed, chat_id=msg.chat.id, lang=lang)
+        return Mapped(Route.SUBMIT, message=incoming("", MessageKind.LOCATION, loc), addressed=addressed, chat_id=msg.chat.id, lang=lang)
     if any(getattr(msg, kind, None) for kind in _MEDIA):
         mentioned = f"@{bot_username}".lower() in (msg.caption or "").lower()
         return Mapped(Route.MEDIA, addressed=addressed or mentioned, reason=_media_kind(msg), chat_id=msg.chat.id, lang=lang)

@@ -182,10 +182,8 @@ class FakeTelegram(UpdateFactory):
 
     # ------------------------------------------------------------------ updates
 
-    def _enqueue(self, update: dict[str, Any]) -> int:
-        update_id = super()._enqueue(update)
+    def _after_enqueue(self) -> None:
         self._kick()
-        return update_id
 
     def _kick(self) -> None:
         async def _notify() -> None:

@@ -22,6 +22,7 @@ class UpdateFactory:
         self.allowed_updates: list[str] | None = None
         self.open_queries: set[str] = set()
         self.discarded: list[dict[str, Any]] = []
+        self.history: dict[int, dict[str, Any]] = {}  # every update ever made, by update_id
         self._update_ids = itertools.count(700_000)
 
     # ------------------------------------------------------------------ people act
@@ -82,7 +83,15 @@ class UpdateFactory:
                  "chat_instance": str(-chat_id * 7), "data": data}
         return self._enqueue({"callback_query": query})
 
+    def redeliver(self, update_id: int) -> None:
+        """Deliver an update again, as Telegram does when a webhook delivery was not acknowledged."""
+        self.pending.append(dict(self.history[update_id]))
+        self._after_enqueue()
+
     # ------------------------------------------------------------------ plumbing
+
+    def _after_enqueue(self) -> None:
+        """Hook for the server: wake long polls and the webhook deliverer."""
 
     def _chat(self, chat_id: int, chat_type: str | None = None) -> ChatState:
         chat = self.chats.get(chat_id)
@@ -128,12 +137,14 @@ class UpdateFactory:
     def _enqueue(self, update: dict[str, Any]) -> int:
         update_id = next(self._update_ids)
         update = {"update_id": update_id, **update}
+        self.history[update_id] = update
         kind = next(k for k in update if k != "update_id")
         allowed = set(self.allowed_updates) if self.allowed_updates else _DEFAULT_ALLOWED
         if kind in allowed:
             self.pending.append(update)
         else:
             self.discarded.append(update)
+        self._after_enqueue()
         return update_id
 
 
