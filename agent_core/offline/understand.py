@@ -59,10 +59,8 @@ def understand(t: Transcript, reader: PlaceReader, today: date) -> Understanding
             for m in reader.mentions(turn.text):
                 if m.role in ("origin", "destination") and m.role not in places:
                     places[m.role] = m.text
-        if turn.slot == "landmark":
-            pass
-        elif update.landmark and u.request.landmark != update.landmark:
-            u.landmark_choice = None
+        if turn.slot != "landmark" and update.landmark and u.request.landmark != update.landmark:
+            u.landmark_choice = None  # a new "near X" wish: the earlier pick no longer applies
         update = replace(update, lang=None, **places)  # type: ignore[arg-type]
         u.request = u.request.merged(update)
         if turn.slot is None:
