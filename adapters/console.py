@@ -32,6 +32,7 @@ class ConsoleSurface:
         self.out = out or sys.stdout
         self.chat = ChatKey("console", "local", "")
         self.turn_done = asyncio.Event()  # set when the bot waits for the person again
+        self.options: tuple[str, ...] = ()  # of the last question: "2" picks the second
 
     async def start(self) -> None:
         return None
@@ -55,6 +56,7 @@ class ConsoleSurface:
             self._print(f"  {'✓' if event.ok else '✗'} {event.summary[:160]}")
 
     async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+        self.options = question.options
         self._print(f"\n? {question.question}")
         for i, option in enumerate(question.options, 1):
             self._print(f"   {i}. {option}")
@@ -105,5 +107,9 @@ async def run_console(
         if not line.strip():
             continue
         surface.turn_done.clear()
-        await manager.submit(IncomingMessage(chat=surface.chat, user_id="console", text=line.rstrip("\n")))
+        text = line.strip()
+        if text.isdigit() and 1 <= int(text) <= len(surface.options):
+            text = surface.options[int(text) - 1]
+        surface.options = ()
+        await manager.submit(IncomingMessage(chat=surface.chat, user_id="console", text=text))
         await surface.turn_done.wait()

@@ -200,7 +200,8 @@ class RunDriver:
         messages = await self.store.load_messages(session.id)
         spec = RunSpec(
             session_id=session.id, lang=session.lang, messages=messages, steps_taken=session.run_steps,
-            now=datetime.now(self._tz), location=location_from_json(session.location),
+            now=datetime.fromtimestamp(session.run_started_at or self.clock(), self._tz),
+            location=location_from_json(session.location),
         )
         return self.agents.build(spec)
 

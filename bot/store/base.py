@@ -37,6 +37,7 @@ class SessionRow:
     location: str | None  # JSON
     created_at: float
     updated_at: float
+    run_started_at: float  # a resumed run keeps the "today" it started with
 
 
 @dataclass(frozen=True, slots=True)

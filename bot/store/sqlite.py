@@ -19,7 +19,10 @@ from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreCl
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 
 Row = tuple[Any, ...]
-_SESSION_COLS = "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at"
+_SESSION_COLS = (
+    "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at, "
+    "run_started_at"
+)
 _QUESTION_COLS = "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status"
 
 
@@ -138,16 +141,17 @@ class SqliteStore:
             if row is None:
                 sid = uuid.uuid4().hex
                 await db.execute(
-                    "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at) "
-                    "VALUES (?, ?, 'running', ?, ?, ?, 1, 0, ?, ?, ?, ?)",
-                    (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now),
+                    "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
+                    "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'running', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
+                    (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now),
                 )
             else:
                 sid = row[0]
                 await db.execute(
                     "UPDATE sessions SET state = 'running', lang = ?, asker_id = ?, asker_name = ?, run_no = run_no + 1, "
-                    "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ? WHERE id = ?",
-                    (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, sid),
+                    "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ?, run_started_at = ? "
+                    "WHERE id = ?",
+                    (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, sid),
                 )
             await _append(db, sid, [turn.message])
             await db.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
