@@ -22,14 +22,12 @@ from agent_core.llm import LLM, LLMConfig
 from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt
+from agent_core.travel_agent import travel_toolset
 from bot.llm_metrics import LLMMetrics
 from bot.metrics import Metrics
 from bot.review import PlanReviewer
 from bot.settings import Settings
-from tools.ask_human import AskHuman
 from tools.collection import ToolCollection
-from tools.submit_plan import SubmitPlan
-from tools.terminate import Terminate
 from tools.travel import build_travel_tools, make_provider
 from tools.travel.geo import Gazetteer
 
@@ -49,7 +47,7 @@ def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> Ch
 
 def make_tools(settings: Settings, gazetteer: Gazetteer) -> ToolCollection:
     provider = make_provider(settings, gazetteer)
-    return ToolCollection([*build_travel_tools(gazetteer, provider), AskHuman(), SubmitPlan(), Terminate()])
+    return travel_toolset(build_travel_tools(gazetteer, provider))
 
 
 def make_reviewer(settings: Settings, gazetteer: Gazetteer, model: ChatModel, tools: ToolCollection) -> PlanReviewer | None:

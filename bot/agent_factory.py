@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from agent_core.agents import ToolCallAgent
+from agent_core.travel_agent import TravelAgent
 from agent_core.memory import Memory
 from agent_core.model import ChatModel
 from bot.records import RunSpec
@@ -33,7 +34,7 @@ class TravelAgentFactory:
         context = ToolContext(
             tool_call_id="", now=spec.now, lang=spec.lang, location=loc, home_city=self.settings.home_city
         )
-        return ToolCallAgent(
+        return TravelAgent(
             model=self.model,
             tools=self.tools,
             system_prompt=self.prompt(spec.lang, spec.now, self.settings.timezone, location_text),
