@@ -25,9 +25,11 @@ import aiohttp
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from slack_bolt.adapter.fastapi.async_handler import AsyncSlackRequestHandler
+from slack_bolt.adapter.starlette.async_handler import to_async_bolt_request
 from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -55,6 +57,12 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
 _POSTED_MEMORY = 2000
+
+
+def _answered_inline(body: bytes) -> bool:
+    """url_verification and ssl_check need Bolt's answer in the response; nothing else does."""
+    head = body[:200]
+    return b'"url_verification"' in head or b"ssl_check=" in head or not head.strip()
 
 
 class SlackAdapter:
@@ -147,11 +155,27 @@ class SlackAdapter:
                         verdict.value, request.headers.get("x-slack-request-timestamp"), len(body),
                         request.client.host if request.client else "?")
             return JSONResponse({"error": "invalid request"}, status_code=401)
-        response = await self._handler.handle(request)
-        if response.status_code == 404:
-            # No listener for this event type: still a delivery we accept, or Slack would retry it.
-            return Response(status_code=200)
-        return response
+        if _answered_inline(body):
+            response = await self._handler.handle(request)
+            # No listener for this payload: still a delivery we accept, or Slack would retry it.
+            return Response(status_code=200) if response.status_code == 404 else response
+        # Events and clicks: the empty 200 is the ack; Bolt routes the payload after we answered.
+        self._spawn_dispatch(to_async_bolt_request(request, body))
+        return Response(status_code=200)
+
+    def _spawn_dispatch(self, bolt_request: AsyncBoltRequest) -> None:
+        async def dispatch() -> None:
+            try:
+                resp = await self._app.async_dispatch(bolt_request)
+            except Exception:
+                log.exception("slack: handling an event failed")
+                return
+            if resp.status >= 400 and resp.status != 404:
+                log.warning("slack: Bolt answered %s to a delivery", resp.status)
+
+        task = asyncio.create_task(dispatch())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- inbound ----------------------------------------------------------------------------
     async def _on_event(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
