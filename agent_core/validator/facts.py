@@ -1,0 +1,77 @@
+"""Where the checks get their facts: a lookup of each plan item by its number or id.
+
+The plan names items the way the tools returned them (train and flight numbers, hotel and POI
+ids); a `FactSource` finds the same item again and says what the tools hold for it today.
+Implementations: `ProviderFacts` (the travel data provider's lookup-by-id API) and any test
+double that satisfies the protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+RideKind = Literal["train", "flight"]
+
+
+@dataclass(frozen=True, slots=True)
+class RideFact:
+    """One train or flight on one day, for the segment the plan rides (origin -> destination)."""
+
+    kind: RideKind
+    number: str
+    origin: str  # station or airport where the segment starts
+    destination: str
+    origin_city: str  # city id
+    destination_city: str
+    depart: str  # "YYYY-MM-DD HH:MM" local
+    arrive: str
+    fares: Mapping[str, float] = field(default_factory=dict)  # seat or cabin -> price per person, CNY
+    airline: str | None = None
+    stops: tuple[str, ...] = ()  # every station/airport it calls at, for the evidence line
+
+
+@dataclass(frozen=True, slots=True)
+class RideMissing:
+    """The ride could not be found as the plan states it; `reason` is the evidence."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HotelFact:
+    hotel_id: str
+    name: str
+    city: str  # city id
+    price_per_night: float  # per room, CNY, for the stay's dates
+    breakfast: bool | None = None
+    other_names: tuple[str, ...] = ()  # e.g. the English name
+
+
+@dataclass(frozen=True, slots=True)
+class PoiFact:
+    poi_id: str
+    name: str
+    city: str  # city id
+    price: float
+    hours: str = ""  # as the tools give it, e.g. "08:30-17:00 周一闭馆"
+    other_names: tuple[str, ...] = ()
+
+
+class FactSource(Protocol):
+    def city_id(self, name: str) -> str | None:
+        """The id of a city, station or airport name; None when unknown."""
+
+    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str) -> RideFact | RideMissing:
+        """The ride `number` departing on `day` ("YYYY-MM-DD") between the two places.
+
+        When it runs that day but not between those exact stations/airports, the fact for the
+        stops it does have in the same cities is returned, so the mismatch can be named."""
+
+    async def hotel(self, hotel_id: str, checkin: str, checkout: str) -> HotelFact | None: ...
+
+    async def poi(self, poi_id: str) -> PoiFact | None: ...
+
+    async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
+        """Door-to-door minutes between two places in one city (route_plan); None when unknown."""

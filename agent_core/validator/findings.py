@@ -1,0 +1,81 @@
+"""What a deterministic check found: the plan item, the category, and the tool evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from agent_core.validator.labels import Label
+
+
+class Category(StrEnum):
+    FACT = "信息不真实"  # a fact in the plan does not match the tool that owns it
+    LOGIC = "逻辑不合理"  # an impossible or unsafe timeline
+    CONSTRAINT = "未满足用户特定约束"  # a hard limit the person set is broken
+    NEED = "未满足用户特定需求"  # something the person wanted is missing
+    INCOMPLETE = "incomplete"  # a part of the trip is missing
+
+    @property
+    def cap(self) -> Label:
+        """The best verdict a plan with such a finding can get."""
+        return _CAPS[self]
+
+    def text(self, lang: str) -> str:
+        return self.value if lang == "zh" or self is Category.INCOMPLETE else _EN[self]
+
+
+_CAPS = {
+    Category.FACT: Label.NOT_TRUE,
+    Category.LOGIC: Label.NOT_LOGICAL,
+    # The original's first gate is "logical and complete": a missing part fails it.
+    Category.INCOMPLETE: Label.NOT_LOGICAL,
+    Category.CONSTRAINT: Label.CONSTRAINT_BROKEN,
+    Category.NEED: Label.NEED_UNMET,
+}
+_EN = {
+    Category.FACT: "fact mismatch",
+    Category.LOGIC: "impossible timeline",
+    Category.CONSTRAINT: "broken constraint",
+    Category.NEED: "unmet need",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    category: Category
+    item: str  # the plan item, e.g. "legs[0] G1 北京南→上海虹桥"
+    problem: str  # what is wrong, in English (the planner and the logs read it)
+    evidence: str  # what the tool (or the request) says
+
+    def line(self) -> str:
+        return f"[{self.category.value}] {self.item}: {self.problem} (evidence: {self.evidence})"
+
+
+@dataclass(slots=True)
+class CheckReport:
+    findings: list[Finding] = field(default_factory=list)
+    has_backups: bool = False
+    lookups: int = 0  # how many facts were re-queried
+
+    def add(self, category: Category, item: str, problem: str, evidence: str) -> None:
+        self.findings.append(Finding(category, item, problem, evidence))
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def categories(self) -> set[Category]:
+        return {f.category for f in self.findings}
+
+    def cap(self) -> Label | None:
+        """The verdict ceiling these findings set; None when nothing failed."""
+        if not self.findings:
+            return None
+        return max((f.category.cap for f in self.findings), key=lambda lab: lab.rank)
+
+    def label(self) -> Label:
+        """The verdict from the checks alone (no rubric): contingency judged by the plan's backups."""
+        cap = self.cap()
+        if cap is not None:
+            return cap
+        return Label.EXCELLENT if self.has_backups else Label.NO_CONTINGENCY

@@ -1,0 +1,85 @@
+"""PlanValidator: the runtime's PlanReviewer on top of agent_core.validator.
+
+Deterministic checks always run; the rubric runs only when the reviewer was given a real model
+(the offline planner has none to lend, and the verdict then says the rubric was skipped). When
+the verdict is 不满意 the findings go back to the planner as re-plan feedback; the runtime
+decides how many rounds it allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from agent_core.events import Verdict
+from agent_core.model import ChatModel
+from agent_core.validator.facts import FactSource
+from agent_core.validator.labels import Label
+from agent_core.validator.validator import Assessment, Validator
+from bot.review import ReviewOutcome, ReviewRequest
+from tools.collection import ToolCollection
+
+MAX_FEEDBACK_FINDINGS = 12
+
+
+class PlanValidator:
+    def __init__(
+        self, *, facts: FactSource, tools: ToolCollection, rubric_model: ChatModel | None, timezone: str = "Asia/Shanghai",
+        home_city: str = "北京", max_steps: int = 12, clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        """`tools`: the bot's tool collection (the Validator drops ask_human, submit_plan and
+        terminate from it); `rubric_model`: the LLM, or None with the offline planner."""
+        self.validator = Validator(facts=facts, tools=tools, model=rubric_model, max_steps=max_steps, home_city=home_city)
+        self._tz = ZoneInfo(timezone)
+        self._clock = clock or (lambda: datetime.now(self._tz))
+
+    async def review(self, request: ReviewRequest) -> ReviewOutcome:
+        found = await self.validator.assess(
+            request=request.request, reply=request.answer.text, plan=request.answer.plan,
+            messages=request.messages, lang=request.lang, now=self._clock(),
+        )
+        verdict = verdict_of(found, request.lang, rounds=request.round + 1)
+        feedback = replan_feedback(found, request.lang) if found.label.unsatisfied else None
+        return ReviewOutcome(verdict, feedback)
+
+
+def verdict_of(found: Assessment, lang: str, *, rounds: int) -> Verdict:
+    zh = lang == "zh"
+    report = found.report
+    failed = tuple(f.line() for f in report.findings) if report else ()
+    reasons: list[str] = []
+    if report is not None:
+        for f in report.findings:
+            reasons.append(f"{f.category.text(lang)}：{f.item}：{f.problem}" if zh else f"{f.category.text(lang)}: {f.item}: {f.problem}")
+        if report.ok:
+            reasons.append(f"已按工具重新核对 {report.lookups} 项（车次/航班、酒店、景点），时间、价格、城市一致"
+                           if zh else f"{report.lookups} items re-checked with the tools (rides, hotels, sights): times, prices and cities match")
+        if report.ok and not report.has_backups and found.rubric_skipped:
+            reasons.append("行程没有备选方案" if zh else "the plan has no backups")
+    else:
+        reasons.append("回复里没有结构化行程可核对" if zh else "the reply holds no structured plan to check")
+    if found.rubric is not None:
+        reasons += list(found.rubric.reasons)
+    elif found.rubric_error is not None:
+        reasons.append(f"模型评审没有给出结论（{found.rubric_error.reason}），只做了自动核对"
+                       if zh else f"the model review gave no verdict ({found.rubric_error.reason}); automatic checks only")
+    else:
+        reasons.append("未做模型评审（离线规划器），只做了自动核对" if zh else "rubric skipped (offline planner): automatic checks only")
+    return Verdict(found.label.zh, found.label.en, tuple(reasons), failed, found.rubric_skipped, rounds)
+
+
+def replan_feedback(found: Assessment, lang: str) -> str:
+    """What the planner reads before it tries again: the verdict, each failed check with its
+    evidence, and the rubric's reasons when the checks found nothing."""
+    zh = lang == "zh"
+    lines = [
+        f"评审结论：{found.label.zh}。请逐条修正下列问题，重新查询工具后再提交行程："
+        if zh else f"Review verdict: {found.label.en} ({found.label.zh}). Fix each problem below, re-query the tools, then submit the plan again:"
+    ]
+    report = found.report
+    if report is not None:
+        lines += [f"- {f.line()}" for f in report.findings[:MAX_FEEDBACK_FINDINGS]]
+    if found.rubric is not None and (report is None or report.ok or found.rubric.label is Label.NOT_LOGICAL):
+        lines += [f"- {r}" for r in found.rubric.reasons]
+    return "\n".join(lines)
