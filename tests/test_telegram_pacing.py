@@ -1,0 +1,147 @@
+"""Sending within Telegram's limits, measured by the fake Bot API's own clock."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import pytest
+from telegram import Bot
+
+from adapters.telegram.errors import AdapterStopped
+from adapters.telegram.pacing import Delivery, Outbox
+from adapters.telegram.progress import RunProgress
+from adapters.telegram.transport import Transport
+from agent_core.events import RunFinished, StepStarted, ToolCalled, ToolFinished
+from tests.fakes.telegram_api import FakeTelegram
+
+
+@pytest.fixture
+async def tg():
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def transport(tg):
+    bot = Bot(tg.token, base_url=tg.base_url)
+    async with bot:
+        yield Transport(bot)
+
+
+async def test_without_pacing_the_fake_counts_violations(tg, transport):
+    tg.send_text(1, "hi")
+    await asyncio.gather(*(transport.send_html(1, f"m{i}") for i in range(3)))
+    assert {v.kind for v in tg.violations} == {"chat"}
+
+
+async def test_one_chat_gets_one_message_per_second_in_order(tg, transport):
+    tg.send_text(1, "hi")
+    outbox = Outbox()
+    try:
+        ids = await asyncio.gather(*(outbox.send(1, "answer", functools.partial(transport.send_html, 1, f"part {i}"))
+                                     for i in range(3)))
+    finally:
+        await outbox.close()
+    sent = tg.bot_messages(1)
+    assert [m.text for m in sent] == ["part 0", "part 1", "part 2"] and ids == [m.message_id for m in sent]
+    assert sent[2].sent_at - sent[0].sent_at >= 2.0
+    assert tg.violations == []
+
+
+async def test_the_whole_bot_stays_under_thirty_per_second(tg, transport):
+    deliveries: list[Delivery] = []
+    outbox = Outbox(observer=deliveries.append)
+    chats = range(1, 46)
+    for c in chats:
+        tg.send_text(c, "hi")
+    try:
+        await asyncio.gather(*(outbox.send(c, "answer", functools.partial(transport.send_html, c, "hello"))
+                               for c in chats))
+    finally:
+        await outbox.close()
+    assert all(len(tg.bot_messages(c)) == 1 for c in chats)
+    assert tg.violations == []
+    assert len(deliveries) == 45 and max(d.queued_s for d in deliveries) >= 0.5  # some had to wait
+
+
+async def test_urgent_sends_go_before_progress_in_the_global_queue(tg, transport):
+    outbox = Outbox(global_limit=1, global_window=0.5)
+    for c in (1, 2, 3):
+        tg.send_text(c, "hi")
+    progress = [RunProgress(transport, c, "en", 10, grace=0) for c in (1, 2)]
+    try:
+        for p in progress:
+            p.apply(StepStarted(1, 10))
+            outbox.offer(p.chat_id, p)
+        await asyncio.sleep(0)  # chat 1 holds the only slot, chat 2 waits for the next one
+        await outbox.send(3, "answer", functools.partial(transport.send_html, 3, "answer"))
+        await tg.wait_for(lambda t: len(t.bot_messages(2)) == 1)
+    finally:
+        await outbox.close()
+    order = [r.chat_id for r in tg.calls("sendMessage") if r.ok]
+    assert order == [1, 3, 2]  # the answer overtook the progress message that waited longer
+
+
+async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
+    tg.send_text(1, "hi")
+    outbox = Outbox()
+    progress = RunProgress(transport, 1, "en", 20, grace=0)
+    try:
+        progress.apply(StepStarted(1, 20))
+        outbox.offer(1, progress)
+        await tg.wait_for(lambda t: len(t.bot_messages(1)) == 1)
+        for step in range(2, 12):  # ten events inside the one-second gap
+            progress.apply(StepStarted(step, 20))
+            progress.apply(ToolCalled(step, f"c{step}", "lookup", {"city": f"C{step}"}))
+            progress.apply(ToolFinished(step, f"c{step}", "lookup", True, f"C{step}: sunny"))
+            outbox.offer(1, progress)
+        await tg.wait_for(lambda t: "Step 11/20" in t.bot_messages(1)[0].text, within=3)
+        assert len(tg.bot_messages(1)[0].edits) == 1  # one edit carried all ten steps
+        assert not progress.has_work()
+        assert await progress.flush() is False  # identical text: nothing sent
+        progress.apply(RunFinished(11))
+        outbox.offer(1, progress)
+        await tg.wait_for(lambda t: "Done" in t.bot_messages(1)[0].text, within=3)
+    finally:
+        await outbox.close()
+    text = tg.bot_messages(1)[0].text
+    assert "… 5 earlier calls" in text and "C11: sunny" in text
+    assert tg.violations == [] and not [r for r in tg.requests if r.error and "not modified" in r.error]
+
+
+async def test_a_flood_wait_holds_every_send_of_that_chat_only(tg, transport):
+    for c in (1, 2):
+        tg.send_text(c, "hi")
+    outbox = Outbox()
+    tg.flood(1, 2)
+    try:
+        t0 = asyncio.get_running_loop().time()
+        other = asyncio.ensure_future(outbox.send(2, "answer", functools.partial(transport.send_html, 2, "free")))
+        await outbox.send(1, "answer", functools.partial(transport.send_html, 1, "after the wait"))
+        waited = asyncio.get_running_loop().time() - t0
+        await other
+    finally:
+        await outbox.close()
+    assert waited >= 1.9
+    assert tg.bot_messages(2)[0].sent_at - tg.bot_messages(1)[0].sent_at < -1.0  # chat 2 did not wait
+    assert [v.kind for v in tg.violations] == []
+
+
+async def test_html_falls_back_to_plain_text_when_telegram_cannot_parse_it(tg, transport):
+    tg.send_text(1, "hi")
+    await transport.send_html(1, "<b>unclosed & <weird> tag")
+    msg = tg.bot_messages(1)[0]
+    assert msg.parse_mode is None and msg.text == "unclosed &  tag"
+
+
+async def test_sends_queued_at_stop_fail_with_adapter_stopped(tg, transport):
+    tg.send_text(1, "hi")
+    outbox = Outbox()
+    first = asyncio.ensure_future(outbox.send(1, "answer", functools.partial(transport.send_html, 1, "one")))
+    second = asyncio.ensure_future(outbox.send(1, "answer", functools.partial(transport.send_html, 1, "two")))
+    await tg.wait_for(lambda t: len(t.bot_messages(1)) == 1)
+    await outbox.close()
+    await first
+    with pytest.raises(AdapterStopped):
+        await second
