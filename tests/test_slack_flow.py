@@ -46,6 +46,7 @@ async def test_mention_question_reply_plan_in_the_thread(tmp_path: Path) -> None
         assert posts.index(statuses[0]) < posts.index(question) < posts.index(statuses[1]) < posts.index(plan)
         assert "⏸" in statuses[0].text and "✅" in statuses[1].text
         assert s.model.calls == 2
+        assert s.fake.find("C1", msg.ts).reactions == ["eyes"]  # type: ignore[union-attr]
         # nothing was posted outside the thread
         assert all(m.thread_ts == msg.ts for m in s.fake.bot_posts("C1"))
 

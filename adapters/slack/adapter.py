@@ -190,6 +190,10 @@ class SlackAdapter:
                 return
             outcome = await self._manager.submit(inbound.message)
         log.debug("slack: %s in %s -> %s", inbound.message.dedup_id, chat, outcome.value)
+        if outcome is SubmitOutcome.ACCEPTED and not inbound.needs_session:
+            # 👀 on the request: seen, even before the status message appears
+            self._spawn(self._call("reactions.add", channel=chat.chat_id, timestamp=event.get("ts"),
+                                   name="eyes"), quiet=True)
         await self._count(outcome.value)
 
     async def _on_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
