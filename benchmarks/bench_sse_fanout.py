@@ -17,12 +17,14 @@ import asyncio
 import json
 import multiprocessing as mp
 import os
+import random
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,53 +53,85 @@ async def _serve(db: Path, latency_s: float) -> None:
 # ------------------------------------------------------------------ the client processes
 
 
-async def _conversation(client, n: int, latencies: list[tuple[str, float]]) -> bool:
-    from tests.web_runtime import DAYS
-    from tests.web_sse import SseReader
+async def _events(resp) -> AsyncIterator[tuple[str, str]]:
+    """(event, data) pairs from an aiohttp SSE response; comments come as ("", comment)."""
+    event, data = "message", []
+    async for raw in resp.content:
+        line = raw.decode().rstrip("\r\n")
+        if not line:
+            if data:
+                yield event, "\n".join(data)
+            event, data = "message", []
+        elif line.startswith(":"):
+            yield "", line[1:].strip()
+        elif line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip())
 
+
+async def _conversation(
+    session, n: int, start_at: float, spread_s: float, latencies: list[tuple[str, float]], connected: list[bool]
+) -> bool:
+    from tests.web_runtime import DAYS
+
+    rng = random.Random(n)
     # The client names its session and listens before it speaks, so every event is produced
     # while the stream is open: the latency measured is delivery, not a replay of the past.
     sid = f"bench{n:06d}{os.getpid()}"
-    async with client.stream("GET", f"/api/sessions/{sid}/events") as stream:
-        reader = SseReader(stream)
-        await reader.comment(within=60)  # "connected"
-        res = await client.post(
-            "/api/chat", json={"message": f"Beijing to Shanghai, trip {n}", "session_id": sid, "client_message_id": f"b{n}"}
-        )
-        if res.status_code != 200:
-            return False
-        answered = False
-        while True:
-            event = await reader.next(within=60)
-            latencies.append((event.event, time.time() - event.json()["ts"]))
-            if event.event == "human_input_request" and not answered:
-                answered = True
-                ack = await client.post("/api/human_response", json={"session_id": sid, "response": DAYS[n % 2]})
-                if ack.status_code != 200:
-                    return False
-            elif event.event == "done":
-                return answered
-            elif event.event == "error":
+    async with session.get(f"/api/sessions/{sid}/events") as resp:
+        events = _events(resp)
+        await anext(events)  # the "connected" comment
+        connected.append(time.time() < start_at)
+        # Every stream is open before any conversation starts; people then type within
+        # `spread_s` of each other and take a moment to answer, as people do.
+        await asyncio.sleep(max(0.0, start_at + rng.uniform(0, spread_s) - time.time()))
+        body = {"message": f"Beijing to Shanghai, trip {n}", "session_id": sid, "client_message_id": f"b{n}"}
+        async with session.post("/api/chat", json=body) as res:
+            if res.status != 200:
                 return False
+        answered = False
+        async for name, data in events:
+            if not name:
+                continue  # keep-alive
+            latencies.append((name, time.time() - json.loads(data)["ts"]))
+            if name == "human_input_request" and not answered:
+                answered = True
+                await asyncio.sleep(rng.uniform(0.1, 0.5))
+                answer = {"session_id": sid, "response": DAYS[n % 2]}
+                async with session.post("/api/human_response", json=answer) as res:
+                    if res.status != 200:
+                        return False
+            elif name == "done":
+                return answered
+            elif name == "error":
+                return False
+    return False
 
 
-async def _clients(base_url: str, first: int, count: int, start_at: float) -> dict[str, object]:
-    import httpx
+async def _clients(base_url: str, first: int, count: int, start_at: float, spread_s: float) -> dict[str, object]:
+    import aiohttp
 
     latencies: list[tuple[str, float]] = []
-    limits = httpx.Limits(max_connections=count * 2 + 10, max_keepalive_connections=count * 2 + 10)
-    async with httpx.AsyncClient(base_url=base_url, timeout=120, limits=limits) as client:
-        await asyncio.sleep(max(0.0, start_at - time.time()))
+    connected: list[bool] = []
+    connector = aiohttp.TCPConnector(limit=0)
+    timeout = aiohttp.ClientTimeout(total=None, sock_read=60)
+    async with aiohttp.ClientSession(base_url, connector=connector, timeout=timeout) as session:
         results = await asyncio.gather(
-            *(_conversation(client, first + i, latencies) for i in range(count)), return_exceptions=True
+            *(_conversation(session, first + i, start_at, spread_s, latencies, connected) for i in range(count)),
+            return_exceptions=True,
         )
     finished = sum(1 for r in results if r is True)
     failures = [repr(r) for r in results if r is not True][:3]
-    return {"finished": finished, "latencies": latencies, "failures": failures}
+    cpu = time.process_time()
+    return {
+        "finished": finished, "latencies": latencies, "failures": failures,
+        "open_before_start": sum(connected), "cpu_s": cpu,
+    }
 
 
-def _client_worker(base_url: str, first: int, count: int, start_at: float, out: mp.Queue) -> None:  # type: ignore[type-arg]
-    out.put(asyncio.run(_clients(base_url, first, count, start_at)))
+def _client_worker(base_url: str, first: int, count: int, start_at: float, spread_s: float, out: mp.Queue) -> None:  # type: ignore[type-arg]
+    out.put(asyncio.run(_clients(base_url, first, count, start_at, spread_s)))
 
 
 # ------------------------------------------------------------------ the driver
@@ -109,11 +143,19 @@ def _rss_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
+def _cpu_s(pid: int) -> float:
+    import psutil
+
+    t = psutil.Process(pid).cpu_times()
+    return float(t.user + t.system)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=500)
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--procs", type=int, default=4)
+    parser.add_argument("--spread-s", type=float, default=1.0, help="conversations start within this window")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -131,15 +173,16 @@ def main() -> int:
             port = json.loads(server.stdout.readline())["port"]
             base_url = f"http://127.0.0.1:{port}"
             idle_rss = _rss_mb(server.pid)
+            cpu_before = _cpu_s(server.pid)
             ctx = mp.get_context("spawn")
             out: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
             procs = max(1, min(args.procs, args.clients))
             share, extra = divmod(args.clients, procs)
-            start_at = time.time() + 1.5  # every worker starts its clients at the same moment
+            start_at = time.time() + 3.0 + args.clients / 200  # all streams open by then
             workers, first = [], 0
             for i in range(procs):
                 count = share + (1 if i < extra else 0)
-                w = ctx.Process(target=_client_worker, args=(base_url, first, count, start_at, out))
+                w = ctx.Process(target=_client_worker, args=(base_url, first, count, start_at, args.spread_s, out))
                 w.start()
                 workers.append(w)
                 first += count
@@ -157,6 +200,7 @@ def main() -> int:
                 w.join(timeout=10)
             peak = max(peak, _rss_mb(server.pid))
             end_rss = _rss_mb(server.pid)
+            server_cpu = _cpu_s(server.pid) - cpu_before
         finally:
             server.send_signal(signal.SIGTERM)
             try:
@@ -171,6 +215,7 @@ def main() -> int:
         by_event.setdefault(str(name), []).append(float(x))
     finished = sum(int(r["finished"]) for r in results)  # type: ignore[call-overload]
     failures = [f for r in results for f in r["failures"]][:3]  # type: ignore[attr-defined]
+    open_before = sum(int(r["open_before_start"]) for r in results)  # type: ignore[call-overload]
 
     def pct(p: float) -> float:
         return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000, 2) if latencies else -1.0
@@ -180,6 +225,8 @@ def main() -> int:
         "bench": "sse_fanout",
         "clients": args.clients,
         "finished": finished,
+        "streams_open_before_start": open_before,
+        "start_spread_s": args.spread_s,
         "model_latency_ms": args.latency_ms,
         "events": len(latencies),
         "p50_ms": pct(0.50),
@@ -193,6 +240,9 @@ def main() -> int:
         "server_rss_peak_mb": round(peak, 1),
         "server_rss_end_mb": round(end_rss, 1),
         "client_procs": procs,
+        "server_cpu_s": round(server_cpu, 2),
+        "clients_cpu_s": round(sum(float(r["cpu_s"]) for r in results), 2),  # type: ignore[arg-type]
+        "cpus": os.cpu_count(),
         "ok": finished == args.clients and 0 <= p99 <= TARGET_P99_MS,
     }
     if failures:
