@@ -8,6 +8,7 @@ A query between two stations finds every service that calls at both, in order.
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -52,7 +53,7 @@ class RailNetwork:
         ends: dict[str, set[str]] = {"hsr": set(), "conv": set()}
         for _name, kind, stations in lines:
             ends[kind].update((stations[0], stations[-1]))
-            for a, b in zip(stations, stations[1:], strict=False):
+            for a, b in itertools.pairwise(stations):
                 sa, sb = gazetteer.station(a), gazetteer.station(b)
                 assert sa is not None and sb is not None, (a, b)
                 km = haversine_km(sa.lat, sa.lon, sb.lat, sb.lon) * _DETOUR[kind]
