@@ -23,7 +23,10 @@ def main() -> int:
     done = subprocess.run(
         ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=False, env=env
     )
-    return 0 if done.returncode == 0 else 0
+    if done.returncode != 0 or not os.path.exists("/usr/bin/chromium"):
+        # Not fatal: the browser test then skips and says why; every other test still runs.
+        print(f"apt-get could not install chromium (exit {done.returncode}): browser tests will be skipped", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

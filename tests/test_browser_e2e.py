@@ -97,6 +97,13 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             await expect(page.locator(".question button.option")).to_have_count(len(DAYS))
             await page.screenshot(path=str(ARTIFACTS / "web-e2e-question.png"), full_page=True)
 
+            # a reload while the question waits shows it again, still answerable
+            await page.reload()
+            await expect(page.locator(".question:not(.answered) .q-text")).to_have_text(QUESTION_EN)
+            await expect(page.locator(".question:not(.answered) .q-text")).to_have_count(1)
+            await expect(page.locator("#input")).to_have_class("answering")
+            await expect(page.locator("details.timeline li.step")).to_have_count(0)  # steps live only in the stream
+
             await page.fill("#input", DAYS[1])
             await page.press("#input", "Enter")
             card = page.locator(".plan-card")
