@@ -27,7 +27,6 @@ from adapters.web.payloads import (
     AnswerData,
     ChatRequest,
     ChatResponse,
-    DoneData,
     ErrorData,
     HistoryEntryOut,
     HumanResponseAck,
@@ -37,21 +36,13 @@ from adapters.web.payloads import (
     QuestionData,
     ResetData,
     SessionView,
-    StepData,
-    ToolData,
-    VerdictData,
 )
+from adapters.web.render import progress_data, verdict_data
 from adapters.web.runtime import SessionApi
 from agent_core.events import (
     AnswerReady,
     Event,
     QuestionAsked,
-    RunFailed,
-    RunFinished,
-    StepStarted,
-    Thought,
-    ToolCalled,
-    ToolFinished,
     Verdict,
 )
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, RunInfo, SubmitOutcome
@@ -112,7 +103,7 @@ class WebAdapter:
     # ------------------------------------------------------------------ Surface
 
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
-        data = _progress_data(event)
+        data = progress_data(event)
         if data is not None:
             self._emit(chat, *data)
 
@@ -130,7 +121,7 @@ class WebAdapter:
     ) -> None:
         self._emit(chat, "answer", AnswerData(text=answer.text, plan=answer.plan))
         if verdict is not None:
-            self._emit(chat, "verdict", _verdict_data(verdict))
+            self._emit(chat, "verdict", verdict_data(verdict))
 
     async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
         if notice.kind == "error":
@@ -270,48 +261,3 @@ def _chat_key(session_id: str) -> ChatKey:
 
 def _dedup_id(session_id: str, client_message_id: str | None) -> str:
     return f"{session_id}/{client_message_id}" if client_message_id else ""
-
-
-def _progress_data(event: Event) -> tuple[str, BaseModel] | None:
-    match event:
-        case StepStarted():
-            return "step", StepData(step=event.step, max_steps=event.max_steps)
-        case Thought():
-            return "tool", ToolData(phase="thought", step=event.step, text=event.text)
-        case ToolCalled():
-            return "tool", ToolData(
-                phase="call",
-                step=event.step,
-                name=event.name,
-                tool_call_id=event.tool_call_id,
-                arguments=event.arguments,
-            )
-        case ToolFinished():
-            return "tool", ToolData(
-                phase="result",
-                step=event.step,
-                name=event.name,
-                tool_call_id=event.tool_call_id,
-                ok=event.ok,
-                summary=event.summary,
-            )
-        case RunFailed():
-            return "error", ErrorData(message=event.message, reason=event.reason, retryable=event.retryable)
-        case RunFinished():
-            return "done", DoneData(steps=event.steps)
-        case AnswerReady():
-            return "answer", AnswerData(text=event.text, plan=event.plan)
-        case Verdict():
-            return "verdict", _verdict_data(event)
-    return None
-
-
-def _verdict_data(verdict: Verdict) -> VerdictData:
-    return VerdictData(
-        label=verdict.label,
-        label_en=verdict.label_en,
-        reasons=list(verdict.reasons),
-        failed_checks=list(verdict.failed_checks),
-        rubric_skipped=verdict.rubric_skipped,
-        rounds=verdict.rounds,
-    )
