@@ -258,6 +258,9 @@ class Gazetteer:
 
     def resolve_station(self, name: str) -> Station | None:
         """A station named exactly (北京南, 北京南站); None when `name` is a city or unknown."""
+        key = normalize(name)
+        if key in self._city_keys or (_strip_suffix(key) in self._city_keys and not key.endswith("站")):
+            return None
         return self.station(name.strip())
 
     def find_stations(self, city: City | str) -> list[Station]:

@@ -1,0 +1,115 @@
+"""Provider selection and the list of travel tools; bot.py calls these once at start-up."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from typing import Any, Protocol, TypeVar
+
+from tools.base import BaseTool
+from tools.travel.flights import FlightSearch
+from tools.travel.geo import City, Gazetteer, Place
+from tools.travel.hotels import HotelSearch
+from tools.travel.location import CurrentLocation
+from tools.travel.models import (
+    Flight,
+    FlightTransfer,
+    Found,
+    Hotel,
+    PlaceHit,
+    Route,
+    Train,
+    TrainTransfer,
+    WebHit,
+)
+from tools.travel.places import PoiAroundSearch, PoiSearch
+from tools.travel.provider import FlightQuery, TrainQuery, TravelProviders
+from tools.travel.routes import RoutePlan
+from tools.travel.sandbox import SandboxProvider
+from tools.travel.trains import TrainSearch
+from tools.travel.web import WebSearch
+
+T = TypeVar("T")
+
+
+class TravelConfig(Protocol):
+    """The part of bot.settings.Settings that travel data needs."""
+
+    travel_data: str
+    amap_key: str | None
+    searxng_url: str | None
+    tavily_api_key: str | None
+    duffel_token: str | None
+
+
+def _noted(found: Found[T], note: str) -> Found[T]:
+    return replace(found, note=f"{note}; {found.note}")
+
+
+class SandboxFallback:
+    """The sandbox standing in for a live provider that is not configured; says so in every answer."""
+
+    def __init__(self, sandbox: SandboxProvider, note: str) -> None:
+        self._s = sandbox
+        self._note = note
+
+    async def trains(self, q: TrainQuery) -> Found[Train]:
+        return _noted(await self._s.trains.trains(q), self._note)
+
+    async def train_transfers(self, q: TrainQuery, middle: City | None, limit: int) -> Found[TrainTransfer]:
+        return _noted(await self._s.trains.train_transfers(q, middle, limit), self._note)
+
+    async def flights(self, q: FlightQuery) -> Found[Flight]:
+        return _noted(await self._s.flights.flights(q), self._note)
+
+    async def flight_transfers(self, q: FlightQuery, limit: int) -> Found[FlightTransfer]:
+        return _noted(await self._s.flights.flight_transfers(q, limit), self._note)
+
+    async def hotels(self, city: City, checkin: date, checkout: date) -> Found[Hotel]:
+        return _noted(await self._s.hotels.hotels(city, checkin, checkout), self._note)
+
+    async def places(self, query: str, city: City | None, limit: int) -> Found[PlaceHit]:
+        return _noted(await self._s.places.places(query, city, limit), self._note)
+
+    async def around(self, center: Place, radius_m: int, keyword: str | None, limit: int) -> Found[PlaceHit]:
+        return _noted(await self._s.places.around(center, radius_m, keyword, limit), self._note)
+
+    async def route(self, origin: Place, destination: Place, city: City) -> Found[Route]:
+        return _noted(await self._s.routes.route(origin, destination, city), self._note)
+
+    async def search(self, query: str, limit: int) -> Found[WebHit]:
+        return _noted(await self._s.web.search(query, limit), self._note)
+
+
+def make_provider(config: TravelConfig, gazetteer: Gazetteer, sandbox: SandboxProvider | None = None) -> TravelProviders:
+    """Sandbox by default; with travel_data == "live", a live provider per capability whose key is
+    set, and the sandbox (with a visible note) for each one that is not."""
+    sb = sandbox or SandboxProvider(gazetteer)
+    if config.travel_data != "live":
+        return TravelProviders(trains=sb.trains, flights=sb.flights, hotels=sb.hotels, places=sb.places,
+                               routes=sb.routes, web=sb.web, mode="sandbox")
+
+    def fallback(what: str) -> SandboxFallback:
+        return SandboxFallback(sb, f"live data was requested but {what}; showing sandbox data instead")
+
+    # Live providers plug in here one by one; until a capability has one, it falls back.
+    amap = fallback("AMAP_KEY is not set" if not config.amap_key else "the Amap provider is not available in this build")
+    web = fallback("neither SEARXNG_URL nor TAVILY_API_KEY is set" if not (config.searxng_url or config.tavily_api_key)
+                   else "the web search provider is not available in this build")
+    flights = fallback("DUFFEL_TOKEN is not set" if not config.duffel_token else "the Duffel provider is not available in this build")
+    rail = fallback("the 12306 provider is not available in this build")
+    hotels = fallback("there is no live hotel provider")
+    return TravelProviders(trains=rail, flights=flights, hotels=hotels, places=amap, routes=amap, web=web, mode="live")
+
+
+def build_travel_tools(gazetteer: Gazetteer, providers: TravelProviders) -> list[BaseTool[Any]]:
+    return [
+        TrainSearch(gazetteer, providers.trains),
+        FlightSearch(gazetteer, providers.flights),
+        HotelSearch(gazetteer, providers.hotels),
+        PoiSearch(gazetteer, providers.places),
+        PoiAroundSearch(gazetteer, providers.places),
+        RoutePlan(gazetteer, providers.routes),
+        WebSearch(providers.web),
+        CurrentLocation(gazetteer),
+    ]
