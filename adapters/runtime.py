@@ -48,14 +48,15 @@ class Runtime:
             await self.server.start()
 
     async def stop(self) -> None:
-        if self.server is not None:
-            with contextlib.suppress(Exception):
-                await self.server.stop()
+        # Adapters first: open SSE streams and pollers close, so the server stops at once.
         for adapter in reversed(self.adapters):
             try:
                 await adapter.stop()
             except Exception:
                 log.warning("stopping %s failed", adapter.platform, exc_info=True)
+        if self.server is not None:
+            with contextlib.suppress(Exception):
+                await self.server.stop()
         await self.manager.stop()
         await self.store.close()
 
@@ -83,6 +84,7 @@ def build_runtime(
         web = WebAdapter(settings, manager)
         adapters.append(web)
         server.include_router(web.router())
+        server.add_health_check("web", web.healthy)
     if settings.telegram_bot_token:
         from adapters.telegram import (
             TelegramAdapter,  # python-telegram-bot is loaded only when used

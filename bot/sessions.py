@@ -165,14 +165,19 @@ class SessionManager:
                         await self._changed.wait()
 
     async def _quiet(self, chat: ChatKey) -> bool:
+        """Nothing to do until the person speaks: no work queued, and no run busy (a run waiting
+        for an answer counts as quiet, whether its coroutine is still held or parked)."""
         runtime = self._chats.get(str(chat))
-        if runtime is not None and runtime.active:
+        if runtime is not None and runtime.drain_task is not None and not runtime.drain_task.done():
             return False
         session = await self.store.get_session(str(chat))
+        if session is not None and session.state == "waiting":
+            return True
+        if runtime is not None and runtime.busy:
+            return False
         if session is not None and session.state == "running":
             return False
-        waiting = session is not None and session.state == "waiting"
-        return waiting or not await self.store.inbox_for(str(chat), limit=1)
+        return not await self.store.inbox_for(str(chat), limit=1)
 
     # -- the drain: one update at a time per chat -----------------------------------------
     def _chat(self, key: str) -> ChatRuntime:

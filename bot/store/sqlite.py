@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
@@ -15,7 +16,7 @@ from typing import Any
 import aiosqlite
 
 from agent_core.schema import Message
-from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreClosed, TurnStart
+from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreClosed, StoreError, TurnStart
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 
 Row = tuple[Any, ...]
@@ -31,7 +32,9 @@ class SqliteStore:
         self.path = Path(path)
         self._migrations_dir = migrations_dir
         self._conn: aiosqlite.Connection | None = None
-        self._lock = asyncio.Lock()  # one transaction at a time on the single connection
+        self._lock = asyncio.Lock()  # one statement sequence at a time on the single connection
+        self._batch: asyncio.Future[None] | None = None  # the open group-commit transaction
+        self._committer: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,6 +47,9 @@ class SqliteStore:
         self._conn = conn
 
     async def close(self) -> None:
+        if self._committer is not None and not self._committer.done():
+            with contextlib.suppress(Exception):
+                await self._committer
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
@@ -63,15 +69,43 @@ class SqliteStore:
 
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One all-or-nothing write, committed together with the writes queued beside it.
+
+        Group commit: the first write opens a transaction and schedules its COMMIT behind the
+        writes already waiting for the lock; each write runs inside a SAVEPOINT, so a failing
+        one rolls back alone. A caller returns only after the COMMIT (synchronous=FULL), so
+        what it wrote is on disk before it acts on it.
+        """
         async with self._lock:
             db = self._db
-            await db.execute("BEGIN IMMEDIATE")
+            if self._batch is None:
+                await db.execute("BEGIN IMMEDIATE")
+                self._batch = asyncio.get_running_loop().create_future()
+                self._committer = asyncio.create_task(self._commit(self._batch))
+            batch = self._batch
+            await db.execute("SAVEPOINT op")
             try:
                 yield db
             except BaseException:
-                await db.execute("ROLLBACK")
+                await db.execute("ROLLBACK TO op")
+                await db.execute("RELEASE op")
                 raise
-            await db.execute("COMMIT")
+            await db.execute("RELEASE op")
+        await asyncio.shield(batch)
+
+    async def _commit(self, batch: asyncio.Future[None]) -> None:
+        await asyncio.sleep(0)  # let the writes that are about to queue join this batch
+        async with self._lock:
+            self._batch = None
+            try:
+                await self._db.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    await self._db.execute("ROLLBACK")
+                batch.set_exception(StoreError(f"commit failed: {exc}"))
+                batch.exception()  # mark retrieved: every writer in the batch re-raises it
+                return
+            batch.set_result(None)
 
     async def _one(self, sql: str, args: Sequence[object] = ()) -> Row | None:
         async with self._lock, self._db.execute(sql, args) as cur:
