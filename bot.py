@@ -28,8 +28,7 @@ from bot.metrics import Metrics
 from bot.review import PlanReviewer
 from bot.settings import Settings
 from tools.collection import ToolCollection
-from tools.travel import build_travel_tools, make_provider
-from tools.travel.geo import Gazetteer
+from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 
 log = logging.getLogger("bot")
 
@@ -45,9 +44,9 @@ def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> Ch
     return LLM(config, observer=LLMMetrics(metrics))
 
 
-def make_tools(settings: Settings, gazetteer: Gazetteer) -> ToolCollection:
-    provider = make_provider(settings, gazetteer)
-    return travel_toolset(build_travel_tools(gazetteer, provider))
+def make_tools(settings: Settings, gazetteer: Gazetteer, sandbox: SandboxProvider) -> ToolCollection:
+    providers = make_provider(settings, gazetteer, sandbox)
+    return travel_toolset(build_travel_tools(gazetteer, providers))
 
 
 def make_reviewer(settings: Settings, gazetteer: Gazetteer, model: ChatModel, tools: ToolCollection) -> PlanReviewer | None:
@@ -58,9 +57,10 @@ def make_reviewer(settings: Settings, gazetteer: Gazetteer, model: ChatModel, to
 
 def assemble(settings: Settings, *, serve_http: bool, extra: list[ConsoleSurface] | None = None) -> Runtime:
     gazetteer = Gazetteer.load()
+    sandbox = SandboxProvider(gazetteer)
     metrics = Metrics()
     model = make_model(settings, gazetteer, metrics)
-    tools = make_tools(settings, gazetteer)
+    tools = make_tools(settings, gazetteer, sandbox)
     runtime = build_runtime(
         settings, model=model, tools=tools, prompt=build_system_prompt,
         reviewer=make_reviewer(settings, gazetteer, model, tools), serve_http=serve_http,

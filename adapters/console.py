@@ -49,8 +49,8 @@ class ConsoleSurface:
             self._print(f"  · step {event.step}/{event.max_steps}")
         elif isinstance(event, Thought):
             self._print(f"  · {event.text[:200]}")
-        elif isinstance(event, ToolCalled) and event.name != "ask_human":
-            args = ", ".join(f"{k}={v}" for k, v in list(event.arguments.items())[:4])
+        elif isinstance(event, ToolCalled) and event.name not in ("ask_human", "submit_plan"):
+            args = ", ".join(f"{k}={str(v)[:40]}" for k, v in list(event.arguments.items())[:4])
             self._print(f"  → {event.name}({args})")
         elif isinstance(event, ToolFinished):
             self._print(f"  {'✓' if event.ok else '✗'} {event.summary[:160]}")
@@ -65,7 +65,7 @@ class ConsoleSurface:
 
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo) -> None:
         self._print("\n" + answer.text)
-        if answer.plan is not None:
+        if answer.plan is not None and answer.plan.title not in answer.text:
             self._print(render_plan(answer.plan))
         if verdict is not None:
             label = verdict.label if run.lang == "zh" else verdict.label_en
