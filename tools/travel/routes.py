@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 from tools.base import BaseTool, ToolContext, ToolResult
 from tools.errors import ToolArgumentError
 from tools.travel.common import render
-from tools.travel.geo import Gazetteer, haversine_km
+from tools.travel.errors import UnknownPlaceError
+from tools.travel.geo import City, Gazetteer, Place, haversine_km
 from tools.travel.provider import RouteProvider
 
 
@@ -18,6 +19,13 @@ class RoutePlanParams(BaseModel):
     destination: str = Field(min_length=1, description="End: same forms as origin")
     city: str = Field(min_length=1, description="The city both places are in")
     mode: Literal["taxi", "drive", "transit", "walk"] | None = Field(default=None, description="only this mode")
+
+
+def _other_city(gaz: Gazetteer, text: str) -> Place | None:
+    try:
+        return gaz.resolve_place(text)
+    except UnknownPlaceError:
+        return None
 
 
 class RoutePlan(BaseTool[RoutePlanParams]):
@@ -32,10 +40,23 @@ class RoutePlan(BaseTool[RoutePlanParams]):
         self._gaz = gazetteer
         self._provider = provider
 
+    def _place(self, text: str, city: City, field: str) -> Place:
+        try:
+            return self._gaz.resolve_place(text, city, field=field)
+        except UnknownPlaceError:
+            elsewhere = _other_city(self._gaz, text)
+            if elsewhere is None or elsewhere.city_id is None or elsewhere.city_id == city.id:
+                raise
+            other = self._gaz.city(elsewhere.city_id).name_zh
+            raise ToolArgumentError(
+                f"{elsewhere.name} is in {other}, not in {city.name_zh}; route_plan is for trips inside one city, "
+                "use train_search or flight_search between cities", field=field,
+            ) from None
+
     async def execute(self, params: RoutePlanParams, ctx: ToolContext) -> ToolResult:
         city = self._gaz.resolve_city(params.city, field="city")
-        a = self._gaz.resolve_place(params.origin, city, field="origin")
-        b = self._gaz.resolve_place(params.destination, city, field="destination")
+        a = self._place(params.origin, city, "origin")
+        b = self._place(params.destination, city, "destination")
         if haversine_km(a.lat, a.lon, city.lat, city.lon) > 150 or haversine_km(b.lat, b.lon, city.lat, city.lon) > 150:
             raise ToolArgumentError(
                 f"{a.name} or {b.name} is not in {city.name_zh}; route_plan is for trips inside one city, "

@@ -18,7 +18,7 @@ from tools.travel.geo import Gazetteer, haversine_km
 from tools.travel.sandbox.stable import stable_int, unit
 
 _DETOUR = {"hsr": 1.10, "conv": 1.22}  # rail km per great-circle km
-_CRUISE_KMH = {"G": 300.0, "D": 220.0, "Z": 125.0, "T": 105.0, "K": 85.0}
+_CRUISE_KMH = {"G": 290.0, "D": 220.0, "Z": 125.0, "T": 105.0, "K": 85.0}
 _TIER_WEIGHT = {1: 3.0, 2: 2.0, 3: 1.0}
 _DAY = 1440
 
