@@ -77,7 +77,7 @@ class FlightSearch(BaseTool[FlightSearchParams]):
         airlines = [a.strip() for a in (params.airline_name or "").replace("，", ",").split(",") if a.strip()]
         now = ctx.now.replace(tzinfo=None)
         if params.is_transfer:
-            found_t = await self._provider.flight_transfers(q, 30)
+            found_t = await self._provider.flight_transfers(q, self._limit * 2)
             items_t = [t for t in found_t.items if self._keep(t.legs[0], params, airlines, now, first=True)
                        and all(self._keep(leg, params, airlines, now, first=False) for leg in t.legs[1:])
                        and self._price_ok(t.price, params)]

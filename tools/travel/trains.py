@@ -65,7 +65,7 @@ class TrainSearch(BaseTool[TrainSearchParams]):
             middle = None
             if params.middle_station_name:
                 middle, _ = self._endpoint(params.middle_station_name, "middle_station_name")
-            found_t = await self._provider.train_transfers(q, middle, 40)
+            found_t = await self._provider.train_transfers(q, middle, self._limit * 2)
             items_t = [t for t in found_t.items if self._keep(t.legs[0], params, now)
                        and self._keep_arrival(t.legs[-1], params) and self._fits_price(t.legs, params)]
             label = f"{len(items_t)} transfer options {origin.name_zh}->{dest.name_zh} {day}"

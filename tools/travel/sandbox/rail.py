@@ -183,19 +183,36 @@ class RailNetwork:
         taken.add(f"{letter}{n}")
         return f"{letter}{n}"
 
-    def between(self, origins: set[str], destinations: set[str]) -> list[tuple[Service, Call, Call]]:
-        """Every service calling at one of `origins` and later at one of `destinations`."""
-        first: dict[str, int] = {}
-        for st in origins:
+    def calls_at(self, stations: set[str] | tuple[str, ...], *, last: bool = False) -> dict[str, int]:
+        """service number -> index of its first (or last) call at any of `stations`."""
+        out: dict[str, int] = {}
+        for st in stations:
             for number, idx in self._calls_at.get(st, ()):
-                first.setdefault(number, idx)
+                j = out.get(number)
+                if j is None or (idx > j if last else idx < j):
+                    out[number] = idx
+        return out
+
+    def between(
+        self,
+        origins: set[str] | tuple[str, ...],
+        destinations: set[str] | tuple[str, ...],
+        *,
+        from_calls: dict[str, int] | None = None,
+        to_calls: dict[str, int] | None = None,
+    ) -> list[tuple[Service, Call, Call]]:
+        """Every service calling at one of `origins` and later at one of `destinations`.
+        Callers that ask many questions about one end pass its calls_at() map to save time."""
+        first = from_calls if from_calls is not None else self.calls_at(origins)
+        final = to_calls if to_calls is not None else self.calls_at(destinations, last=True)
+        small, big = (first, final) if len(first) <= len(final) else (final, first)
         out = []
-        for st in destinations:
-            for number, idx in self._calls_at.get(st, ()):
-                j = first.get(number)
-                if j is not None and j < idx:
+        for number in small:
+            if number in big:
+                i, j = first[number], final[number]
+                if i < j:
                     svc = self.services[number]
-                    out.append((svc, svc.calls[j], svc.calls[idx]))
+                    out.append((svc, svc.calls[i], svc.calls[j]))
         out.sort(key=lambda sc: (sc[1].depart, sc[0].number))
         return out
 

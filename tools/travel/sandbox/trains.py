@@ -94,9 +94,11 @@ class SandboxTrains:
         # the winners: this keeps a transfer search within a few milliseconds.
         hubs = [middle] if middle is not None else self._hubs(q)
         combos: list[tuple[int, int, str, Service, Call, Call, Service, Call, Call, int]] = []
+        from_calls = self._net.calls_at(q.from_stations)
+        to_calls = self._net.calls_at(q.to_stations, last=True)
         for hub in hubs:
-            first = self._net.between(set(q.from_stations), set(hub.stations))
-            second = self._net.between(set(hub.stations), set(q.to_stations)) if first else []
+            first = self._net.between(q.from_stations, hub.stations, from_calls=from_calls)
+            second = self._net.between(hub.stations, q.to_stations, to_calls=to_calls) if first else []
             for s1, a1, b1 in first:
                 shift1 = (a1.depart // 1440) * 1440
                 arrive = b1.arrive - shift1
