@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, Field, model_validator
 from tenacity import (
     AsyncRetrying,
@@ -272,7 +273,11 @@ class LLM:
                 with attempt:
                     attempts += 1
                     try:
-                        response = await self._client.chat.completions.create(**kwargs)
+                        # The wire dicts are final: the SDK's documented low-level post skips
+                        # its recursive parameter transform, which cost more CPU than the call.
+                        response = await self._client.post(
+                            "/chat/completions", body=kwargs, cast_to=ChatCompletion
+                        )
                     except openai.APIError as exc:
                         self._report(exc)
                         raise

@@ -76,6 +76,7 @@ class SessionManager:
 
     async def start(self) -> None:
         """The recovery sweep, then the deadline watcher."""
+        self._started = True
         for session in await self.store.running_sessions():
             chat = self._chat(session.chat_key)
             async with chat.lock:
@@ -91,9 +92,9 @@ class SessionManager:
         for key in await self.store.chats_with_inbox():
             self._kick(key)
         self._watcher = asyncio.create_task(self._watch_deadlines(), name="deadline-watcher")
-        self._started = True
 
     async def stop(self) -> None:
+        self._started = False  # no new drains: runs cancelled below must not start any
         tasks: list[asyncio.Task[None]] = []
         if self._watcher is not None:
             tasks.append(self._watcher)
@@ -187,6 +188,8 @@ class SessionManager:
         return chat
 
     def _kick(self, key: str) -> None:
+        if not self._started:
+            return  # stopped (or not yet started: start() kicks every chat with work)
         chat = self._chat(key)
         chat.dirty = True
         if chat.drain_task is None or chat.drain_task.done():
