@@ -96,13 +96,14 @@ async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
             progress.apply(ToolCalled(step, f"c{step}", "lookup", {"city": f"C{step}"}))
             progress.apply(ToolFinished(step, f"c{step}", "lookup", True, f"C{step}: sunny"))
             outbox.offer(1, progress)
-        await tg.wait_for(lambda t: "Step 11/20" in t.bot_messages(1)[0].text, within=3)
+        await asyncio.wait_for(outbox.lane(1).drained(), 3)
+        assert "Step 11/20" in tg.bot_messages(1)[0].text
         assert len(tg.bot_messages(1)[0].edits) == 1  # one edit carried all ten steps
         assert not progress.has_work()
         assert await progress.flush() is False  # identical text: nothing sent
         progress.apply(RunFinished(11))
         outbox.offer(1, progress)
-        await tg.wait_for(lambda t: "Done" in t.bot_messages(1)[0].text, within=3)
+        await asyncio.wait_for(outbox.lane(1).drained(), 3)
     finally:
         await outbox.close()
     text = tg.bot_messages(1)[0].text

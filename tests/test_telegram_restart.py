@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.store import SqliteStore
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.telegram_support import containing, has
@@ -48,6 +49,19 @@ async def _wait(tg: FakeTelegram, bot: asyncio.subprocess.Process, needle: str, 
     seen.result()
 
 
+async def _question_recorded(db: Path, within: float = 10.0) -> None:
+    """The bot has stored the question's Telegram message id: from here on a restart must not
+    post it again. (Killed between sending and storing, a repost is the documented outcome.)"""
+    store = SqliteStore(db)
+    await store.open()
+    try:
+        async with asyncio.timeout(within):
+            while not any(q.posted_message_id for q in await store.waiting_questions()):
+                await asyncio.sleep(0.02)  # another process writes it: nothing to wait on but the file
+    finally:
+        await store.close()
+
+
 async def _kill(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is None:
         proc.send_signal(signal.SIGKILL)
@@ -64,6 +78,7 @@ async def test_sigkill_while_the_question_waits_then_restart_and_answer(tmp_path
         try:
             tg.send_text(CHAT, "Plan a weekend in Shanghai")
             await _wait(tg, bot, "Which day do you leave for Shanghai?", tmp_path / "bot.log")
+            await _question_recorded(tmp_path / "bot.sqlite3")
             await _kill(bot)
 
             tg.send_text(CHAT, "Friday")  # arrives while no bot is running
@@ -71,7 +86,7 @@ async def test_sigkill_while_the_question_waits_then_restart_and_answer(tmp_path
             await _wait(tg, bot, "Your plan: leave Friday on G1.", tmp_path / "bot.log")
         finally:
             await _kill(bot)
-        assert len(containing(tg, CHAT, "Which day do you leave for Shanghai?")) == 1
+        assert len(containing(tg, CHAT, "Which day do you leave for Shanghai?")) == 1, [(m.message_id, m.text) for m in tg.bot_messages(CHAT)]
         assert len(containing(tg, CHAT, "Your plan: leave Friday on G1.")) == 1
         assert llm.requests[-1].tool_results()["call_day"] == "Friday"
         llm.assert_complete()

@@ -18,7 +18,7 @@ import logging
 import time
 import warnings
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
@@ -71,29 +71,53 @@ def retry_seconds(exc: RetryAfter) -> float:
 
 
 class GlobalPacer:
-    def __init__(self, limit: int = 29, window: float = 1.1, clock: Callable[[], float] = time.monotonic) -> None:
+    """At most `limit` requests reach Telegram in any `window` seconds.
+
+    A slot is held from the start of a request until `window` seconds after it *finished*:
+    a request arrives somewhere between its start and its finish, so counting finished ones
+    this way bounds arrivals however much the network or a busy event loop delays them.
+    """
+
+    def __init__(self, limit: int = 29, window: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.window = window
         self._clock = clock
-        self._starts: deque[float] = deque()
+        self._in_flight = 0
+        self._finished: deque[float] = deque()
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
 
-    async def acquire(self, priority: int) -> None:
+    @contextlib.asynccontextmanager
+    async def slot(self, priority: int) -> AsyncIterator[None]:
+        await self._acquire(priority)
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            self._finished.append(self._clock())
+            self._pump()
+
+    async def _acquire(self, priority: int) -> None:
         if not self._waiters and self._free():
-            self._starts.append(self._clock())
+            self._in_flight += 1
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiters, (priority, next(self._seq), fut))
         self._pump()
-        await fut
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self._in_flight -= 1  # granted just as we were cancelled: give it back
+                self._pump()
+            raise
 
     def _free(self) -> bool:
         now = self._clock()
-        while self._starts and now - self._starts[0] >= self.window:
-            self._starts.popleft()
-        return len(self._starts) < self.limit
+        while self._finished and now - self._finished[0] >= self.window:
+            self._finished.popleft()
+        return self._in_flight + len(self._finished) < self.limit
 
     def _on_timer(self) -> None:
         self._timer = None
@@ -103,10 +127,10 @@ class GlobalPacer:
         while self._waiters and self._free():
             _, _, fut = heapq.heappop(self._waiters)
             if not fut.done():
-                self._starts.append(self._clock())
+                self._in_flight += 1
                 fut.set_result(None)
-        if self._waiters and self._timer is None:
-            delay = max(0.0, self._starts[0] + self.window - self._clock())
+        if self._waiters and self._timer is None and self._finished:
+            delay = max(0.0, self._finished[0] + self.window - self._clock())
             self._timer = asyncio.get_running_loop().call_later(delay, self._on_timer)
 
 
@@ -132,6 +156,7 @@ class ChatLane:
         self._sources: list[ProgressSource] = []
         self._worker: asyncio.Task[None] | None = None
         self._closed = False
+        self._stopping = asyncio.Event()
 
     @property
     def busy(self) -> bool:
@@ -160,18 +185,19 @@ class ChatLane:
         return self._sources[0] if self._sources else None
 
     async def _work(self) -> None:
-        while self._urgent or self._next_source() is not None:
+        while not self._closed and (self._urgent or self._next_source() is not None):
             wait = self.next_at - self._clock()
             if wait > 0:
-                await asyncio.sleep(wait)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), wait)
                 continue
-            await self._pacer.acquire(URGENT if self._urgent else PROGRESS)
-            if self._urgent:
-                await self._run_job(self._urgent[0])
-            else:
-                source = self._next_source()
-                if source is not None:
-                    await self._run_source(source)
+            async with self._pacer.slot(URGENT if self._urgent else PROGRESS):
+                if self._urgent:
+                    await self._run_job(self._urgent[0])
+                else:
+                    source = self._next_source()
+                    if source is not None:
+                        await self._run_source(source)
 
     async def _run_job(self, job: _Job) -> None:
         started = self._clock()
@@ -219,12 +245,22 @@ class ChatLane:
             if self._observer is not None:
                 self._observer(Delivery(self.chat_id, "progress", started, started, self._clock(), True))
 
-    async def close(self) -> None:
+    async def drained(self) -> None:
+        """Wait until the lane has nothing left to send (or is closed)."""
+        while self.busy and self._worker is not None:
+            await asyncio.shield(self._worker)
+
+    async def close(self, grace: float = 5.0) -> None:
+        """Let a request already on the wire finish, then fail whatever is still queued."""
         self._closed = True
+        self._stopping.set()
         if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._worker
+            try:
+                await asyncio.wait_for(asyncio.shield(self._worker), grace)
+            except (TimeoutError, Exception):
+                self._worker.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._worker
         while self._urgent:
             job = self._urgent.popleft()
             if not job.future.done():
@@ -235,11 +271,11 @@ class Outbox:
     """All lanes of one bot."""
 
     def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0,
-                 global_limit: int = 29, global_window: float = 1.1, observer: Observer | None = None) -> None:
+                 global_limit: int = 29, global_window: float = 1.0, observer: Observer | None = None) -> None:
         self.private_interval = private_interval
         self.group_interval = group_interval
         self.pacer = GlobalPacer(global_limit, global_window)
-        self._observer = observer
+        self.observers: list[Observer] = [observer] if observer is not None else []
         self._lanes: dict[int, ChatLane] = {}
 
     def lane(self, chat_id: int) -> ChatLane:
@@ -249,8 +285,12 @@ class Outbox:
                 self._prune()
             # negative ids are groups, supergroups and channels: 20 messages a minute there
             interval = self.group_interval if chat_id < 0 else self.private_interval
-            lane = self._lanes[chat_id] = ChatLane(chat_id, interval, self.pacer, self._observer)
+            lane = self._lanes[chat_id] = ChatLane(chat_id, interval, self.pacer, self._notify)
         return lane
+
+    def _notify(self, delivery: Delivery) -> None:
+        for observer in self.observers:
+            observer(delivery)
 
     def _prune(self) -> None:
         now = time.monotonic()
@@ -265,5 +305,4 @@ class Outbox:
         self.lane(chat_id).offer(source)
 
     async def close(self) -> None:
-        for lane in list(self._lanes.values()):
-            await lane.close()
+        await asyncio.gather(*(lane.close() for lane in list(self._lanes.values())))

@@ -99,7 +99,7 @@ class FakeTelegram(UpdateFactory):
         self.webhook_secret: str | None = None
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
         self._poll_generation = 0
-        self._changed = asyncio.Condition()
+        self._changed = asyncio.Event()  # replaced by a fresh one on every change
         self._runner: web.AppRunner | None = None
         self._deliverer: asyncio.Task[None] | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -158,8 +158,7 @@ class FakeTelegram(UpdateFactory):
 
     async def wait_for(self, predicate: Callable[[FakeTelegram], bool], within: float = 5.0) -> None:
         async def _wait() -> None:
-            async with self._changed:
-                await self._changed.wait_for(lambda: predicate(self))
+            await self._until(lambda: predicate(self))
 
         try:
             await asyncio.wait_for(_wait(), within)
@@ -185,13 +184,17 @@ class FakeTelegram(UpdateFactory):
     def _after_enqueue(self) -> None:
         self._kick()
 
-    def _kick(self) -> None:
-        async def _notify() -> None:
-            async with self._changed:
-                self._changed.notify_all()
+    async def _until(self, condition: Callable[[], bool]) -> None:
+        while not condition():
+            await self._changed.wait()
 
-        with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().create_task(_notify())
+    def _notify(self) -> None:
+        """Wake everything waiting for a change; each waiter checks its own condition once."""
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def _kick(self) -> None:
+        self._notify()
         if self.webhook_url and (self._deliverer is None or self._deliverer.done()):
             with contextlib.suppress(RuntimeError):
                 self._deliverer = asyncio.get_running_loop().create_task(self._deliver())
@@ -216,17 +219,11 @@ class FakeTelegram(UpdateFactory):
                 if self.pending and self.pending[0] is update:
                     self.pending.pop(0)
                 delay = 0.1
-                self._kick_waiters()
+                self._notify()
             else:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
-    def _kick_waiters(self) -> None:
-        async def _notify() -> None:
-            async with self._changed:
-                self._changed.notify_all()
-
-        asyncio.get_running_loop().create_task(_notify())
 
     # ------------------------------------------------------------------ the Bot API
 
@@ -243,10 +240,10 @@ class FakeTelegram(UpdateFactory):
             result = await handler(params)
         except ApiError as exc:
             self.requests.append(RequestRecord(time.monotonic(), method, chat_id, False, exc.description))
-            self._kick_waiters()
+            self._notify()
             return web.json_response(exc.body(), status=exc.code)
         self.requests.append(RequestRecord(time.monotonic(), method, chat_id, True))
-        self._kick_waiters()
+        self._notify()
         return web.json_response({"ok": True, "result": result})
 
     async def _m_getme(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -276,10 +273,9 @@ class FakeTelegram(UpdateFactory):
         def ready() -> bool:
             return bool(self.pending) or generation != self._poll_generation
 
-        async with self._changed:
-            self._changed.notify_all()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait_for(ready), timeout)
+        self._notify()  # an earlier poll sees that it was superseded
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._until(ready), timeout)
         if generation != self._poll_generation:
             raise ApiError(409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
         return self.pending[:limit]
