@@ -1,0 +1,161 @@
+"""Shared pieces of the benchmark scripts: the scripted trip, figures, RSS, the network guard.
+
+The scripted conversation is the same for every runtime (ours, LangGraph, the OpenAI Agents
+SDK, the bare client): the model asks the person the date (ask_human), then calls
+train_search, then hotel_search, then answers. The fake model decides each turn from what the
+conversation already holds (see `next_turn`), so any framework's message layout is served the
+same four turns.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+MODEL = "gpt-4o-mini"
+API_KEY = "sk-bench"
+SYSTEM_PROMPT = (
+    "You are a travel planner. Ask the person for facts only they know with ask_human, "
+    "search trains with train_search and hotels with hotel_search, then answer."
+)
+REQUEST = "Plan a weekend trip from Beijing to Shanghai for me."
+QUESTION = "Which date do you want to leave?"
+ANSWER = "May 5th"
+TRAIN_ARGS = {"depart_station": "Beijing", "arrive_station": "Shanghai", "date": "2026-05-05"}
+HOTEL_ARGS = {"city": "Shanghai", "checkin_date": "2026-05-05"}
+TRAIN_RESULT = json.dumps(
+    {"trains": [{"no": "G1", "depart": "07:00", "arrive": "11:29", "price": 553.5},
+                {"no": "G3", "depart": "08:00", "arrive": "12:32", "price": 553.5}]}
+)
+HOTEL_RESULT = json.dumps(
+    {"hotels": [{"name": "Bund View Hotel", "stars": 4, "price": 620},
+                {"name": "Jing'an Garden Inn", "stars": 3, "price": 380}]}
+)
+FINAL = "Take G1 at 07:00 on May 5th and stay at the Bund View Hotel (620 a night)."
+MISSING = "The answer to the question never reached the model."
+_LATENCY_RE = re.compile(r"-L(\d+)-")
+
+
+def conv_text(key: str) -> str:
+    """The first user message: carries the conversation key for the fake model."""
+    return f"[conv:{key}] {REQUEST}"
+
+
+def latency_of(key: str) -> float:
+    """Model latency (ms) encoded in a conversation key: "...-L1000-..." means 1 s."""
+    found = _LATENCY_RE.search(key)
+    return float(found.group(1)) if found else 0.0
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def next_turn(messages: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any] | None]:
+    """The scripted model: ("tool", args) for the next tool call, or ("text", None) for the answer.
+
+    Returns the tool name (or "final"/"missing") and its arguments.
+    """
+    called = {
+        tc.get("function", {}).get("name")
+        for m in messages if m.get("role") == "assistant"
+        for tc in (m.get("tool_calls") or [])
+    }
+    if "ask_human" not in called:
+        return "ask_human", {"inquire": QUESTION}
+    if "train_search" not in called:
+        answered = any(
+            ANSWER in _text(m.get("content")) for m in messages if m.get("role") in ("tool", "user")
+        )
+        return ("train_search", TRAIN_ARGS) if answered else ("missing", None)
+    if "hotel_search" not in called:
+        return "hotel_search", HOTEL_ARGS
+    return "final", None
+
+
+# ------------------------------------------------------------------ figures
+
+
+def pct(values: Iterable[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100); NaN for no values."""
+    data = sorted(values)
+    if not data:
+        return math.nan
+    rank = max(1, math.ceil(p / 100 * len(data)))
+    return data[min(rank, len(data)) - 1]
+
+
+def ms(seconds: float, nd: int = 2) -> float | None:
+    return None if seconds is None or math.isnan(seconds) else round(seconds * 1000, nd)
+
+
+def rss_bytes() -> int:
+    import psutil
+
+    gc.collect()
+    return int(psutil.Process().memory_info().rss)
+
+
+def file_bytes(path: Path) -> int:
+    """Bytes of a SQLite database with its WAL folded in (checkpointed through a side connection)."""
+    import sqlite3
+
+    if not path.exists():
+        return 0
+    conn = sqlite3.connect(str(path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    total = path.stat().st_size
+    for suffix in ("-wal", "-journal"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            total += extra.stat().st_size
+    return total
+
+
+def emit(line: dict[str, Any]) -> None:
+    """The one JSON line a benchmark prints."""
+    print(json.dumps(line, ensure_ascii=False), flush=True)
+
+
+# ------------------------------------------------------------------ safety
+
+
+def _loopback_only(event: str, args: tuple[Any, ...]) -> None:
+    if event != "socket.connect":
+        return
+    address = args[1]
+    if isinstance(address, tuple) and address:
+        host = str(address[0])
+        if not (host.startswith("127.") or host in ("::1", "localhost", "::ffff:127.0.0.1")):
+            raise ConnectionRefusedError(f"benchmarks talk to 127.0.0.1 only, not {host}")
+
+
+def guard_network() -> None:
+    """Refuse any connection that is not to the loopback interface (an audit hook), and keep the
+    frameworks' telemetry off."""
+    os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
+    os.environ["LANGSMITH_TRACING"] = "false"
+    os.environ["LANGCHAIN_TRACING_V2"] = "false"
+    os.environ.pop("LANGSMITH_API_KEY", None)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        os.environ.pop(name, None)
+    os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+    sys.addaudithook(_loopback_only)

@@ -1,0 +1,407 @@
+"""The four runtimes of the side-by-side benchmark, behind one small interface.
+
+    ours       adapters.runtime.build_runtime: SqliteStore + SessionManager + ToolCallAgent + LLM,
+               durability on; a lean surface that hands the question and the answer back
+    langgraph  langgraph.prebuilt.create_react_agent(ChatOpenAI, tools) with AsyncSqliteSaver;
+               ask_human calls interrupt(), the answer resumes it with Command(resume=...)
+    agents     the OpenAI Agents SDK (chat completions model) with SQLiteSession; ask_human is
+               a tool that stops the run (StopAtTools), the answer is the next input
+    bare       the `openai` client and a loop, conversations kept in a dict: no framework, no
+               durability (the floor)
+
+Each driver: `await open()`, `await ask(key)` -> the question (the conversation is paused),
+`await reply(key, answer)` -> the final answer, `await close()`. The tools are the same
+stand-ins everywhere (same names, same outputs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+from typing import Any, Protocol
+
+from _common import (  # noqa: I001
+    API_KEY, HOTEL_RESULT, MODEL, SYSTEM_PROMPT, TRAIN_RESULT, conv_text,
+)
+
+RUNTIMES = ("ours", "langgraph", "agents", "bare")
+DURABLE = {"ours": True, "langgraph": True, "agents": True, "bare": False}
+
+
+class Driver(Protocol):
+    name: str
+    db_path: Path | None
+
+    async def open(self) -> None: ...
+    async def ask(self, key: str) -> str: ...
+    async def reply(self, key: str, answer: str) -> str: ...
+    async def close(self) -> None: ...
+
+
+def make_driver(name: str, base_url: str, db_path: Path, *, park_after_s: float = 300.0) -> Driver:
+    if name == "ours":
+        return OursDriver(base_url, db_path, park_after_s)
+    if name == "langgraph":
+        return LangGraphDriver(base_url, db_path)
+    if name == "agents":
+        return AgentsDriver(base_url, db_path)
+    if name == "bare":
+        return BareDriver(base_url)
+    raise ValueError(f"unknown runtime {name!r}")
+
+
+# ------------------------------------------------------------------ ours
+
+
+class BenchSurface:
+    """A Surface that resolves one Future per chat for the question and for the answer; keeps nothing else."""
+
+    platform = "bench"
+
+    def __init__(self) -> None:
+        self.waiters: dict[tuple[str, str], asyncio.Future[str]] = {}
+        self.questions = 0
+        self.answers = 0
+        self.notices: list[str] = []
+
+    def expect(self, chat_id: str, kind: str) -> asyncio.Future[str]:
+        fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.waiters[(chat_id, kind)] = fut
+        return fut
+
+    def _resolve(self, chat_id: str, kind: str, text: str) -> None:
+        fut = self.waiters.pop((chat_id, kind), None)
+        if fut is not None and not fut.done():
+            fut.set_result(text)
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    async def show_progress(self, chat: Any, event: Any, run: Any) -> None:
+        return None
+
+    async def post_question(self, chat: Any, question: Any, run: Any) -> str:
+        self.questions += 1
+        self._resolve(chat.chat_id, "question", question.question)
+        return f"q{self.questions}"
+
+    async def post_answer(self, chat: Any, answer: Any, verdict: Any, run: Any) -> None:
+        self.answers += 1
+        self._resolve(chat.chat_id, "answer", answer.text)
+
+    async def post_notice(self, chat: Any, notice: Any) -> None:
+        if notice.kind in ("error", "invalid", "refused"):
+            self.notices.append(notice.text)
+            for kind in ("question", "answer"):
+                fut = self.waiters.pop((chat.chat_id, kind), None)
+                if fut is not None and not fut.done():
+                    fut.set_exception(RuntimeError(f"runtime notice: {notice.text}"))
+
+
+def our_tools() -> Any:
+    from pydantic import BaseModel
+
+    from tools.ask_human import AskHuman
+    from tools.base import BaseTool, ToolContext, ToolResult
+    from tools.collection import ToolCollection
+
+    class TrainParams(BaseModel):
+        depart_station: str
+        arrive_station: str
+        date: str
+
+    class HotelParams(BaseModel):
+        city: str
+        checkin_date: str
+
+    class TrainSearch(BaseTool[TrainParams]):
+        name = "train_search"
+        description = "Search trains between two stations on a date."
+        params_model = TrainParams
+
+        async def execute(self, params: TrainParams, ctx: ToolContext) -> ToolResult:
+            return ToolResult(output=TRAIN_RESULT, summary="2 trains")
+
+    class HotelSearch(BaseTool[HotelParams]):
+        name = "hotel_search"
+        description = "Search hotels in a city for a check-in date."
+        params_model = HotelParams
+
+        async def execute(self, params: HotelParams, ctx: ToolContext) -> ToolResult:
+            return ToolResult(output=HOTEL_RESULT, summary="2 hotels")
+
+    return ToolCollection([AskHuman(), TrainSearch(), HotelSearch()])
+
+
+def _prompt(lang: str, now: Any, tz: str, location: str | None) -> str:
+    return SYSTEM_PROMPT
+
+
+class OursDriver:
+    name = "ours"
+
+    def __init__(self, base_url: str, db_path: Path, park_after_s: float) -> None:
+        self.base_url = base_url
+        self.db_path = db_path
+        self.park_after_s = park_after_s
+        self.surface = BenchSurface()
+        self.runtime: Any = None
+        self.llm: Any = None
+
+    async def open(self) -> None:
+        from adapters.runtime import build_runtime
+        from agent_core.llm import LLM, LLMConfig
+        from bot.settings import Settings
+
+        settings = Settings(  # type: ignore[call-arg]
+            _env_file=None, db_path=self.db_path, openai_api_key=API_KEY, openai_base_url=self.base_url,
+            park_after_s=self.park_after_s, human_timeout_s=86400, validate_plans=False, llm_model=MODEL,
+        )
+        self.llm = LLM(LLMConfig(model=MODEL, api_key=API_KEY, base_url=self.base_url, timeout_s=120))
+        self.runtime = build_runtime(
+            settings, model=self.llm, tools=our_tools(), prompt=_prompt, serve_http=False,
+            extra_surfaces=[self.surface],  # type: ignore[list-item]
+        )
+        await self.runtime.start()
+
+    async def _submit(self, key: str, text: str) -> None:
+        from bot.chat import ChatKey, IncomingMessage, SubmitOutcome
+
+        msg = IncomingMessage(chat=ChatKey("bench", key), user_id="u1", text=text, dedup_id=uuid.uuid4().hex)
+        outcome = await self.runtime.manager.submit(msg)
+        if outcome is not SubmitOutcome.ACCEPTED:
+            raise RuntimeError(f"submit: {outcome}")
+
+    async def ask(self, key: str) -> str:
+        fut = self.surface.expect(key, "question")
+        await self._submit(key, conv_text(key))
+        return await fut
+
+    async def wait_posted(self, key: str, timeout: float = 10.0) -> None:
+        """Until the question's message id is stored (a kill before that re-posts it at restart)."""
+        from bot.chat import ChatKey
+
+        async with asyncio.timeout(timeout):
+            while True:
+                q = await self.runtime.manager.pending_question(ChatKey("bench", key))
+                if q is not None and q.posted_message_id is not None:
+                    return
+                await asyncio.sleep(0.005)
+
+    async def reply(self, key: str, answer: str) -> str:
+        fut = self.surface.expect(key, "answer")
+        await self._submit(key, answer)
+        return await fut
+
+    async def close(self) -> None:
+        if self.runtime is not None:
+            await self.runtime.stop()
+        if self.llm is not None:
+            await self.llm.aclose()
+
+
+# ------------------------------------------------------------------ LangGraph
+
+
+class LangGraphDriver:
+    name = "langgraph"
+
+    def __init__(self, base_url: str, db_path: Path) -> None:
+        self.base_url = base_url
+        self.db_path = db_path
+        self.graph: Any = None
+        self._saver_cm: Any = None
+
+    async def open(self) -> None:
+        import warnings
+
+        from langchain_core.tools import tool
+        from langchain_openai import ChatOpenAI
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+        from langgraph.types import interrupt
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from langgraph.prebuilt import create_react_agent
+
+        @tool
+        async def ask_human(inquire: str) -> str:
+            """Ask the person a question; the answer comes back as this tool's result."""
+            return str(interrupt(inquire))
+
+        @tool
+        async def train_search(depart_station: str, arrive_station: str, date: str) -> str:
+            """Search trains between two stations on a date."""
+            return TRAIN_RESULT
+
+        @tool
+        async def hotel_search(city: str, checkin_date: str) -> str:
+            """Search hotels in a city for a check-in date."""
+            return HOTEL_RESULT
+
+        self._saver_cm = AsyncSqliteSaver.from_conn_string(str(self.db_path))
+        saver = await self._saver_cm.__aenter__()
+        model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=self.base_url, temperature=0, max_retries=0, timeout=120)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.graph = create_react_agent(
+                model, [ask_human, train_search, hotel_search], prompt=SYSTEM_PROMPT, checkpointer=saver
+            )
+
+    @staticmethod
+    def _config(key: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": key}}
+
+    async def ask(self, key: str) -> str:
+        out = await self.graph.ainvoke({"messages": [("user", conv_text(key))]}, self._config(key))
+        interrupts = out.get("__interrupt__") or []
+        if not interrupts:
+            raise RuntimeError("LangGraph: the run ended without interrupt()")
+        return str(interrupts[0].value)
+
+    async def reply(self, key: str, answer: str) -> str:
+        from langgraph.types import Command
+
+        out = await self.graph.ainvoke(Command(resume=answer), self._config(key))
+        return str(out["messages"][-1].content)
+
+    async def close(self) -> None:
+        if self._saver_cm is not None:
+            await self._saver_cm.__aexit__(None, None, None)
+
+
+# ------------------------------------------------------------------ OpenAI Agents SDK
+
+
+class AgentsDriver:
+    name = "agents"
+
+    def __init__(self, base_url: str, db_path: Path) -> None:
+        self.base_url = base_url
+        self.db_path = db_path
+        self.agent: Any = None
+        self.client: Any = None
+
+    async def open(self) -> None:
+        from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, function_tool, set_tracing_disabled
+        from agents.agent import StopAtTools
+        from openai import AsyncOpenAI
+
+        set_tracing_disabled(True)
+        self.client = AsyncOpenAI(api_key=API_KEY, base_url=self.base_url, max_retries=0, timeout=120)
+
+        @function_tool
+        async def ask_human(inquire: str) -> str:
+            """Ask the person a question; their answer comes as the next message."""
+            return inquire
+
+        @function_tool
+        async def train_search(depart_station: str, arrive_station: str, date: str) -> str:
+            """Search trains between two stations on a date."""
+            return TRAIN_RESULT
+
+        @function_tool
+        async def hotel_search(city: str, checkin_date: str) -> str:
+            """Search hotels in a city for a check-in date."""
+            return HOTEL_RESULT
+
+        self.agent = Agent(
+            name="planner", instructions=SYSTEM_PROMPT,
+            model=OpenAIChatCompletionsModel(model=MODEL, openai_client=self.client),
+            model_settings=ModelSettings(temperature=0),
+            tools=[ask_human, train_search, hotel_search],
+            tool_use_behavior=StopAtTools(stop_at_tool_names=["ask_human"]),
+        )
+
+    async def _run(self, key: str, text: str) -> str:
+        from agents import Runner, SQLiteSession
+
+        session = SQLiteSession(key, str(self.db_path))  # per request, as a webhook handler would
+        try:
+            result = await Runner.run(self.agent, text, session=session, max_turns=10)
+        finally:
+            session.close()
+        return str(result.final_output)
+
+    async def ask(self, key: str) -> str:
+        return await self._run(key, conv_text(key))
+
+    async def reply(self, key: str, answer: str) -> str:
+        return await self._run(key, answer)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+
+
+# ------------------------------------------------------------------ the bare client
+
+
+BARE_TOOLS = [
+    {"type": "function", "function": {
+        "name": "ask_human", "description": "Ask the person a question.",
+        "parameters": {"type": "object", "properties": {"inquire": {"type": "string"}}, "required": ["inquire"]}}},
+    {"type": "function", "function": {
+        "name": "train_search", "description": "Search trains between two stations on a date.",
+        "parameters": {"type": "object", "properties": {
+            "depart_station": {"type": "string"}, "arrive_station": {"type": "string"}, "date": {"type": "string"}},
+            "required": ["depart_station", "arrive_station", "date"]}}},
+    {"type": "function", "function": {
+        "name": "hotel_search", "description": "Search hotels in a city for a check-in date.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "checkin_date": {"type": "string"}},
+                       "required": ["city", "checkin_date"]}}},
+]
+BARE_RESULTS = {"train_search": TRAIN_RESULT, "hotel_search": HOTEL_RESULT}
+
+
+class BareDriver:
+    name = "bare"
+    db_path: Path | None = None
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.client: Any = None
+        self.paused: dict[str, tuple[list[dict[str, Any]], str]] = {}
+
+    async def open(self) -> None:
+        from openai import AsyncOpenAI
+
+        self.client = AsyncOpenAI(api_key=API_KEY, base_url=self.base_url, max_retries=0, timeout=120)
+
+    async def _loop(self, key: str, messages: list[dict[str, Any]]) -> tuple[str, bool]:
+        while True:
+            res = await self.client.chat.completions.create(model=MODEL, messages=messages, tools=BARE_TOOLS, temperature=0)
+            msg = res.choices[0].message
+            turn: dict[str, Any] = {"role": "assistant", "content": msg.content}
+            if msg.tool_calls:
+                turn["tool_calls"] = [tc.model_dump() for tc in msg.tool_calls]
+            messages.append(turn)
+            if not msg.tool_calls:
+                return msg.content or "", False
+            for tc in msg.tool_calls:
+                if tc.function.name == "ask_human":
+                    self.paused[key] = (messages, tc.id)
+                    return str(json.loads(tc.function.arguments)["inquire"]), True
+                messages.append({"role": "tool", "tool_call_id": tc.id, "content": BARE_RESULTS[tc.function.name]})
+
+    async def ask(self, key: str) -> str:
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": conv_text(key)}]
+        text, paused = await self._loop(key, messages)
+        if not paused:
+            raise RuntimeError("bare: the run ended without a question")
+        return text
+
+    async def reply(self, key: str, answer: str) -> str:
+        messages, call_id = self.paused.pop(key)
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": answer})
+        text, _ = await self._loop(key, messages)
+        return text
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.close()
