@@ -130,10 +130,7 @@ class SessionManager:
         return SubmitOutcome.ACCEPTED
 
     async def pending_question(self, chat: ChatKey) -> PendingQuestion | None:
-        session = await self.store.get_session(str(chat))
-        if session is None or session.state != "waiting":
-            return None
-        q = await self.store.get_question(session.id)
+        q = await self.store.question_for_chat(str(chat))
         if q is None:
             return None
         return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
@@ -216,7 +213,7 @@ class SessionManager:
         if not rows:
             return False
         session = await self.store.get_session(key)
-        question = await self.store.get_question(session.id) if session and session.state == "waiting" else None
+        question = await self.store.question_for_chat(key) if session and session.state == "waiting" else None
         for row in rows:
             msg = message_from_json(row.body)
             command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None

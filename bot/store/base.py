@@ -121,6 +121,8 @@ class Store(Protocol):
     # questions
     async def get_question(self, session_id: str) -> QuestionRow | None:
         """The waiting question of a session, if any."""
+    async def question_for_chat(self, chat_key: str) -> QuestionRow | None:
+        """The waiting question of the chat's open session, in one read."""
     async def set_question_posted(self, session_id: str, tool_call_id: str, message_id: str) -> None: ...
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None

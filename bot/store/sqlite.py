@@ -108,13 +108,13 @@ class SqliteStore:
             batch.set_result(None)
 
     async def _one(self, sql: str, args: Sequence[object] = ()) -> Row | None:
-        async with self._lock, self._db.execute(sql, args) as cur:
-            row = await cur.fetchone()
-        return tuple(row) if row is not None else None
+        rows = await self._all(sql, args)
+        return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Sequence[object] = ()) -> list[Row]:
-        async with self._lock, self._db.execute(sql, args) as cur:
-            return [tuple(r) for r in await cur.fetchall()]
+        # One trip to the database thread per read: under load every trip waits a loop turn.
+        async with self._lock:
+            return [tuple(r) for r in await self._db.execute_fetchall(sql, args)]
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
@@ -170,8 +170,10 @@ class SqliteStore:
     async def start_turn(self, turn: TurnStart) -> SessionRow:
         now = time.time()
         async with self._tx() as db:
-            async with db.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0", (turn.chat_key,)) as cur:
-                row = await cur.fetchone()
+            found = await db.execute_fetchall(
+                f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0", (turn.chat_key,)
+            )
+            row = next(iter(found), None)
             if row is None:
                 sid = uuid.uuid4().hex
                 await db.execute(
@@ -189,8 +191,7 @@ class SqliteStore:
                 )
             await _append(db, sid, [turn.message])
             await db.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
-            async with db.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (sid,)) as cur:
-                fresh = await cur.fetchone()
+            fresh = next(iter(await db.execute_fetchall(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (sid,))), None)
         assert fresh is not None
         return SessionRow(*fresh)
 
@@ -224,8 +225,7 @@ class SqliteStore:
             await db.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ?", (time.time(), session_id))
             if outbox_kind is None or outbox_body is None:
                 return None
-            async with db.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)) as cur:
-                row = await cur.fetchone()
+            row = next(iter(await db.execute_fetchall("SELECT chat_key FROM sessions WHERE id = ?", (session_id,))), None)
             cur2 = await db.execute(
                 "INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)",
                 (session_id, row[0] if row else "", outbox_kind, outbox_body, time.time()),
@@ -254,6 +254,16 @@ class SqliteStore:
         row = await self._one(
             f"SELECT {_QUESTION_COLS} FROM questions WHERE session_id = ? AND status = 'waiting' ORDER BY asked_at LIMIT 1",
             (session_id,),
+        )
+        return _question(row) if row else None
+
+    async def question_for_chat(self, chat_key: str) -> QuestionRow | None:
+        row = await self._one(
+            f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+            "JOIN sessions s ON s.id = q.session_id "
+            "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'waiting' AND q.status = 'waiting' "
+            "ORDER BY q.asked_at LIMIT 1",
+            (chat_key,),
         )
         return _question(row) if row else None
 
@@ -313,12 +323,11 @@ class SqliteStore:
 async def _append(db: aiosqlite.Connection, session_id: str, messages: Sequence[Message]) -> None:
     if not messages:
         return
-    async with db.execute("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", (session_id,)) as cur:
-        row = await cur.fetchone()
-    start = int(row[0]) if row else 0
+    # One statement for the batch: each row takes the next sequence number of its session.
     await db.executemany(
-        "INSERT INTO messages (session_id, seq, body) VALUES (?, ?, ?)",
-        [(session_id, start + i + 1, m.model_dump_json(exclude_none=True)) for i, m in enumerate(messages)],
+        "INSERT INTO messages (session_id, seq, body) "
+        "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM messages WHERE session_id = ?",
+        [(session_id, m.model_dump_json(exclude_none=True), session_id) for m in messages],
     )
 
 
