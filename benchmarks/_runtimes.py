@@ -154,6 +154,11 @@ class OursDriver:
         self.llm: Any = None
 
     async def open(self) -> None:
+        self.build()
+        await self.runtime.start()
+
+    def build(self) -> None:
+        """build_runtime without starting it (bench_recovery times start() alone)."""
         from adapters.runtime import build_runtime
         from agent_core.llm import LLM, LLMConfig
         from bot.settings import Settings
@@ -167,7 +172,6 @@ class OursDriver:
             settings, model=self.llm, tools=our_tools(), prompt=_prompt, serve_http=False,
             extra_surfaces=[self.surface],  # type: ignore[list-item]
         )
-        await self.runtime.start()
 
     async def _submit(self, key: str, text: str) -> None:
         from bot.chat import ChatKey, IncomingMessage, SubmitOutcome
