@@ -12,6 +12,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -25,7 +26,7 @@ from agent_core.travel_agent import travel_toolset
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.signals import HumanInputRequired
-from tools.travel.geo import Gazetteer
+from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 REQUESTS = [
@@ -59,10 +60,21 @@ async def conversation(planner: OfflinePlanner, tools: ToolCollection, lang: str
     raise RuntimeError(f"no plan for {text!r}")
 
 
-def build_tools(gazetteer: Gazetteer) -> ToolCollection:
-    from tools.travel import tools as travel
+@dataclass
+class SandboxSettings:
+    """What make_provider reads from Settings: no live data, no keys."""
 
-    return travel_toolset(travel.build_travel_tools(gazetteer, travel.default_provider(gazetteer)))
+    travel_data: str = "sandbox"
+    amap_key: str | None = None
+    searxng_url: str | None = None
+    tavily_api_key: str | None = None
+    duffel_token: str | None = None
+
+
+def build_tools(gazetteer: Gazetteer) -> ToolCollection:
+    """The sandbox travel tools, built the way bot.py builds them."""
+    providers = make_provider(SandboxSettings(), gazetteer, SandboxProvider(gazetteer))
+    return travel_toolset(build_travel_tools(gazetteer, providers))
 
 
 async def main() -> dict[str, object]:

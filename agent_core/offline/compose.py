@@ -15,11 +15,15 @@ from datetime import date, datetime, timedelta
 from agent_core.offline.options import Hotel, Ride, Sight
 from agent_core.offline.texts import say
 from tools.plan import HotelStay, Leg, TripPlan, Visit
+from tools.travel.geo import haversine_km
 
 _SEAT_ORDER = ("二等座", "一等座", "商务座", "硬卧", "软卧", "硬座", "无座")
 _HOURS = re.compile(r"(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})")
 _CLOSED = re.compile(r"周([一二三四五六日])(?:闭馆|闭园|闭|休)")
+_OPEN_DAYS = re.compile(r"^\s*周([一二三四五六日]+)\s")  # "周六日 09:00-17:00": open on those days only
 _WEEKDAYS = "一二三四五六日"
+SIGHTS_PER_DAY = 3
+ARRIVAL_SLACK_MIN = 60  # arriving up to an hour later is worth it when it is cheaper
 
 
 @dataclass(slots=True)
@@ -55,23 +59,28 @@ def _at(stamp: str) -> datetime:
 
 
 def pick_ride(rides: list[Ride], *, after: str | None, before: str | None, cheapest: bool,
-              prefer: str) -> tuple[Ride | None, Ride | None]:
-    """The best ride and a backup. `prefer`: "arrive_early" (outbound) or "leave_late" (return)."""
+              seat: str | None = None) -> tuple[Ride | None, Ride | None]:
+    """The best ride and a backup: the earliest arrival, unless one arriving within the hour
+    costs less in the seat we would buy (or simply the cheapest, when asked)."""
     if not rides:
         return None, None
 
     def clock(r: Ride) -> str:
         return r.depart[11:16]
 
+    def fare(r: Ride) -> float:
+        return seat_for(r, seat, cheapest)[1]
+
     window = [r for r in rides if (after is None or clock(r) >= after) and (before is None or clock(r) <= before)]
     pool = window or rides
     fast = [r for r in pool if r.number[:1] in "GDC" or r.kind == "flight"] or pool
     if cheapest:
-        ranked = sorted(pool, key=lambda r: (r.price, r.arrive))
-    elif prefer == "arrive_early":
-        ranked = sorted(fast, key=lambda r: (r.arrive, r.price)) + [r for r in pool if r not in fast]
+        ranked = sorted(pool, key=lambda r: (fare(r), r.arrive))
     else:
-        ranked = sorted(fast, key=lambda r: (r.depart, r.price)) + [r for r in pool if r not in fast]
+        by_arrival = sorted(fast, key=lambda r: (r.arrive, fare(r)))
+        soon = _at(by_arrival[0].arrive) + timedelta(minutes=ARRIVAL_SLACK_MIN)
+        close = sorted((r for r in by_arrival if _at(r.arrive) <= soon), key=lambda r: (fare(r), r.arrive))
+        ranked = close + [r for r in by_arrival if r not in close] + [r for r in pool if r not in fast]
     best = ranked[0]
     backup = next((r for r in ranked[1:] if r.number != best.number), None)
     return best, backup
@@ -95,41 +104,62 @@ def pick_hotel(hotels: list[Hotel], *, cheapest: bool, stars: int | None, breakf
     return best, backup
 
 
-def _open(sight: Sight, day: date, start: datetime) -> bool:
+def opening(sight: Sight, day: date) -> tuple[datetime, datetime] | None:
+    """When `sight` is open on `day` (None: closed that day); places without hours are open all day."""
     if (m := _CLOSED.search(sight.hours)) and _WEEKDAYS.index(m.group(1)) == day.weekday():
-        return False
+        return None
+    if (m := _OPEN_DAYS.match(sight.hours)) and _WEEKDAYS[day.weekday()] not in m.group(1):
+        return None
+    midnight = datetime.combine(day, datetime.min.time())
     if (h := _HOURS.search(sight.hours)) is None:
-        return True
-    opens = start.replace(hour=int(h.group(1)), minute=int(h.group(2)))
-    closes = start.replace(hour=min(int(h.group(3)), 23), minute=int(h.group(4)))
-    return opens <= start and start + timedelta(minutes=sight.visit_min) <= closes + timedelta(minutes=30)
+        return midnight, midnight + timedelta(days=1)
+    opens = midnight + timedelta(hours=int(h.group(1)), minutes=int(h.group(2)))
+    closes = midnight + timedelta(hours=int(h.group(3)), minutes=int(h.group(4)))
+    if closes <= opens:
+        closes += timedelta(days=1)  # open past midnight, e.g. 06:00-01:00
+    return opens, closes
+
+
+def _getting_there(a: Sight | None, b: Sight) -> timedelta:
+    """Time from one sight to the next: by road at about 30 km/h, and never under 20 minutes."""
+    if a is None or None in (a.lat, a.lon, b.lat, b.lon):
+        return timedelta(0) if a is None else timedelta(minutes=40)
+    km = haversine_km(a.lat or 0.0, a.lon or 0.0, b.lat or 0.0, b.lon or 0.0) * 1.3
+    return timedelta(minutes=max(20, round(10 + km * 2)))
+
+
+def _round_up(t: datetime, step_min: int = 10) -> datetime:
+    extra = -(t.minute % step_min) % step_min
+    return t.replace(second=0, microsecond=0) + timedelta(minutes=extra)
 
 
 def schedule(sights: list[Sight], days: list[tuple[date, datetime, datetime]], city: str,
              cheapest: bool) -> list[Visit]:
-    """Fill each day's free window with sights, in the tools' order (cheap first when asked)."""
+    """Fill each day's free window with sights, in the tools' order (cheap first when asked); every
+    visit starts after its place opens and ends before it closes."""
     pool = sorted(sights, key=lambda s: s.price) if cheapest else list(sights)
     visits: list[Visit] = []
     used: set[str] = set()
     for day, begin, end in days:
         cursor = begin
         per_day = 0
+        last: Sight | None = None
         for s in pool:
-            if s.poi_id in used or per_day >= 3:
+            if s.poi_id in used or per_day >= SIGHTS_PER_DAY:
                 continue
-            if cursor + timedelta(minutes=s.visit_min) > end:
+            hours = opening(s, day)
+            if hours is None:
                 continue
-            start = cursor
-            h = _HOURS.search(s.hours)
-            if h and start.hour * 60 + start.minute < int(h.group(1)) * 60 + int(h.group(2)):
-                start = start.replace(hour=int(h.group(1)), minute=int(h.group(2)))
-            if start + timedelta(minutes=s.visit_min) > end or not _open(s, day, start):
+            start = _round_up(max(cursor + _getting_there(last, s), hours[0]))
+            stop = start + timedelta(minutes=s.visit_min)
+            if stop > min(end, hours[1]):
                 continue
             visits.append(Visit(poi_id=s.poi_id, name=s.name, city=s.city or city, date=day.isoformat(),
                                 start=start.strftime("%H:%M"), duration_min=s.visit_min, ticket_price=s.price))
             used.add(s.poi_id)
             per_day += 1
-            cursor = start + timedelta(minutes=s.visit_min + 40)  # getting to the next place
+            cursor = stop
+            last = s
     return visits
 
 

@@ -9,6 +9,7 @@ resumed from the store after a restart continues exactly where it stopped.
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -16,6 +17,7 @@ from typing import Any
 
 from agent_core.model import TokenUsage, ToolChoice
 from agent_core.offline.compose import (
+    SIGHTS_PER_DAY,
     Choice,
     build_plan,
     pick_hotel,
@@ -30,20 +32,29 @@ from agent_core.offline.options import (
     read_hotels,
     read_sights,
     read_trains,
+    worth_a_visit,
 )
 from agent_core.offline.places import PlaceReader, Resolution
+from agent_core.offline.request import read_wishes
 from agent_core.offline.texts import TRANSPORT_NAMES, say
 from agent_core.offline.transcript import (
     CALL_ID_PREFIX,
     ToolOutcome,
     Transcript,
     read_transcript,
+    slot_of,
 )
 from agent_core.offline.understand import Understanding, understand
 from agent_core.schema import Function, Message, ToolCall
 from tools.travel.geo import City, Gazetteer, haversine_km
 
 TRAIN_MAX_KM = 1200  # beyond this, a flight is the sensible default
+DATE_CHOICES = {"zh": ("明天", "本周六", "下周五", "下周六"),
+                "en": ("tomorrow", "this Saturday", "next Friday", "next Saturday")}
+HOTEL_NEAR_M = 3000  # how far from the sights a hotel may be, before searching the whole city
+# poi_search queries for sights, by kind; the first is always searched, the rest when it finds too few
+SIGHT_KINDS = (("sights", "景点"), ("sights_landmark", "地标"), ("sights_museum", "博物馆"),
+               ("sights_park", "公园"), ("sights_street", "街区"), ("sights_temple", "寺庙"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +134,7 @@ class _Decider:
         return Turn(text=say(key, self.lang, **values))
 
     def outcome(self, purpose: str) -> ToolOutcome | None:
-        found = [o for o in self.t.phase if o.call_id.endswith(f"_{purpose}")]
+        found = [o for o in self.t.phase if slot_of(o.call_id) == purpose]
         return found[-1] if found else None
 
     def asked(self, slot: str) -> int:
@@ -157,13 +168,22 @@ class _Decider:
         if start is None:
             if self.asked("date") >= 2:
                 return self.say("no_date")
-            return self.ask("date", say("ask_date_again" if self.asked("date") else "ask_date", self.lang))
+            return self.ask("date", say("ask_date_again" if self.asked("date") else "ask_date", self.lang), self.date_options())
         nights = self.req.trip_nights
         if nights is None:
             nights = 1
             self.notes.append(say("length_default", self.lang, days=2, nights=1))
         end = start + timedelta(days=nights)
         return self.search_or_plan(origin, dest, start, end, nights)
+
+    def date_options(self) -> list[str]:
+        """A few likely departure days, each labelled with its date first (what an answer is read by)."""
+        out: dict[date, str] = {}
+        for phrase in DATE_CHOICES["zh" if self.lang == "zh" else "en"]:
+            day = read_wishes(phrase, self.today).start
+            if day is not None and day > self.today and day not in out:
+                out[day] = f"{day.isoformat()}（{phrase}）" if self.lang == "zh" else f"{day.isoformat()} ({phrase})"
+        return list(out.values())
 
     def resolve_slot(self, slot: str) -> City | Turn:
         name = self.req.destination if slot == "destination" else self.req.origin
@@ -248,7 +268,7 @@ class _Decider:
         if o is None:
             return None
         data = o.json()
-        return read_trains(data, day.isoformat()) if purpose.endswith("train") else read_flights(data, day.isoformat())
+        return read_trains(data) if purpose.endswith("train") else read_flights(data)
 
     def search_or_plan(self, origin: City, dest: City, start: date, end: date, nights: int) -> Turn:
         preferred = self.mode(origin, dest)
@@ -284,18 +304,60 @@ class _Decider:
             if isinstance(wanted, Turn):
                 return wanted
             hotel_args = wanted
-        if self.outcome("sights") is None:
-            query = f"{dest.name_zh} 景点" if self.lang == "zh" or dest.in_mainland else f"sights in {dest.name_en}"
-            calls.append(Call("poi_search", {"query": query}, "sights"))
+        sight_calls = self.sight_calls(dest, nights)
         for poi_id in self.u.wanted_pois:
             poi = self.p.gazetteer.poi(poi_id)
             if poi is not None and self.outcome("wanted") is None:
-                calls.append(Call("poi_search", {"query": f"{dest.name_zh} {poi.name_zh}"}, "wanted"))
-        if hotel_args is not None and self.outcome("hotel") is None:
-            calls.append(Call("hotel_search", hotel_args, "hotel"))
+                sight_calls.append(Call("poi_search", {"query": poi.name_zh, "city": dest.name_zh}, "wanted"))
+        calls += sight_calls
+        if hotel_args is not None and not sight_calls:
+            calls += self.hotel_calls(hotel_args)
         if calls:
             return Turn(calls=calls)
         return self.finish(origin, dest, start, nights, chosen)
+
+    def sight_calls(self, dest: City, nights: int) -> list[Call]:
+        """Sights by kind, in the city: first "景点"; when that finds too few for the days, the other kinds."""
+        first, *more = SIGHT_KINDS
+        if self.outcome(first[0]) is None:
+            return [Call("poi_search", {"query": first[1], "city": dest.name_zh}, first[0])]
+        if len(self.sights()) >= SIGHTS_PER_DAY * (nights + 1):
+            return []
+        return [Call("poi_search", {"query": kind, "city": dest.name_zh}, purpose)
+                for purpose, kind in more if self.outcome(purpose) is None]
+
+    def sights(self) -> list[Sight]:
+        """Every sight the searches found, each once, taking the kinds in turn (a landmark, a museum, a park, ...)."""
+        lists = [worth_a_visit(read_sights(o.json())) for purpose, _ in SIGHT_KINDS if (o := self.outcome(purpose))]
+        seen: set[str] = set()
+        out: list[Sight] = []
+        for rank in range(max((len(x) for x in lists), default=0)):
+            for found in lists:
+                if rank < len(found) and found[rank].poi_id not in seen:
+                    seen.add(found[rank].poi_id)
+                    out.append(found[rank])
+        return out
+
+    def hotel_calls(self, args: dict[str, Any]) -> list[Call]:
+        """The hotel search: near the sights (or the place asked for); anywhere in the city if that finds none."""
+        near = self.outcome("hotel")
+        if near is None:
+            if "landmark" not in args and (centre := self.centre_sight()) is not None:
+                args = {**args, "landmark": centre.name, "distance_range": HOTEL_NEAR_M}
+            return [Call("hotel_search", args, "hotel")]
+        if read_hotels(near.json()) or "landmark" not in near.arguments or self.outcome("hotel_any") is not None:
+            return []
+        return [Call("hotel_search", {k: v for k, v in near.arguments.items() if k not in ("landmark", "distance_range")},
+                     "hotel_any")]
+
+    def centre_sight(self) -> Sight | None:
+        """The sight nearest the middle of the sights found (a far-out one does not pull the hotel away)."""
+        placed = [s for s in self.wanted_first(self.sights()) if s.lat is not None and s.lon is not None]
+        if not placed:
+            return None
+        lat = statistics.median(s.lat for s in placed if s.lat is not None)
+        lon = statistics.median(s.lon for s in placed if s.lon is not None)
+        return min(placed, key=lambda s: haversine_km(lat, lon, s.lat or lat, s.lon or lon))
 
     def hotel_args(self, dest: City, start: date, end: date) -> dict[str, Any] | Turn:
         args: dict[str, Any] = {"city_name": dest.name_zh, "checkin_date": start.isoformat(), "checkout_date": end.isoformat()}
@@ -305,7 +367,7 @@ class _Decider:
         if landmark:
             found = self.outcome("landmark")
             if found is None:
-                return Turn(calls=[Call("poi_search", {"query": f"{dest.name_zh} {landmark}"}, "landmark")])
+                return Turn(calls=[Call("poi_search", {"query": landmark, "city": dest.name_zh}, "landmark")])
             sights = [s for s in read_sights(found.json()) if landmark.lower() in s.name.lower()]
             if len(sights) > 1 and not self.u.landmark_choice and self.asked("landmark") == 0:
                 options = [s.name for s in sights]
@@ -321,24 +383,22 @@ class _Decider:
         travellers = self.req.travellers or 1
         out_rides = chosen["out"][1]
         out, out_backup = pick_ride(out_rides, after=self.req.depart_after, before=self.req.depart_before,
-                                    cheapest=cheapest, prefer="arrive_early")
+                                    cheapest=cheapest, seat=self.req.seat)
         back = back_backup = None
         if "back" in chosen:
             back, back_backup = pick_ride(chosen["back"][1], after=self.return_after(nights), before=None,
-                                          cheapest=cheapest, prefer="leave_late")
+                                          cheapest=cheapest, seat=self.req.seat)
         if out is None:
             return self.say("no_transport", day=start.isoformat(), origin=self.city_name(origin), destination=self.city_name(dest))
         hotel = hotel_backup = None
-        hotels = read_hotels(self.outcome("hotel").json()) if self.outcome("hotel") else []  # type: ignore[union-attr]
+        hotels = [h for purpose in ("hotel", "hotel_any") if (o := self.outcome(purpose)) for h in read_hotels(o.json())]
         budget_night = None
         if self.req.budget and nights:
             budget_night = self.req.budget * 0.4 / nights / max(1, (travellers + 1) // 2)
         if nights >= 1:
             hotel, hotel_backup = pick_hotel(hotels, cheapest=cheapest, stars=self.req.stars,
                                              breakfast=self.req.breakfast, budget_per_night=budget_night)
-        sights_outcome = self.outcome("sights")
-        sights = read_sights(sights_outcome.json()) if sights_outcome else []
-        sights = self.wanted_first(sights)
+        sights = self.wanted_first(self.sights())
         choice = Choice(out=out, back=back, hotel=hotel)
         alternatives = self.alternatives(out_backup, back_backup, hotel_backup)
         notes = list(self.notes)
