@@ -1,0 +1,184 @@
+"""`make bench`: run every benchmarks/bench_*.py, print one table, write benchmarks/results.json.
+
+Each script runs as its own subprocess and prints ONE JSON line of figures (the last line of
+its stdout that parses as a JSON object is taken). A script that crashes, times out, or lacks
+an optional dependency is reported as such in the table; the runner goes on with the next.
+
+    python benchmarks/run_all.py [--only compare,parked] [--skip crash_soak] [--timeout 900]
+
+Status: ok (the script's own targets met), missed (figures measured, a target missed),
+no-deps (an optional dependency is not installed: `pip install -e '.[bench]'`),
+failed (no figures), timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results.json"
+_MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): (?:No module named )?'?([\w.]+)'?")
+RUNTIME_ORDER = ("ours", "langgraph", "agents", "bare")
+
+
+def discover(only: set[str], skip: set[str]) -> list[Path]:
+    scripts = sorted(HERE.glob("bench_*.py"))
+    picked = []
+    for path in scripts:
+        name = path.stem.removeprefix("bench_")
+        if (only and name not in only) or name in skip:
+            continue
+        picked.append(path)
+    return picked
+
+
+def last_json(stdout: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def run_one(path: Path, timeout: float) -> dict[str, Any]:
+    started = time.monotonic()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "seconds": round(time.monotonic() - started, 1), "detail": f"over {timeout:g} s"}
+    seconds = round(time.monotonic() - started, 1)
+    figures = last_json(proc.stdout)
+    if figures is None:
+        missing = _MISSING_RE.search(proc.stderr)
+        if missing:
+            return {"status": "no-deps", "seconds": seconds, "detail": f"missing module {missing.group(1)}"}
+        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()][-1:] or [f"exit code {proc.returncode}"]
+        return {"status": "failed", "seconds": seconds, "detail": tail[0][:200], "returncode": proc.returncode}
+    status = "ok" if figures.get("ok", proc.returncode == 0) and proc.returncode == 0 else "missed"
+    return {"status": status, "seconds": seconds, "figures": figures, "returncode": proc.returncode}
+
+
+# ------------------------------------------------------------------ the table
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def key_figures(figures: dict[str, Any], limit: int = 9) -> str:
+    """The scalar figures of a result, short."""
+    skip = {"bench", "ok"}
+    parts = [f"{k}={_fmt(v)}" for k, v in figures.items() if k not in skip and not isinstance(v, dict | list)]
+    return ", ".join(parts[:limit]) + (", ..." if len(parts) > limit else "")
+
+
+def compare_rows(figures: dict[str, Any]) -> list[list[str]]:
+    runtimes = figures.get("runtimes") or {}
+    rows = []
+    for name in RUNTIME_ORDER:
+        r = runtimes.get(name)
+        if not r:
+            continue
+        over = (figures.get("overhead_per_step_ms") or {}).get(name)
+        c0, c1 = r.get("conc50_0ms") or {}, r.get("conc50_1s") or {}
+        rows.append([
+            name, _fmt(r.get("step_median_ms")), _fmt(r.get("step_p99_ms")), _fmt(over if name != "bare" else 0.0),
+            _fmt(r.get("resume_median_ms")), _fmt(r.get("sqlite_bytes_per_conversation")),
+            _fmt(r.get("rss_per_paused_bytes")), _fmt(r.get("resumes_in_new_process")),
+            _fmt(c0.get("conv_per_s")), _fmt(c0.get("step_p99_minus_model_ms")),
+            _fmt(c1.get("conv_per_s")), _fmt(c1.get("step_p99_minus_model_ms")),
+        ])
+    return rows
+
+
+COMPARE_HEAD = [
+    "runtime", "step p50 ms", "step p99 ms", "overhead/step ms", "resume ms", "SQLite B/conv",
+    "RSS B/paused", "new-process resume", "50@0ms conv/s", "50@0ms p99-model ms", "50@1s conv/s", "50@1s p99-model ms",
+]
+
+
+def markdown(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render(results: dict[str, dict[str, Any]]) -> str:
+    rows = []
+    for name, res in results.items():
+        figures = res.get("figures")
+        detail = key_figures(figures) if figures else res.get("detail", "")
+        rows.append([name, res["status"], _fmt(res["seconds"]), detail])
+    out = [markdown(["benchmark", "status", "s", "figures"], rows)]
+    compare = results.get("compare", {}).get("figures")
+    if compare:
+        out += ["", "Side by side (same scripted trip, same fake model):", "", markdown(COMPARE_HEAD, compare_rows(compare))]
+        checks = compare.get("checks") or {}
+        if checks:
+            out += ["", "Targets: " + ", ".join(f"{k}={'met' if v else 'MISSED'}" for k, v in checks.items())]
+    return "\n".join(out)
+
+
+def machine() -> dict[str, Any]:
+    info: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(), "cores": os.cpu_count()}
+    try:
+        info["load_avg_1m_at_start"] = round(os.getloadavg()[0], 2)
+    except OSError:
+        pass
+    return info
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated names (bench_NAME.py)")
+    parser.add_argument("--skip", default="", help="comma-separated names to leave out")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per script")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    only = {s.strip() for s in args.only.split(",") if s.strip()}
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    scripts = discover(only, skip)
+    if not scripts:
+        print("no benchmark scripts matched", file=sys.stderr)
+        return 2
+    started = time.time()
+    results: dict[str, dict[str, Any]] = {}
+    for path in scripts:
+        name = path.stem.removeprefix("bench_")
+        print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+        results[name] = run_one(path, args.timeout)
+        print(f"[bench] {name}: {results[name]['status']} in {results[name]['seconds']} s", file=sys.stderr, flush=True)
+    report = {"machine": machine(), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+              "seconds": round(time.time() - started, 1), "results": results}
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(render(results))
+    print(f"\nresults: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
