@@ -7,12 +7,22 @@ import asyncio
 import pytest
 
 from agent_core.events import AnswerReady, QuestionAsked
+from adapters.runtime import Runtime
 from bot.chat import ChatKey, SubmitOutcome
+from bot.records import PendingQuestion
 from tests.fakes.openai_server import FakeOpenAI, Turn, call, fault, reply
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
 
 A = ChatKey("test", "a")
 B = ChatKey("test", "b")
+
+
+async def posted_question(rt: Runtime, chat: ChatKey) -> PendingQuestion:
+    """The message id is recorded right after the surface returns it."""
+    async with asyncio.timeout(5):
+        while (pending := await rt.manager.pending_question(chat)) is None or pending.posted_message_id is None:
+            await asyncio.sleep(0.01)
+    return pending
 
 
 async def test_pause_answer_resume_uses_the_real_tool_call_id(tmp_path):
@@ -30,8 +40,8 @@ async def test_pause_answer_resume_uses_the_real_tool_call_id(tmp_path):
             q = surface.of("question")[0]
             assert isinstance(q, QuestionAsked) and q.question == "Which day do you leave?"
             assert q.tool_call_id == "call_ask_1"
-            pending = await rt.manager.pending_question(A)
-            assert pending is not None and pending.tool_call_id == "call_ask_1" and pending.posted_message_id == "q1"
+            pending = await posted_question(rt, A)
+            assert pending.tool_call_id == "call_ask_1" and pending.posted_message_id == "q1"
             await rt.manager.submit(msg(A, "Friday", dedup="2"))
             await surface.wait_count("answer", 1)
             answer = surface.of("answer")[0]
@@ -302,9 +312,8 @@ async def test_question_posting_is_retried(tmp_path):
         try:
             await rt.manager.submit(msg(A, "plan"))
             await surface.wait_count("question", 1)
-            await asyncio.sleep(0)
-            pending = await rt.manager.pending_question(A)
-            assert pending is not None and pending.posted_message_id == "q1"
+            pending = await posted_question(rt, A)
+            assert pending.posted_message_id == "q1"
         finally:
             await rt.stop()
 

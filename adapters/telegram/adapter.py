@@ -75,7 +75,11 @@ class TelegramAdapter:
                    .write_timeout(30)
                    # a second connection lets the final offset-confirming getUpdates run while
                    # the cancelled long poll is still being torn down
-                   .get_updates_connection_pool_size(2).get_updates_pool_timeout(10))
+                   .get_updates_connection_pool_size(2).get_updates_pool_timeout(10)
+                   # Handlers only store the update (a commit each): run them side by side so
+                   # their commits are grouped. Tasks start in update order and reach the
+                   # store's queue in that order, so a chat's messages keep their order.
+                   .concurrent_updates(256))
         if self.webhook_url:
             builder = builder.updater(None)
         self.app = builder.build()

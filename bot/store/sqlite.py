@@ -32,6 +32,7 @@ class SqliteStore:
         self.path = Path(path)
         self._migrations_dir = migrations_dir
         self._conn: aiosqlite.Connection | None = None
+        self._reader: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()  # one statement sequence at a time on the single connection
         self._batch: asyncio.Future[None] | None = None  # the open group-commit transaction
         self._committer: asyncio.Task[None] | None = None
@@ -44,19 +45,28 @@ class SqliteStore:
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=FULL")
         await conn.execute("PRAGMA busy_timeout=5000")
+        # WAL lets readers run beside the one writer: reads never wait for a commit's fsync,
+        # and they see only committed data (a writer returns only after its commit).
+        reader = await aiosqlite.connect(str(self.path), isolation_level=None)
+        await reader.execute("PRAGMA busy_timeout=5000")
+        await reader.execute("PRAGMA query_only=ON")
         self._conn = conn
+        self._reader = reader
 
     async def close(self) -> None:
         if self._committer is not None and not self._committer.done():
             with contextlib.suppress(Exception):
                 await self._committer
+        if self._reader is not None:
+            await self._reader.close()
+            self._reader = None
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
 
     async def ping(self) -> bool:
         try:
-            await self._db.execute("SELECT 1")
+            await self._all("SELECT 1")
         except (sqlite3.Error, StoreClosed, ValueError):
             return False
         return True
@@ -112,9 +122,10 @@ class SqliteStore:
         return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Sequence[object] = ()) -> list[Row]:
-        # One trip to the database thread per read: under load every trip waits a loop turn.
-        async with self._lock:
-            return [tuple(r) for r in await self._db.execute_fetchall(sql, args)]
+        # One trip to the reader's thread per read: under load every trip waits a loop turn.
+        if self._reader is None:
+            raise StoreClosed("the store is not open")
+        return [tuple(r) for r in await self._reader.execute_fetchall(sql, args)]
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
