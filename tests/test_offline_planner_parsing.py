@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import pytest
 
+from agent_core.offline.compose import data_source, opening
 from agent_core.offline.dates import find_dates
 from agent_core.offline.numbers import cn_to_int
+from agent_core.offline.options import Sight, read_hotels, read_sights, read_trains, worth_a_visit
 from agent_core.offline.places import PlaceReader
 from agent_core.offline.request import TripRequest, read_wishes
 from agent_core.prompts import build_system_prompt, read_run_clock
@@ -123,3 +125,32 @@ def test_prompt_carries_a_machine_readable_clock() -> None:
     zh = build_system_prompt("zh", datetime(2026, 12, 1, 20, 0), "Asia/Shanghai", None)
     assert "2026年12月01日" in zh and "星期二" in zh and "current_location" in zh
     assert read_run_clock([zh]).location_text is None  # type: ignore[union-attr]
+
+
+# -- the tools' JSON, read as the planner chooses by ---------------------------------------------
+def test_readers_keep_the_tools_ids_and_skip_what_cannot_be_had() -> None:
+    seat = {"seat": "二等座", "price": 606.0, "left": 3}
+    train = {"number": "G30", "type": "高铁", "from_station": "北京南", "to_station": "上海虹桥", "from_city": "北京",
+             "to_city": "上海", "depart": "2026-12-11 08:15", "arrive": "2026-12-11 13:41", "duration_min": 326,
+             "distance_km": 1318, "stops": ["济南西"], "seats": [seat, {"seat": "一等座", "price": 974.5, "left": 0}]}
+    sold_out = {**train, "number": "G2", "seats": [{**seat, "left": 0}]}
+    data = {"source": "sandbox", "results": [train, sold_out, {"number": "broken"}]}
+    rides = read_trains(data)
+    assert [(r.number, r.origin, r.depart, r.seats) for r in rides] == [("G30", "北京南", "2026-12-11 08:15", (("二等座", 606.0),))]
+    hotel = {"hotel_id": "H-sh-001", "name": "全季酒店(外滩店)", "brand": "全季", "city": "上海", "level_name": "舒适型",
+             "stars": 3, "address": "", "lat": 31.2, "lon": 121.4, "price": 400.0, "nights": 1, "total": 400.0,
+             "has_breakfast": True, "rating": 4.6, "rooms_left": 0}
+    assert read_hotels({"results": [hotel]}) == []  # no rooms left
+    assert [h.hotel_id for h in read_hotels({"results": [{**hotel, "rooms_left": 2}]})] == ["H-sh-001"]
+    places = read_sights({"results": [
+        {"poi_id": "POI-shanghai-01", "name": "外滩", "city": "上海", "category": "地标", "lat": 31.24, "lon": 121.49},
+        {"poi_id": "STA-上海虹桥", "name": "上海虹桥站", "city": "上海", "category": "火车站", "lat": 31.19, "lon": 121.32},
+    ]})
+    assert [s.poi_id for s in worth_a_visit(places)] == ["POI-shanghai-01"]
+    assert data_source(frozenset({"sandbox"})) == "sandbox" and data_source(frozenset({"sandbox", "amap"})) == "mixed"
+    monday, friday = date(2026, 11, 30), date(2026, 12, 4)
+    museum = Sight("P", "博物馆", hours="09:00-17:00 周一闭馆")
+    assert opening(museum, monday) is None and opening(museum, friday) is not None
+    late = opening(Sight("Q", "公园", hours="06:00-01:00"), friday)
+    assert late is not None and late[1] - late[0] == timedelta(hours=19)
+    assert opening(Sight("R", "古镇", hours="周六日 09:00-17:00"), friday) is None

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Literal
 
 from agent_core.offline.options import Hotel, Ride, Sight
 from agent_core.offline.texts import say
@@ -172,7 +173,7 @@ def leg_of(ride: Ride, seat: str | None, fare: float, travellers: int, origin_ci
 
 def build_plan(*, lang: str, origin: str, destination: str, start: date, nights: int, travellers: int,
                choice: Choice, sights: list[Sight], seat: str | None, cheapest: bool,
-               alternatives: list[str], notes: list[str]) -> TripPlan:
+               alternatives: list[str], notes: list[str], sources: frozenset[str] = frozenset({"sandbox"})) -> TripPlan:
     end = start + timedelta(days=nights)
     out_seat, out_fare = seat_for(choice.out, seat, cheapest)
     legs = [leg_of(choice.out, out_seat, out_fare, travellers, origin, destination)]
@@ -205,9 +206,23 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
              else f"{origin} → {destination}, {nights + 1} days / {nights} nights")
     plan = TripPlan(title=title, origin_city=origin, destination_city=destination, start_date=start.isoformat(),
                     end_date=end.isoformat(), travellers=travellers, legs=legs, stays=stays, visits=visits,
-                    alternatives=alternatives, notes=[*notes, say("sandbox_note", lang)], data_source="sandbox")
+                    alternatives=alternatives, notes=[*notes, *source_notes(sources, lang)],
+                    data_source=data_source(sources))
     plan.total_cost = plan.computed_total()
     return plan
+
+
+def data_source(sources: frozenset[str]) -> Literal["sandbox", "live", "mixed"]:
+    """What the plan was built on, from the "source" of every tool answer it used."""
+    if not sources or sources == {"sandbox"}:
+        return "sandbox"
+    return "mixed" if "sandbox" in sources else "live"
+
+
+def source_notes(sources: frozenset[str], lang: str) -> list[str]:
+    if "sandbox" in sources or not sources:
+        return [say("sandbox_note" if sources <= {"sandbox"} else "mixed_note", lang)]
+    return [say("live_note", lang)]
 
 
 def ride_line(ride: Ride, lang: str) -> str:

@@ -32,6 +32,7 @@ from agent_core.offline.options import (
     read_hotels,
     read_sights,
     read_trains,
+    source_of,
     worth_a_visit,
 )
 from agent_core.offline.places import PlaceReader, Resolution
@@ -407,12 +408,16 @@ class _Decider:
         name_a, name_b = self.city_name(origin), self.city_name(dest)
         plan = build_plan(lang=self.lang, origin=name_a, destination=name_b, start=start, nights=nights,
                           travellers=travellers, choice=choice, sights=sights, seat=self.req.seat,
-                          cheapest=cheapest, alternatives=alternatives, notes=notes)
+                          cheapest=cheapest, alternatives=alternatives, notes=notes, sources=self.sources())
         if self.req.budget:
             key = "over_budget" if plan.total_cost > self.req.budget else "within_budget"
             plan.notes.insert(0, say(key, self.lang, total=f"{plan.total_cost:g}", budget=f"{self.req.budget:g}"))
         summary = summary_text(plan, self.lang)
         return Turn(calls=[Call("submit_plan", {"summary": summary, "plan": plan.model_dump()}, "plan")])
+
+    def sources(self) -> frozenset[str]:
+        """Where the answers this plan is built on came from (each tool answer names its source)."""
+        return frozenset(src for o in self.t.phase if o.name != "current_location" and (src := source_of(o.json())))
 
     def wanted_first(self, sights: list[Sight]) -> list[Sight]:
         """The sights the person named (as the tool returned them) before the rest."""

@@ -85,6 +85,14 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "车次、航班、酒店和景点均来自内置沙盒数据（按真实地理生成，非实时），出行前请在官方渠道核实并购票。",
         "en": "Trains, flights, hotels and sights come from the built-in sandbox data (generated from real geography, not live); check and book through official channels before you go.",
     },
+    "mixed_note": {
+        "zh": "部分车次、航班、酒店或景点来自内置沙盒数据（按真实地理生成，非实时），其余来自实时数据源；出行前请在官方渠道核实并购票。",
+        "en": "Some of the trains, flights, hotels or sights come from the built-in sandbox data (generated from real geography, not live), the rest from live sources; check and book through official channels before you go.",
+    },
+    "live_note": {
+        "zh": "车次、航班、酒店和景点来自实时数据源，价格和余票随时会变；出行前请在官方渠道核实并购票。",
+        "en": "Trains, flights, hotels and sights come from live sources; prices and seats change quickly, so check and book through official channels before you go.",
+    },
     "origin_default": {
         "zh": "你没说出发地，我按你的位置{city}出发来规划；如果不对，告诉我出发城市。",
         "en": "You did not say where you leave from, so I planned from your location, {city}; tell me if that is wrong.",
