@@ -30,8 +30,8 @@ async def check_facts(plan: TripPlan, facts: FactSource, report: CheckReport) ->
     """Every lookup runs concurrently (a live provider answers over the network); findings are
     added in plan order so reports read the same every time."""
     rides: list[Awaitable[RideFact | RideMissing | None]] = [_ride(leg, facts) for leg in plan.legs]
-    hotels = [facts.hotel(s.hotel_id, s.checkin_date, s.checkout_date) for s in plan.stays]
-    pois = [facts.poi(v.poi_id) for v in plan.visits]
+    hotels = [facts.hotel(s) for s in plan.stays]
+    pois = [facts.poi(v) for v in plan.visits]
     results = await asyncio.gather(*rides, *hotels, *pois)
     report.lookups += sum(1 for leg in plan.legs if leg.kind in ("train", "flight")) + len(hotels) + len(pois)
     n, m = len(plan.legs), len(plan.stays)

@@ -2,8 +2,7 @@
 
 The plan names items the way the tools returned them (train and flight numbers, hotel and POI
 ids); a `FactSource` finds the same item again and says what the tools hold for it today.
-Implementations: `ProviderFacts` (the travel data provider's lookup-by-id API) and any test
-double that satisfies the protocol.
+Implementation: `ToolFacts`, which asks the travel tools again.
 """
 
 from __future__ import annotations
@@ -11,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
+
+from tools.plan import HotelStay, Visit
 
 RideKind = Literal["train", "flight"]
 
@@ -69,9 +70,11 @@ class FactSource(Protocol):
         When it runs that day but not between those exact stations/airports, the fact for the
         stops it does have in the same cities is returned, so the mismatch can be named."""
 
-    async def hotel(self, hotel_id: str, checkin: str, checkout: str) -> HotelFact | None: ...
+    async def hotel(self, stay: HotelStay) -> HotelFact | None:
+        """The hotel `stay.hotel_id` for the stay's dates; None when no such hotel exists."""
 
-    async def poi(self, poi_id: str) -> PoiFact | None: ...
+    async def poi(self, visit: Visit) -> PoiFact | None:
+        """The place `visit.poi_id`; None when no such place exists."""
 
     async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
         """Door-to-door minutes between two places in one city (route_plan); None when unknown."""

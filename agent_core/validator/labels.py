@@ -64,9 +64,9 @@ def _squash(text: str) -> str:
 def _patterns() -> list[tuple[re.Pattern[str], Label]]:
     out = []
     for label in Label:
-        # Chinese: any punctuation or spacing between the characters' clauses
-        zh_parts = [re.escape(part) for part in re.split(r"[,，]", label.zh)]
-        out.append((re.compile(r"[\s,，、:：]*".join(zh_parts)), label))
+        # Chinese: models space and punctuate the clauses freely ("不满意，信息不真实", "基本满意 但 ...")
+        chars = [re.escape(ch) for ch in label.zh if ch not in ",，"]
+        out.append((re.compile(r"[\s,，、:：;；]*".join(chars)), label))
         en_words = [re.escape(w) for w in re.findall(r"[A-Za-z]+", label.en)]
         out.append((re.compile(r"\W+".join(en_words), re.I), label))
     return out

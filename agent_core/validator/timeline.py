@@ -50,7 +50,7 @@ async def check_timeline(plan: TripPlan, facts: FactSource, report: CheckReport)
     _check_legs_order(plan, report)
     await _check_connections(plan, facts, report)
     _check_visits(plan, report)
-    _check_stays(plan, facts, report)
+    _check_stays(plan, report)
     _check_totals(plan, report)
 
 
@@ -151,7 +151,7 @@ def _check_visits(plan: TripPlan, report: CheckReport) -> None:
                            f"{leg_name(0, plan.legs[0])} arrives {plan.legs[0].arrive}")
 
 
-def _check_stays(plan: TripPlan, facts: FactSource, report: CheckReport) -> None:
+def _check_stays(plan: TripPlan, report: CheckReport) -> None:
     for j, stay in enumerate(plan.stays):
         cin, cout = day(stay.checkin_date), day(stay.checkout_date)
         if cin is None or cout is None:
@@ -163,12 +163,6 @@ def _check_stays(plan: TripPlan, facts: FactSource, report: CheckReport) -> None
         if abs(stay.total - stay.nights * stay.price_per_night) > TOTAL_TOLERANCE * max(1, stay.nights):
             report.add(Category.FACT, stay_name(j, stay), f"total {money(stay.total)} is not nights x rate",
                        f"{stay.nights} x {money(stay.price_per_night)} = {money(stay.nights * stay.price_per_night)}")
-        for i, leg in enumerate(plan.legs):
-            arr = moment(leg.arrive)
-            city = _city_of_leg_end(leg, facts, "destination")
-            if arr is not None and arr.date() > cin and city is not None and city == facts.city_id(stay.city) and i == 0:
-                report.add(Category.LOGIC, stay_name(j, stay), "check-in is before the person arrives",
-                           f"{leg_name(i, leg)} arrives {leg.arrive}")
 
 
 def _check_totals(plan: TripPlan, report: CheckReport) -> None:
