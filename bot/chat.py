@@ -46,6 +46,7 @@ class IncomingMessage:
     location: SharedLocation | None = None
     is_group: bool = False
     received_at: float = field(default_factory=time.time)
+    lang: str = ""  # the platform's hint ("zh"/"en", e.g. Telegram's language_code); "" = none
 
 
 class SubmitOutcome(StrEnum):

@@ -74,6 +74,7 @@ def message_to_json(msg: IncomingMessage) -> str:
             "dedup_id": msg.dedup_id,
             "received_at": msg.received_at,
             "location": None if loc is None else [loc.latitude, loc.longitude, loc.label],
+            "lang": msg.lang,
         },
         ensure_ascii=False,
     )
@@ -95,6 +96,7 @@ def message_from_json(raw: str) -> IncomingMessage:
         dedup_id=data.get("dedup_id", ""),
         received_at=float(data.get("received_at", 0)),
         location=None if not loc else SharedLocation(float(loc[0]), float(loc[1]), loc[2]),
+        lang=data.get("lang", ""),
     )
 
 

@@ -113,7 +113,7 @@ class SessionManager:
         platform = msg.chat.platform
         if not self.settings.user_allowed(msg.user_id):
             self.metrics.messages_in.labels(platform, "refused").inc()
-            lang = texts.detect_lang(msg.text, "zh")
+            lang = texts.detect_lang(msg.text, msg.lang or "zh")
             await self.driver.notice(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
         problem = await self._invalid(msg)
@@ -248,7 +248,7 @@ class SessionManager:
         return msg.user_id == (question.asker_id or session.asker_id)
 
     async def _start(self, chat: ChatRuntime, session: SessionRow | None, row: InboxRow, msg: IncomingMessage) -> None:
-        lang = texts.detect_lang(msg.text, session.lang if session else "zh")
+        lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
         turn = TurnStart(
             chat_key=str(chat.key), inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
             asker_id=msg.user_id, asker_name=msg.user_name, request=msg.text.strip()[:2000],
@@ -274,9 +274,9 @@ class SessionManager:
     async def _command(
         self, chat: ChatRuntime, session: SessionRow | None, row: InboxRow, msg: IncomingMessage, command: str
     ) -> None:
-        lang = texts.detect_lang(msg.text, session.lang if session else "zh")
-        if session is not None and msg.text.strip().startswith("/"):
-            lang = session.lang
+        lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
+        if msg.text.strip().startswith("/"):  # a command says nothing of the person's language
+            lang = session.lang if session else (msg.lang or "zh")
         if command == "help":
             notice = Notice("help", texts.text("help", lang))
         elif command == "status":
@@ -310,7 +310,7 @@ class SessionManager:
         await self.driver.notice(chat.key, Notice("queued", texts.text("queued", lang)))
 
     async def _save_location(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
-        lang = session.lang if session else "zh"
+        lang = session.lang if session else (msg.lang or "zh")
         await self.store.remember_location(str(msg.chat), location_to_json(msg.location) or "", lang)
         await self.store.finish_inbox(row.id)
         await self.driver.notice(msg.chat, Notice("info", texts.text("location_saved", lang)))
@@ -322,7 +322,7 @@ class SessionManager:
         if stripped and len(msg.text) <= self.settings.max_message_chars:
             return None
         session = await self.store.get_session(str(msg.chat))
-        lang = texts.detect_lang(msg.text[:2000], session.lang if session else "zh")
+        lang = texts.detect_lang(msg.text[:2000], session.lang if session else (msg.lang or "zh"))
         if not stripped:
             return Notice("invalid", texts.text("empty", lang))
         return Notice("invalid", texts.text("too_long", lang, n=len(msg.text), max=self.settings.max_message_chars))

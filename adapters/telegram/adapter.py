@@ -175,7 +175,8 @@ class TelegramAdapter:
         assert mapped.message is not None and mapped.option_index is not None
         msg = mapped.message
         pending = await self.manager.pending_question(msg.chat)
-        if (pending is None or pending.posted_message_id != msg.reply_to
+        # The question's id is stored just after it is sent: a very quick press may come first.
+        if (pending is None or pending.posted_message_id not in (None, msg.reply_to)
                 or mapped.option_index >= len(pending.options)):
             await self._answer_query(mapped.callback_id, texts.text("button_stale", mapped.lang))
             return
