@@ -21,6 +21,7 @@ from tools.collection import ToolCollection
 # The Validator must not talk to the person, nor end a planner's run.
 NOT_FOR_VALIDATOR = ("ask_human", "submit_plan", "terminate")
 _VERDICT_LINE = re.compile(r"^\s*(?:\**\s*)?(?:结论|判定|评价|verdict|final verdict)\s*[:：].*$", re.I | re.M)
+_NUMBERING = re.compile(r"^(?:\d{1,2}|[一二三四五六七八九十])[.、)）:：]\s*")
 MAX_REASONS = 8
 
 
@@ -69,5 +70,5 @@ class ValidatorAgent(ToolCallAgent):
 def reasons_of(text: str) -> tuple[str, ...]:
     """The reasoning lines of a verdict reply, without the verdict line itself."""
     body = _VERDICT_LINE.sub("", text)
-    lines = [ln.strip(" -*•\t") for ln in body.splitlines()]
+    lines = [_NUMBERING.sub("", ln.strip(" -*•\t")) for ln in body.splitlines()]
     return tuple(ln for ln in lines if ln and parse_label(ln) is None)[:MAX_REASONS]
