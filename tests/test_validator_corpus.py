@@ -13,10 +13,12 @@ from agent_core.validator.checker import PlanChecker
 from agent_core.validator.constraints import read_constraints
 from agent_core.validator.findings import Category
 from agent_core.validator.labels import Label
-from tests.validator_support import Sandbox, load_sandbox
+from agent_core.validator.tool_facts import ToolFacts
+from tests.validator_support import Sandbox, load_sandbox, run_clock
 from tools.plan import TripPlan
 
 CORPUS = sorted((Path(__file__).parent / "validator_corpus").glob("*.json"))
+NOW = run_clock("2026-12-01")
 ENTRIES = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in CORPUS}
 
 
@@ -36,12 +38,15 @@ def test_corpus_is_big_enough_and_covers_every_fault() -> None:
     assert sum(1 for e in entries if e["expected"] == "ok") >= 10
 
 
+@pytest.mark.parametrize("source", ["provider", "tools"])
 @pytest.mark.parametrize("name", sorted(ENTRIES))
-async def test_corpus_plan(name: str, sandbox: Sandbox) -> None:
+async def test_corpus_plan(name: str, source: str, sandbox: Sandbox) -> None:
+    """Both fact sources: lookups by id (ProviderFacts) and re-running the tools (ToolFacts)."""
     entry = ENTRIES[name]
+    facts = sandbox.facts() if source == "provider" else ToolFacts(sandbox.tools, sandbox.gazetteer, lambda: NOW)
     plan = TripPlan.model_validate(entry["plan"])
     constraints = read_constraints([entry["request"]], date.fromisoformat(entry["today"]))
-    report = await PlanChecker(sandbox.facts()).check(plan, constraints)
+    report = await PlanChecker(facts).check(plan, constraints)
     lines = [f.line() for f in report.findings]
     if entry["expected"] == "ok":
         assert report.ok, lines

@@ -24,7 +24,7 @@ from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_pr
 TZ = "Asia/Shanghai"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SandboxConfig:
     travel_data: str = "sandbox"
     amap_key: str | None = None

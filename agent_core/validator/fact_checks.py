@@ -50,7 +50,7 @@ async def _ride(leg: Leg, facts: FactSource) -> RideFact | RideMissing | None:
         return None
     if not leg.number:
         return RideMissing(f"the {leg.kind} has no number, so no tool can confirm it")
-    return await facts.ride(leg.kind, leg.number, leg.depart[:10], leg.origin, leg.destination)
+    return await facts.ride(leg.kind, leg.number, leg.depart[:10], leg.origin, leg.destination, leg.depart)
 
 
 def _compare_ride(i: int, leg: Leg, ride: RideFact | RideMissing, travellers: int, facts: FactSource, report: CheckReport) -> None:

@@ -64,8 +64,11 @@ class FactSource(Protocol):
     def city_id(self, name: str) -> str | None:
         """The id of a city, station or airport name; None when unknown."""
 
-    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str) -> RideFact | RideMissing:
-        """The ride `number` departing on `day` ("YYYY-MM-DD") between the two places.
+    async def ride(
+        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None
+    ) -> RideFact | RideMissing:
+        """The ride `number` departing on `day` ("YYYY-MM-DD") between the two places; `depart`
+        is the time the plan states, a hint for sources that search rather than look up.
 
         When it runs that day but not between those exact stations/airports, the fact for the
         stops it does have in the same cities is returned, so the mismatch can be named."""

@@ -51,7 +51,9 @@ class ProviderFacts:
                 return candidate
         return None
 
-    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str) -> RideFact | RideMissing:
+    async def ride(
+        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None
+    ) -> RideFact | RideMissing:
         try:
             when = date.fromisoformat(day)
         except ValueError:

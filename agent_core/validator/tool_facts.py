@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from agent_core.offline.options import Ride, read_flights, read_hotels, read_sights, read_trains
@@ -54,7 +54,10 @@ class ToolFacts:
         except json.JSONDecodeError:
             return None, result.output
 
-    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str) -> RideFact | RideMissing:
+    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None) -> RideFact | RideMissing:
+        """Searched from an hour before the stated departure, since searches show a page of
+        results: a ride stated a little off its real time is still found, and named."""
+        earliest = _hour_before(depart, day)
         if kind == "train":
             attempts = [(origin, destination), (self._city_name(origin), self._city_name(destination))]
         else:
@@ -62,10 +65,16 @@ class ToolFacts:
         seen: list[str] = []
         for a, b in attempts:
             if kind == "train":
-                data, raw = await self._query("train_search", {"depart_station": a, "arrive_station": b, "depart_date": day, "is_transfer": 0})
+                args: dict[str, Any] = {"depart_station": a, "arrive_station": b, "depart_date": day, "is_transfer": 0}
+                if earliest:
+                    args["depart_time_earliest"] = f"{day} {earliest}"
+                data, raw = await self._query("train_search", args)
                 rides = read_trains(data, day) if data is not None else []
             else:
-                data, raw = await self._query("flight_search", {"departure_city_name": a, "arrival_city_name": b, "depart_date": day, "is_transfer": 0})
+                args = {"departure_city_name": a, "arrival_city_name": b, "depart_date": day, "is_transfer": 0}
+                if earliest:
+                    args["depart_time_earliest"] = earliest
+                data, raw = await self._query("flight_search", args)
                 rides = read_flights(data, day) if data is not None else []
             if data is None and raw.startswith("Error:"):
                 seen.append(raw[:160])
@@ -73,7 +82,8 @@ class ToolFacts:
             exact = [r for r in matches if same_place(r.origin, origin) and same_place(r.destination, destination)]
             if exact or matches:
                 return self._fact(kind, (exact or matches)[0])
-            seen.append(f"{a}→{b} on {day}: " + (", ".join(r.number for r in rides[:12]) or "nothing"))
+            seen.append(f"{a}→{b} on {day}" + (f" from {earliest}" if earliest else "") + ": "
+                        + (", ".join(r.number for r in rides[:12]) or "nothing"))
         return RideMissing(f"no {kind} {number} found; {kind}_search found " + "; ".join(seen))
 
     def _fact(self, kind: RideKind, r: Ride) -> RideFact:
@@ -114,6 +124,16 @@ class ToolFacts:
     async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
         data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination, "city": self.gazetteer.city(city).name_zh})
         return _minutes(data)
+
+
+def _hour_before(depart: str | None, day: str) -> str | None:
+    if not depart or not depart.startswith(day):
+        return None
+    try:
+        moment = datetime.strptime(depart[:16], "%Y-%m-%d %H:%M") - timedelta(hours=1)
+    except ValueError:
+        return None
+    return None if moment.strftime("%Y-%m-%d") != day else moment.strftime("%H:%M")
 
 
 def _minutes(data: Any) -> int | None:

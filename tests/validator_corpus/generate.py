@@ -106,9 +106,9 @@ def overlapping_legs(sb: Sandbox, plan: TripPlan, request: str, d: date) -> tupl
         if found is not None:
             back.number, back.origin, back.destination = found.number, found.from_station, found.to_station
             back.depart, back.arrive = found.depart, found.arrive
-            price = next((s.price for s in found.seats if s.seat == back.seat), found.seats[0].price)
-            back.seat = back.seat if any(s.seat == back.seat for s in found.seats) else found.seats[0].seat
-            back.price = price * plan.travellers
+            open_seats = [s for s in found.seats if s.left > 0] or found.seats
+            seat = next((s for s in open_seats if s.seat == back.seat), open_seats[0])
+            back.seat, back.price = seat.seat, seat.price * plan.travellers
     if found is None:
         return None
     back.source_id = back.number
