@@ -16,11 +16,33 @@ from agent_core.events import Verdict
 from agent_core.model import ChatModel
 from agent_core.validator.facts import FactSource
 from agent_core.validator.labels import Label
+from agent_core.validator.provider_facts import ProviderFacts
+from agent_core.validator.tool_facts import ToolFacts
 from agent_core.validator.validator import Assessment, Validator
 from bot.review import ReviewOutcome, ReviewRequest
+from bot.settings import Settings
 from tools.collection import ToolCollection
+from tools.travel import Gazetteer, SandboxProvider
 
 MAX_FEEDBACK_FINDINGS = 12
+
+
+def build_plan_validator(
+    settings: Settings, *, gazetteer: Gazetteer, model: ChatModel, tools: ToolCollection, sandbox: SandboxProvider | None,
+) -> PlanValidator:
+    """The reviewer bot.py wires in. Sandbox data is re-checked by id (fast, exact); live data by
+    running the tools again (the sandbox does not know live numbers and ids). The offline
+    planner lends no rubric model."""
+    tz = ZoneInfo(settings.timezone)
+    facts: FactSource
+    if settings.travel_data == "sandbox" and sandbox is not None:
+        facts = ProviderFacts(sandbox, gazetteer)
+    else:
+        facts = ToolFacts(tools, gazetteer, lambda: datetime.now(tz))
+    return PlanValidator(
+        facts=facts, tools=tools, rubric_model=None if settings.offline_model else model,
+        timezone=settings.timezone, home_city=settings.home_city,
+    )
 
 
 class PlanValidator:

@@ -18,8 +18,10 @@ from agent_core.llm import LLM
 from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt
+from agent_core.validator.provider_facts import ProviderFacts
+from agent_core.validator.tool_facts import ToolFacts
 from bot.chat import ChatKey
-from bot.validation import PlanValidator
+from bot.validation import PlanValidator, build_plan_validator
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import Posted, RecordingSurface, make_llm, make_settings, msg
 from tests.validator_support import Sandbox, load_sandbox
@@ -193,3 +195,14 @@ async def test_offline_planner_replans_after_a_failed_check(tmp_path: Path, sand
     assert verdict is not None and verdict.rounds == 2, verdict
     assert verdict.label in ("非常满意", "非常满意但未应对突发情况") and not verdict.failed_checks
     assert all(not h.text.startswith("[review]") for h in history)  # the person never sees the review note
+
+
+def test_build_plan_validator_picks_the_fact_source_and_the_rubric_model(tmp_path: Path, sandbox: Sandbox) -> None:
+    offline = OfflinePlanner(sandbox.gazetteer)
+    v = build_plan_validator(make_settings(tmp_path, openai_api_key=None), gazetteer=sandbox.gazetteer, model=offline,
+                             tools=sandbox.tools, sandbox=sandbox.provider)
+    assert isinstance(v.validator.checker.facts, ProviderFacts) and v.validator.model is None
+    llm = make_llm("http://127.0.0.1:9/v1")
+    live = build_plan_validator(make_settings(tmp_path, travel_data="live"), gazetteer=sandbox.gazetteer, model=llm,
+                                tools=sandbox.tools, sandbox=sandbox.provider)
+    assert isinstance(live.validator.checker.facts, ToolFacts) and live.validator.model is llm
