@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -22,12 +21,9 @@ from zoneinfo import ZoneInfo
 from agent_core.agents import ToolCallAgent
 from agent_core.events import (
     AnswerReady,
-    Event,
     QuestionAsked,
     RunFailed,
     RunFinished,
-    StepStarted,
-    ToolFinished,
     Verdict,
 )
 from agent_core.journal import PendingAsk
@@ -35,15 +31,14 @@ from agent_core.memory import Memory
 from agent_core.schema import AgentState, Message, Role
 from bot import texts
 from bot.chat import ChatKey, Notice, RunInfo, Surface
+from bot.delivery import Delivery, answer_body
 from bot.metrics import Metrics
 from bot.records import AgentFactory, RunSpec, location_from_json
 from bot.review import PlanReviewer, ReviewRequest
 from bot.settings import Settings
-from bot.store.base import OutboxRow, QuestionRow, SessionRow, Store
-from tools.plan import TripPlan
+from bot.store.base import QuestionRow, SessionRow, Store
 
 log = logging.getLogger(__name__)
-DELIVERY_DELAYS = (0.5, 1, 2, 4, 8, 16, 30)
 
 
 @dataclass(eq=False)
@@ -109,7 +104,7 @@ class RunDriver:
         self.settings = settings
         self.metrics = metrics
         self.reviewer = reviewer
-        self.surfaces = surfaces
+        self.delivery = Delivery(store=store, settings=settings, metrics=metrics, surfaces=surfaces)
         self.on_run_end = on_run_end
         self.on_question = on_question
         self.clock = clock
@@ -163,11 +158,11 @@ class RunDriver:
                     if isinstance(event, AnswerReady):
                         answer = event
                     elif isinstance(event, QuestionAsked):
-                        await self._post_question(session, event, run)
+                        await self.delivery.post_question(session, event, run)
                     elif isinstance(event, RunFailed):
                         await self._fail(chat, session, event, run)
                     else:
-                        await self._progress(chat.key, event, run)
+                        await self.delivery.progress(chat.key, event, run)
                 if agent.state is AgentState.WAITING:
                     reply = await self._await_answer(chat)
                     if reply is None:
@@ -247,15 +242,15 @@ class RunDriver:
         async with chat.lock:
             outbox_id = await self.store.finish_run(session.id, final, outbox_kind="answer", outbox_body=body)
         self.metrics.runs.labels("answered").inc()
-        await self._deliver(chat.key, answer, verdict, run, outbox_id)
-        await self._progress(chat.key, RunFinished(agent.current_step), run)
+        await self.delivery.deliver(chat.key, answer, verdict, run, outbox_id)
+        await self.delivery.progress(chat.key, RunFinished(agent.current_step), run)
 
     async def _fail(self, chat: ChatRuntime, session: SessionRow, event: RunFailed, run: RunInfo) -> None:
         self.metrics.runs.labels(event.reason).inc()
         async with chat.lock:
             await self.store.finish_run(session.id, [], outbox_kind=None, outbox_body=None)
-        await self.notice(chat.key, Notice("error", texts.error_text(event.reason, session.lang)))
-        await self._progress(chat.key, RunFinished(0, {"error": event.reason}), run)
+        await self.delivery.notice(chat.key, Notice("error", texts.error_text(event.reason, session.lang)))
+        await self.delivery.progress(chat.key, RunFinished(0, {"error": event.reason}), run)
 
     async def _crashed(self, chat: ChatRuntime, session_id: str, exc: Exception) -> None:
         with contextlib.suppress(Exception):
@@ -267,104 +262,4 @@ class RunDriver:
             ]
             await self.store.interrupt(session_id, fillers, close=False)
             self.metrics.runs.labels("internal").inc()
-            await self.notice(chat.key, Notice("error", texts.error_text("internal", lang)))
-
-    # -- talking to surfaces -------------------------------------------------------------------
-    async def _progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
-        if isinstance(event, StepStarted):
-            self.metrics.steps.inc()
-        elif isinstance(event, ToolFinished):
-            self.metrics.tool_calls.labels(event.name, str(event.ok).lower()).inc()
-        surface = self.surfaces.get(chat.platform)
-        if surface is None:
-            return
-        try:
-            await surface.show_progress(chat, event, run)
-        except Exception:  # progress is best effort: the run goes on
-            log.warning("progress update failed for %s", chat, exc_info=True)
-
-    async def _post_question(self, session: SessionRow, event: QuestionAsked, run: RunInfo) -> None:
-        self.metrics.questions_waiting.inc()
-        chat = ChatKey.parse(session.chat_key)
-        surface = self.surfaces.get(chat.platform)
-        if surface is None:
-            log.error("no surface for %s: question stays unposted", chat)
-            return
-        for delay in (*DELIVERY_DELAYS, None):
-            try:
-                message_id = await surface.post_question(chat, event, run)
-            except Exception:
-                if delay is None:
-                    log.exception("could not post the question in %s; it is re-posted at next start", chat)
-                    return
-                await asyncio.sleep(delay)
-                continue
-            await self.store.set_question_posted(session.id, event.tool_call_id, str(message_id))
-            return
-
-    async def repost_question(self, q: QuestionRow) -> None:
-        session = await self.store.session_by_id(q.session_id)
-        if session is None:
-            return
-        run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, self.settings.max_steps)
-        self.metrics.questions_waiting.dec()  # _post_question counts it again
-        await self._post_question(session, QuestionAsked(q.tool_call_id, q.question, q.options), run)
-
-    async def _deliver(
-        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo, outbox_id: int | None
-    ) -> None:
-        surface = self.surfaces.get(chat.platform)
-        if surface is None:
-            return
-        for delay in (*DELIVERY_DELAYS, None):
-            try:
-                await surface.post_answer(chat, answer, verdict, run)
-                break
-            except Exception:
-                if delay is None:
-                    log.exception("could not deliver the answer in %s; it is retried at next start", chat)
-                    return
-                await asyncio.sleep(delay)
-        if outbox_id is not None:
-            await self.store.outbox_sent(outbox_id)
-
-    async def deliver_outbox(self, row: OutboxRow) -> None:
-        session = await self.store.session_by_id(row.session_id)
-        lang = session.lang if session else "zh"
-        run = RunInfo(row.session_id, lang, session.asker_id if session else "", session.asker_name if session else "")
-        answer, verdict = answer_from_body(row.body)
-        await self._deliver(ChatKey.parse(row.chat_key), answer, verdict, run, row.id)
-
-    async def notice(self, chat: ChatKey, notice: Notice) -> None:
-        surface = self.surfaces.get(chat.platform)
-        if surface is None:
-            return
-        try:
-            await surface.post_notice(chat, notice)
-        except Exception:
-            log.warning("notice to %s failed", chat, exc_info=True)
-
-
-def answer_body(answer: AnswerReady, verdict: Verdict | None) -> str:
-    return json.dumps(
-        {
-            "text": answer.text,
-            "plan": answer.plan.model_dump() if answer.plan is not None else None,
-            "verdict": None if verdict is None else {
-                "label": verdict.label, "label_en": verdict.label_en, "reasons": list(verdict.reasons),
-                "failed_checks": list(verdict.failed_checks), "rubric_skipped": verdict.rubric_skipped,
-                "rounds": verdict.rounds,
-            },
-        },
-        ensure_ascii=False,
-    )
-
-
-def answer_from_body(body: str) -> tuple[AnswerReady, Verdict | None]:
-    data = json.loads(body)
-    plan = TripPlan.model_validate(data["plan"]) if data.get("plan") else None
-    v = data.get("verdict")
-    verdict = None if not v else Verdict(
-        v["label"], v["label_en"], tuple(v["reasons"]), tuple(v["failed_checks"]), v["rubric_skipped"], v["rounds"]
-    )
-    return AnswerReady(data["text"], plan), verdict
+            await self.delivery.notice(chat.key, Notice("error", texts.error_text("internal", lang)))

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from agent_core.schema import Message
 from bot import texts
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
+from bot.deadlines import DeadlineWatcher
 from bot.metrics import Metrics
 from bot.records import (
     AgentFactory,
@@ -61,13 +62,12 @@ class SessionManager:
         self._surfaces: dict[str, Surface] = {}
         self._clock = clock
         self._changed = asyncio.Event()
-        self._deadline_wakeup = asyncio.Event()
+        self.deadlines = DeadlineWatcher(store, self._expire, clock)
         self.driver = RunDriver(
             store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
             surfaces=self._surfaces, on_run_end=self._run_ended, clock=clock,
-            on_question=self._deadline_wakeup.set,
+            on_question=self.deadlines.wake,
         )
-        self._watcher: asyncio.Task[None] | None = None
         self._started = False
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -86,18 +86,17 @@ class SessionManager:
         self.metrics.sessions_parked.set(len(waiting))
         unposted = [q for q in waiting if q.posted_message_id is None]
         for q in unposted:
-            await self.driver.repost_question(q)
+            await self.driver.delivery.repost_question(q)
         for row in await self.store.pending_outbox():
-            await self.driver.deliver_outbox(row)
+            await self.driver.delivery.deliver_outbox(row)
         for key in await self.store.chats_with_inbox():
             self._kick(key)
-        self._watcher = asyncio.create_task(self._watch_deadlines(), name="deadline-watcher")
+        self.deadlines.start()
 
     async def stop(self) -> None:
         self._started = False  # no new drains: runs cancelled below must not start any
+        await self.deadlines.stop()
         tasks: list[asyncio.Task[None]] = []
-        if self._watcher is not None:
-            tasks.append(self._watcher)
         for chat in self._chats.values():
             tasks.extend(t for t in (chat.drain_task, chat.run_task) if t is not None)
         for task in tasks:
@@ -114,12 +113,12 @@ class SessionManager:
         if not self.settings.user_allowed(msg.user_id):
             self.metrics.messages_in.labels(platform, "refused").inc()
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
-            await self.driver.notice(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
+            await self.driver.delivery.notice(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
         problem = await self._invalid(msg)
         if problem is not None:
             self.metrics.messages_in.labels(platform, "invalid").inc()
-            await self.driver.notice(msg.chat, problem)
+            await self.driver.delivery.notice(msg.chat, problem)
             return SubmitOutcome.INVALID
         inbox_id = await self.store.add_inbox(platform, msg.dedup_id, str(msg.chat), message_to_json(msg))
         if inbox_id is None:
@@ -293,7 +292,7 @@ class SessionManager:
                 await self.driver.stop_run(chat, session, close=True)
             notice = Notice("new", texts.text("new", lang))
         await self.store.finish_inbox(row.id, drop_earlier=command in ("cancel", "new"))
-        await self.driver.notice(chat.key, notice)
+        await self.driver.delivery.notice(chat.key, notice)
 
     async def _status_text(self, chat: ChatRuntime, session: SessionRow | None, lang: str) -> str:
         if session is None or session.state == "idle":
@@ -307,13 +306,13 @@ class SessionManager:
         if row.id in chat.noticed:
             return
         chat.noticed.add(row.id)
-        await self.driver.notice(chat.key, Notice("queued", texts.text("queued", lang)))
+        await self.driver.delivery.notice(chat.key, Notice("queued", texts.text("queued", lang)))
 
     async def _save_location(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = session.lang if session else (msg.lang or "zh")
         await self.store.remember_location(str(msg.chat), location_to_json(msg.location) or "", lang)
         await self.store.finish_inbox(row.id)
-        await self.driver.notice(msg.chat, Notice("info", texts.text("location_saved", lang)))
+        await self.driver.delivery.notice(msg.chat, Notice("info", texts.text("location_saved", lang)))
 
     async def _invalid(self, msg: IncomingMessage) -> Notice | None:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:
@@ -339,20 +338,6 @@ class SessionManager:
     def _notify(self) -> None:
         self._changed.set()
 
-    async def _watch_deadlines(self) -> None:
-        while True:
-            nxt = await self.store.next_deadline()
-            now = self._clock()
-            delay = 30.0 if nxt is None else max(0.0, min(30.0, nxt - now))
-            if delay > 0:
-                self._deadline_wakeup.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(delay):
-                        await self._deadline_wakeup.wait()
-                continue
-            for q in await self.store.due_questions(self._clock()):
-                await self._expire(q)
-
     async def _expire(self, q: QuestionRow) -> None:
         session = await self.store.session_by_id(q.session_id)
         if session is None:
@@ -365,6 +350,4 @@ class SessionManager:
                 self.metrics.questions_waiting.dec()
                 self.driver.hand_answer(chat, q.session_id, answer)
 
-    def deadline_changed(self) -> None:
-        self._deadline_wakeup.set()
 
