@@ -27,6 +27,7 @@ from bot.llm_metrics import LLMMetrics
 from bot.metrics import Metrics
 from bot.review import PlanReviewer
 from bot.settings import Settings
+from bot.validation import build_plan_validator
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 
@@ -49,10 +50,12 @@ def make_tools(settings: Settings, gazetteer: Gazetteer, sandbox: SandboxProvide
     return travel_toolset(build_travel_tools(gazetteer, providers))
 
 
-def make_reviewer(settings: Settings, gazetteer: Gazetteer, model: ChatModel, tools: ToolCollection) -> PlanReviewer | None:
+def make_reviewer(
+    settings: Settings, gazetteer: Gazetteer, model: ChatModel, tools: ToolCollection, sandbox: SandboxProvider
+) -> PlanReviewer | None:
     if not settings.validate_plans:
         return None
-    return None  # the Validator (issue 7) plugs in here
+    return build_plan_validator(settings, gazetteer=gazetteer, model=model, tools=tools, sandbox=sandbox)
 
 
 def assemble(settings: Settings, *, serve_http: bool, extra: list[ConsoleSurface] | None = None) -> Runtime:
@@ -63,7 +66,7 @@ def assemble(settings: Settings, *, serve_http: bool, extra: list[ConsoleSurface
     tools = make_tools(settings, gazetteer, sandbox)
     runtime = build_runtime(
         settings, model=model, tools=tools, prompt=build_system_prompt,
-        reviewer=make_reviewer(settings, gazetteer, model, tools), serve_http=serve_http,
+        reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
         extra_surfaces=list(extra or []), metrics=metrics,
     )
     return runtime

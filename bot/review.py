@@ -22,7 +22,7 @@ class ReviewRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReviewOutcome:
-    verdict: Verdict
+    verdict: Verdict | None  # None: nothing to grade (a short reply without a plan, no rubric model)
     replan_feedback: str | None = None  # set when the planner should try again with these findings
 
 

@@ -53,10 +53,13 @@ class PlanValidator:
         """`tools`: the bot's tool collection (the Validator drops ask_human, submit_plan and
         terminate from it); `rubric_model`: the LLM, or None with the offline planner."""
         self.validator = Validator(facts=facts, tools=tools, model=rubric_model, max_steps=max_steps, home_city=home_city)
+        self.grades_text = rubric_model is not None
         self._tz = ZoneInfo(timezone)
         self._clock = clock or (lambda: datetime.now(self._tz))
 
     async def review(self, request: ReviewRequest) -> ReviewOutcome:
+        if request.answer.plan is None and not self.grades_text:
+            return ReviewOutcome(None)  # a reply with no plan and no rubric model: no badge to give
         found = await self.validator.assess(
             request=request.request, reply=request.answer.text, plan=request.answer.plan,
             messages=request.messages, lang=request.lang, now=self._clock(),
