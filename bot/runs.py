@@ -111,8 +111,8 @@ class RunDriver:
         self._tz = ZoneInfo(settings.timezone)
 
     # -- starting, answering, stopping (called with chat.lock held) -------------------------
-    def spawn(self, chat: ChatRuntime, session_id: str, agent: ToolCallAgent | None = None) -> None:
-        chat.run_task = asyncio.create_task(self._drive(chat, session_id, agent), name=f"run:{chat.key}")
+    def spawn(self, chat: ChatRuntime, session_id: str) -> None:
+        chat.run_task = asyncio.create_task(self._drive(chat, session_id), name=f"run:{chat.key}")
 
     def hand_answer(self, chat: ChatRuntime, session_id: str, answer: Message) -> None:
         """Give a stored answer to the waiting coroutine, or re-drive a parked session from the store."""
@@ -142,13 +142,14 @@ class RunDriver:
         self.metrics.runs.labels("cancelled").inc()
 
     # -- the run -------------------------------------------------------------------------------
-    async def _drive(self, chat: ChatRuntime, session_id: str, agent: ToolCallAgent | None) -> None:
+    async def _drive(self, chat: ChatRuntime, session_id: str) -> None:
         started = time.perf_counter()
+        agent: ToolCallAgent | None = None
         try:
             session = await self.store.session_by_id(session_id)
             if session is None:
                 return
-            agent = agent or await self._build(session)
+            agent = await self._build(session)
             run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
             journal = StoreJournal(self.store, session, self.settings.human_timeout_s, self.on_question)
             rounds = 0
@@ -187,9 +188,19 @@ class RunDriver:
             await self._crashed(chat, session_id, exc)
         finally:
             self.metrics.run_seconds.observe(time.perf_counter() - started)
+            if agent is not None:
+                await self._save_usage(session_id, agent)
             if chat.run_task is asyncio.current_task():
                 chat.run_task = None
             self.on_run_end(chat)
+
+    async def _save_usage(self, session_id: str, agent: ToolCallAgent) -> None:
+        """Each run segment builds its agent afresh, so its usage is this segment's share."""
+        usage = agent.usage
+        with contextlib.suppress(Exception):  # accounting must never fail a run
+            await asyncio.shield(
+                self.store.add_usage(session_id, usage.prompt_tokens, usage.completion_tokens, usage.calls)
+            )
 
     async def _build(self, session: SessionRow) -> ToolCallAgent:
         messages = await self.store.load_messages(session.id)

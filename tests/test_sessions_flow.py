@@ -334,3 +334,26 @@ async def test_group_chat_answers_only_from_the_asker_or_a_reply(tmp_path):
             assert user_texts[-1] == "I want pizza"
         finally:
             await rt.stop()
+
+
+async def test_token_usage_is_counted_per_session(tmp_path):
+    surface = RecordingSurface()
+    scripts = {
+        "a": [reply(tool_calls=[call("lookup", {"city": "Hangzhou"})], usage=(100, 10)), reply("A", usage=(120, 5))],
+        "b": [reply("B", usage=(7, 3))],
+    }
+    async with FakeOpenAI(scripts=scripts) as fake:
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
+        try:
+            await rt.manager.submit(msg(A, "[conv:a] weather"))
+            await rt.manager.submit(msg(B, "[conv:b] hello"))
+            await surface.wait_count("answer", 1, A)
+            await surface.wait_count("answer", 1, B)
+            await rt.manager.wait_until_idle(A, 5)
+            await rt.manager.wait_until_idle(B, 5)
+            a = await rt.store.get_session(str(A))
+            b = await rt.store.get_session(str(B))
+            assert a is not None and (a.prompt_tokens, a.completion_tokens, a.llm_calls) == (220, 15, 2)
+            assert b is not None and (b.prompt_tokens, b.completion_tokens, b.llm_calls) == (7, 3, 1)
+        finally:
+            await rt.stop()

@@ -38,6 +38,9 @@ class SessionRow:
     created_at: float
     updated_at: float
     run_started_at: float  # a resumed run keeps the "today" it started with
+    prompt_tokens: int = 0  # token usage of this session (all its runs)
+    completion_tokens: int = 0
+    llm_calls: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,7 @@ class Store(Protocol):
         """Mark the run over (state idle) and queue its answer for delivery, in one transaction."""
     async def interrupt(self, session_id: str, fillers: Sequence[Message], *, close: bool) -> None:
         """Cancel a run: answer its open tool calls with `fillers`, cancel its question, idle (or close) it."""
+    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None: ...
     async def running_sessions(self) -> list[SessionRow]: ...
 
     # questions

@@ -16,13 +16,21 @@ from typing import Any
 import aiosqlite
 
 from agent_core.schema import Message
-from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreClosed, StoreError, TurnStart
+from bot.store.base import (
+    InboxRow,
+    OutboxRow,
+    QuestionRow,
+    SessionRow,
+    StoreClosed,
+    StoreError,
+    TurnStart,
+)
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 
 Row = tuple[Any, ...]
 _SESSION_COLS = (
     "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at, "
-    "run_started_at"
+    "run_started_at, prompt_tokens, completion_tokens, llm_calls"
 )
 _QUESTION_COLS = "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status"
 
@@ -255,6 +263,16 @@ class SqliteStore:
     async def close_session(self, chat_key: str) -> None:
         async with self._tx() as db:
             await db.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = ? AND closed = 0", (chat_key,))
+
+    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None:
+        if not (prompt or completion or calls):
+            return
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE sessions SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, "
+                "llm_calls = llm_calls + ? WHERE id = ?",
+                (prompt, completion, calls, session_id),
+            )
 
     async def running_sessions(self) -> list[SessionRow]:
         rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'running' AND closed = 0")
