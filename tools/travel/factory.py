@@ -6,10 +6,20 @@ from dataclasses import replace
 from datetime import date
 from typing import Any, Protocol, TypeVar
 
+import httpx
+
 from tools.base import BaseTool
 from tools.travel.flights import FlightSearch
 from tools.travel.geo import City, Gazetteer, Place
 from tools.travel.hotels import HotelSearch
+from tools.travel.live import (
+    AmapProvider,
+    DuffelFlights,
+    LiveEndpoints,
+    Rail12306,
+    SearxngWeb,
+    TavilyWeb,
+)
 from tools.travel.location import CurrentLocation
 from tools.travel.models import (
     Flight,
@@ -23,7 +33,15 @@ from tools.travel.models import (
     WebHit,
 )
 from tools.travel.places import PoiAroundSearch, PoiSearch
-from tools.travel.provider import FlightQuery, TrainQuery, TravelProviders
+from tools.travel.provider import (
+    FlightProvider,
+    FlightQuery,
+    PlaceProvider,
+    RouteProvider,
+    TrainQuery,
+    TravelProviders,
+    WebProvider,
+)
 from tools.travel.routes import RoutePlan
 from tools.travel.sandbox import SandboxProvider
 from tools.travel.trains import TrainSearch
@@ -81,9 +99,20 @@ class SandboxFallback:
         return _noted(await self._s.web.search(query, limit), self._note)
 
 
-def make_provider(config: TravelConfig, gazetteer: Gazetteer, sandbox: SandboxProvider | None = None) -> TravelProviders:
+def make_provider(
+    config: TravelConfig,
+    gazetteer: Gazetteer,
+    sandbox: SandboxProvider | None = None,
+    *,
+    http: httpx.AsyncClient | None = None,
+    endpoints: LiveEndpoints | None = None,
+) -> TravelProviders:
     """Sandbox by default; with travel_data == "live", a live provider per capability whose key is
-    set, and the sandbox (with a visible note) for each one that is not."""
+    set, and the sandbox (with a visible note) for each one that is not.
+
+    `http` is the client the live providers share (the caller owns and closes it; one with
+    sensible timeouts is made when none is given); `endpoints` overrides the services' base URLs
+    (default: optional *_base_url settings fields, else the real services)."""
     sb = sandbox or SandboxProvider(gazetteer)
     if config.travel_data != "live":
         return TravelProviders(trains=sb.trains, flights=sb.flights, hotels=sb.hotels, places=sb.places,
@@ -92,14 +121,32 @@ def make_provider(config: TravelConfig, gazetteer: Gazetteer, sandbox: SandboxPr
     def fallback(what: str) -> SandboxFallback:
         return SandboxFallback(sb, f"live data was requested but {what}; showing sandbox data instead")
 
-    # Live providers plug in here one by one; until a capability has one, it falls back.
-    amap = fallback("AMAP_KEY is not set" if not config.amap_key else "the Amap provider is not available in this build")
-    web = fallback("neither SEARXNG_URL nor TAVILY_API_KEY is set" if not (config.searxng_url or config.tavily_api_key)
-                   else "the web search provider is not available in this build")
-    flights = fallback("DUFFEL_TOKEN is not set" if not config.duffel_token else "the Duffel provider is not available in this build")
-    rail = fallback("the 12306 provider is not available in this build")
+    client = http or httpx.AsyncClient(timeout=httpx.Timeout(20.0, connect=5.0),
+                                       headers={"User-Agent": "travel-agent-bot/0.1"})
+    urls = endpoints or LiveEndpoints.from_config(config)
+    outside = fallback("this place is outside the live source's coverage")
+
+    places: PlaceProvider
+    routes: RouteProvider
+    if config.amap_key:
+        places = routes = AmapProvider(client, config.amap_key, gazetteer, base_url=urls.amap,
+                                       outside_places=outside, outside_routes=outside)
+    else:
+        places = routes = fallback("AMAP_KEY is not set")
+    web: WebProvider
+    if config.searxng_url:
+        web = SearxngWeb(client, config.searxng_url)
+    elif config.tavily_api_key:
+        web = TavilyWeb(client, config.tavily_api_key, base_url=urls.tavily)
+    else:
+        web = fallback("neither SEARXNG_URL nor TAVILY_API_KEY is set")
+    flights: FlightProvider = (DuffelFlights(client, config.duffel_token, gazetteer, base_url=urls.duffel)
+                               if config.duffel_token else fallback("DUFFEL_TOKEN is not set"))
+    rail = Rail12306(client, gazetteer, base_url=urls.rail12306,
+                     outside=fallback("12306 has no code for a station of this trip in this bot's table"))
     hotels = fallback("there is no live hotel provider")
-    return TravelProviders(trains=rail, flights=flights, hotels=hotels, places=amap, routes=amap, web=web, mode="live")
+    return TravelProviders(trains=rail, flights=flights, hotels=hotels, places=places, routes=routes, web=web,
+                           mode="live")
 
 
 def build_travel_tools(gazetteer: Gazetteer, providers: TravelProviders) -> list[BaseTool[Any]]:

@@ -1,0 +1,202 @@
+"""One local fake of the live travel services (Amap, SearXNG, Tavily, 12306, Duffel) on 127.0.0.1.
+
+    async with FakeLiveServices() as fake:
+        endpoints = fake.endpoints()          # LiveEndpoints pointing here
+        fake.mode["amap"] = "quota"           # switch a service into an error
+
+Each service lives under its own prefix (/amap, /searxng, /tavily, /12306, /duffel) and answers
+with the recordings in tests/fakes/recordings/. It is as strict as the real services about keys,
+auth headers and required parameters. Modes per service: "ok" (default), "auth", "quota",
+"rate", "500", "malformed" (broken JSON), "shape" (JSON of the wrong shape); for 12306 also
+"redirect" (c_url to another query path), "html" (a block page) and "refused" (status false).
+Every request is logged in `requests` as (service, method, path, query).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from tools.travel.live.http import LiveEndpoints
+
+RECORDINGS = Path(__file__).parent / "recordings"
+AMAP_KEY = "amap-test-key"
+TAVILY_KEY = "tvly-test-key"
+DUFFEL_TOKEN = "duffel_test_token"
+
+
+def recording(name: str) -> Any:
+    return json.loads((RECORDINGS / name).read_text(encoding="utf-8"))
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(text=json.dumps(data, ensure_ascii=False), status=status, content_type="application/json",
+                        headers=headers)
+
+
+class FakeLiveServices:
+    def __init__(self) -> None:
+        self.mode: dict[str, str] = {s: "ok" for s in ("amap", "searxng", "tavily", "12306", "duffel")}
+        self.requests: list[tuple[str, str, str, dict[str, str]]] = []
+        self.duffel_bodies: list[dict[str, Any]] = []
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+
+    # ------------------------------------------------------------------ lifecycle
+    async def __aenter__(self) -> FakeLiveServices:
+        app = web.Application(middlewares=[self._log])
+        app.router.add_get("/amap/v3/{kind:place/text|place/around|direction/driving|direction/walking}", self._amap)
+        app.router.add_get("/amap/v3/direction/transit/integrated", self._amap)
+        app.router.add_get("/searxng/search", self._searxng)
+        app.router.add_post("/tavily/search", self._tavily)
+        app.router.add_get("/12306/otn/leftTicket/init", self._rail_init)
+        app.router.add_get("/12306/otn/{path:leftTicket/query[A-Z]?}", self._rail_query)
+        app.router.add_post("/duffel/air/offer_requests", self._duffel)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.base_url = f"http://127.0.0.1:{port}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def endpoints(self) -> LiveEndpoints:
+        return LiveEndpoints(amap=f"{self.base_url}/amap", tavily=f"{self.base_url}/tavily",
+                             rail12306=f"{self.base_url}/12306", duffel=f"{self.base_url}/duffel")
+
+    @property
+    def searxng_url(self) -> str:
+        return f"{self.base_url}/searxng"
+
+    def count(self, service: str) -> int:
+        return sum(1 for r in self.requests if r[0] == service)
+
+    @web.middleware
+    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        service = request.path.split("/")[1]
+        self.requests.append((service, request.method, request.path, dict(request.query)))
+        mode = self.mode.get(service, "ok")
+        if mode == "500":
+            return web.Response(text="Internal Server Error", status=500)
+        if mode == "malformed":
+            return web.Response(text='{"status": "1", "results": [', content_type="application/json")
+        if mode == "shape":
+            return _json({"status": "1", "infocode": "10000", "pois": "not a list", "results": {"x": 1},
+                          "data": {"result": "oops", "id": 5}, "httpstatus": 200})
+        return await handler(request)
+
+    # ------------------------------------------------------------------ Amap
+    async def _amap(self, request: web.Request) -> web.Response:
+        q = request.query
+        mode = self.mode["amap"]
+        if q.get("key") != AMAP_KEY or mode == "auth":
+            return _json({"status": "0", "info": "INVALID_USER_KEY", "infocode": "10001"})
+        if mode == "quota":
+            return _json({"status": "0", "info": "DAILY_QUERY_OVER_LIMIT", "infocode": "10003"})
+        if mode == "rate":
+            return _json({"status": "0", "info": "CUQPS_HAS_EXCEEDED_THE_LIMIT", "infocode": "10021"})
+        path = request.path.removeprefix("/amap/v3/")
+        need = {"place/text": ["keywords"], "place/around": ["location"], "direction/driving": ["origin", "destination"],
+                "direction/walking": ["origin", "destination"],
+                "direction/transit/integrated": ["origin", "destination", "city"]}[path]
+        if any(not q.get(n) for n in need):
+            return _json({"status": "0", "info": "MISSING_REQUIRED_PARAMS", "infocode": "20001"})
+        for n in ("location", "origin", "destination"):
+            if n in q and not _lnglat(q[n]):
+                return _json({"status": "0", "info": "INVALID_PARAMS", "infocode": "20000"})
+        name = {"place/text": "amap_place_text", "place/around": "amap_place_around",
+                "direction/driving": "amap_driving", "direction/walking": "amap_walking",
+                "direction/transit/integrated": "amap_transit"}[path]
+        return _json(recording(f"{name}.json"))
+
+    # ------------------------------------------------------------------ web search
+    async def _searxng(self, request: web.Request) -> web.Response:
+        if request.query.get("format") != "json":
+            return web.Response(text="<html><body>403 Forbidden</body></html>", status=403, content_type="text/html")
+        if self.mode["searxng"] == "rate":
+            return web.Response(text="Too Many Requests", status=429)
+        if not request.query.get("q"):
+            return web.Response(text="Bad Request", status=400)
+        return _json(recording("searxng_search.json"))
+
+    async def _tavily(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        mode = self.mode["tavily"]
+        auth = request.headers.get("Authorization", "")
+        if auth != f"Bearer {TAVILY_KEY}" or payload.get("api_key", TAVILY_KEY) != TAVILY_KEY or mode == "auth":
+            return _json({"detail": {"error": "Unauthorized: missing or invalid API key."}}, 401)
+        if mode == "quota":
+            return _json({"detail": {"error": "This request exceeds your plan's set usage limit."}}, 432)
+        if mode == "rate":
+            return _json({"detail": {"error": "Rate limit exceeded."}}, 429)
+        if not isinstance(payload.get("query"), str) or not payload["query"]:
+            return _json({"detail": {"error": "query is required"}}, 400)
+        return _json(recording("tavily_search.json"))
+
+    # ------------------------------------------------------------------ 12306
+    async def _rail_init(self, request: web.Request) -> web.Response:
+        resp = web.Response(text="<html><script>var CLeftTicketUrl = 'leftTicket/query';</script></html>",
+                            content_type="text/html")
+        resp.set_cookie("JSESSIONID", "FAKE0123456789", path="/")
+        resp.set_cookie("route", "c5c62a339e7744272a54643b3be5bf64", path="/")
+        return resp
+
+    async def _rail_query(self, request: web.Request) -> web.Response:
+        mode, path, q = self.mode["12306"], request.match_info["path"], request.query
+        if "JSESSIONID" not in request.cookies or mode == "auth":
+            return web.Response(status=302, headers={"Location": "/mormhweb/logFiles/error.html"})
+        if mode == "html":
+            return web.Response(text="<html><body>网络可能存在问题，请您重试一下！</body></html>", content_type="text/html")
+        if mode == "rate":
+            return web.Response(text="<html>Too Many Requests</html>", status=429, content_type="text/html")
+        if mode == "redirect" and path == "leftTicket/query":
+            return _json({"status": False, "c_url": "leftTicket/queryG", "c_name": "CLeftTicketUrl"})
+        if mode == "refused":
+            return _json({"httpstatus": 200, "status": False, "messages": ["选择的查询日期不在预售日期范围内"], "data": None})
+        keys = ("leftTicketDTO.train_date", "leftTicketDTO.from_station", "leftTicketDTO.to_station", "purpose_codes")
+        if any(not q.get(k) for k in keys) or request.headers.get("X-Requested-With") != "XMLHttpRequest":
+            return web.Response(text="<html>error</html>", status=302, headers={"Location": "/mormhweb/logFiles/error.html"})
+        day = recording("rail12306_left_ticket.json").get(q["leftTicketDTO.train_date"], {})
+        pair = f"{q['leftTicketDTO.from_station']}-{q['leftTicketDTO.to_station']}"
+        empty = {"httpstatus": 200, "data": {"result": [], "flag": "1", "map": {}}, "messages": "", "status": True}
+        return _json(day.get(pair, empty))
+
+    # ------------------------------------------------------------------ Duffel
+    async def _duffel(self, request: web.Request) -> web.Response:
+        errors, mode = recording("duffel_errors.json"), self.mode["duffel"]
+        if request.headers.get("Authorization") != f"Bearer {DUFFEL_TOKEN}" or mode == "auth":
+            return _json(errors["401"], 401)
+        if request.headers.get("Duffel-Version") != "v2":
+            return _json(errors["version"], 400)
+        if mode == "rate":
+            return _json(errors["429"], 429, headers={"ratelimit-limit": "60", "ratelimit-remaining": "0",
+                                                      "ratelimit-reset": "Sun, 20 Apr 2025 02:01:00 GMT"})
+        payload = await request.json()
+        self.duffel_bodies.append(payload)
+        data: dict[str, Any] = payload.get("data") or {} if isinstance(payload, dict) else {}
+        slices: list[Any] = data.get("slices") or [] if isinstance(data, dict) else []
+        need = {"origin", "destination", "departure_date"}
+        ok = bool(slices) and all(isinstance(s, dict) and need <= set(s) for s in slices) and data.get("passengers")
+        if not ok or mode == "invalid" or request.query.get("return_offers") != "true":
+            return _json(errors["422"], 422)
+        s = slices[0]
+        table = recording("duffel_offer_requests.json").get(str(data.get("max_connections", 1)), {})
+        found = table.get(f"{s['origin']}-{s['destination']}")
+        if found is None:
+            found = {"data": {"id": "orq_0000A1empty", "live_mode": False, "slices": slices, "offers": []}}
+        return _json(found, 201)
+
+
+def _lnglat(text: str) -> bool:
+    lng, _, lat = text.partition(",")
+    try:
+        return 73 < float(lng) < 136 and 3 < float(lat) < 54 and len(lng.split(".")[-1]) <= 6
+    except ValueError:
+        return False

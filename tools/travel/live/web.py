@@ -1,0 +1,110 @@
+"""Live web search: a SearXNG instance (GET /search?format=json) or Tavily (POST /search)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, Field
+
+from tools.errors import ProviderError
+from tools.travel.live.http import TAVILY_BASE_URL, Reply, body, join, parse, send, server_error
+from tools.travel.models import Found, WebHit
+
+
+class SearxResult(BaseModel):
+    url: str = ""
+    title: str = ""
+    content: str | None = ""
+
+
+class SearxAnswer(BaseModel):
+    query: str = ""
+    results: list[SearxResult] = Field(default_factory=list)
+    unresponsive_engines: list[Any] = Field(default_factory=list)
+
+
+class TavilyResult(BaseModel):
+    title: str = ""
+    url: str = ""
+    content: str = ""
+    score: float | None = None
+
+
+class TavilyAnswer(BaseModel):
+    query: str = ""
+    results: list[TavilyResult] = Field(default_factory=list)
+
+
+def _snippet(text: str | None) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= 400 else text[:397] + "..."
+
+
+class SearxngWeb:
+    PROVIDER = "searxng"
+    LABEL = "the SearXNG search instance"
+
+    def __init__(self, client: httpx.AsyncClient, base_url: str) -> None:
+        self._http = client
+        self._base = base_url
+
+    async def search(self, query: str, limit: int) -> Found[WebHit]:
+        reply = await send(self._http, "GET", join(self._base, "/search"), provider=self.PROVIDER, label=self.LABEL,
+                           params={"q": query, "format": "json", "safesearch": "1"})
+        if reply.status >= 500:
+            raise server_error(reply, provider=self.PROVIDER, label=self.LABEL)
+        if reply.status == 403:
+            raise ProviderError(f"{self.LABEL} refused JSON output (HTTP 403); the operator must add 'json' to "
+                                "search.formats in its settings.yml", provider=self.PROVIDER, status_code=403)
+        if reply.status == 429:
+            raise ProviderError(f"{self.LABEL} is rate-limiting this bot (HTTP 429); wait a minute and try again",
+                                provider=self.PROVIDER, status_code=429, retryable=True)
+        if reply.status != 200:
+            raise ProviderError(f"{self.LABEL} refused the search (HTTP {reply.status})", provider=self.PROVIDER,
+                                status_code=reply.status)
+        answer = parse(SearxAnswer, body(reply, provider=self.PROVIDER, label=self.LABEL),
+                       provider=self.PROVIDER, label=self.LABEL)
+        hits = [WebHit(title=r.title, snippet=_snippet(r.content), url=r.url) for r in answer.results if r.url][:limit]
+        return Found(hits, self.PROVIDER, "live web search through SearXNG; check facts on the linked pages")
+
+
+class TavilyWeb:
+    PROVIDER = "tavily"
+    LABEL = "Tavily web search"
+
+    def __init__(self, client: httpx.AsyncClient, api_key: str, *, base_url: str = TAVILY_BASE_URL) -> None:
+        self._http = client
+        self._key = api_key
+        self._base = base_url
+
+    def _error(self, reply: Reply) -> ProviderError:
+        detail = ""
+        try:
+            raw = reply.json().get("detail")
+            detail = str(raw.get("error") if isinstance(raw, dict) else raw or "")
+        except (ValueError, AttributeError):
+            pass
+        said = f" ({detail})" if detail else ""
+        if reply.status == 401:
+            text, retry = f"the TAVILY_API_KEY was refused{said}; the operator must fix the key", False
+        elif reply.status == 429:
+            text, retry = f"too many searches right now{said}; wait a minute and try again", True
+        elif reply.status in (432, 433):
+            text, retry = f"the Tavily plan's search credits are used up{said}; use other tools", False
+        else:
+            text, retry = f"the search was refused (HTTP {reply.status}){said}; rephrase the query", False
+        return ProviderError(f"{self.LABEL}: {text}", provider=self.PROVIDER, status_code=reply.status, retryable=retry)
+
+    async def search(self, query: str, limit: int) -> Found[WebHit]:
+        reply = await send(self._http, "POST", join(self._base, "/search"), provider=self.PROVIDER, label=self.LABEL,
+                           headers={"Authorization": f"Bearer {self._key}"},
+                           json={"query": query, "max_results": limit, "search_depth": "basic", "api_key": self._key})
+        if reply.status >= 500:
+            raise server_error(reply, provider=self.PROVIDER, label=self.LABEL)
+        if reply.status != 200:
+            raise self._error(reply)
+        answer = parse(TavilyAnswer, body(reply, provider=self.PROVIDER, label=self.LABEL),
+                       provider=self.PROVIDER, label=self.LABEL)
+        hits = [WebHit(title=r.title, snippet=_snippet(r.content), url=r.url) for r in answer.results][:limit]
+        return Found(hits, self.PROVIDER, "live web search through Tavily; check facts on the linked pages")
