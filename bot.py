@@ -16,6 +16,8 @@ import logging
 import signal
 import sys
 
+from pydantic import ValidationError
+
 from adapters.console import ConsoleSurface, run_console
 from adapters.runtime import Runtime, build_runtime
 from agent_core.llm import LLM, LLMConfig
@@ -127,8 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = Settings()
-    except Exception as exc:  # a bad setting is the person's to fix: say which
-        print(f"configuration error: {exc}", file=sys.stderr)
+    except ValidationError as exc:  # a bad setting is the person's to fix: say which and how
+        for err in exc.errors(include_url=False):
+            name = str(err["loc"][0]).upper() if err["loc"] else "?"
+            print(f"configuration error: {name}={err.get('input')!r}: {err['msg']}", file=sys.stderr)
+        print("Fix it in the environment or in .env (see README, Configuration).", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=settings.log_level.upper(), stream=sys.stderr,
