@@ -21,7 +21,9 @@ def main() -> int:
     print("installing Debian's chromium for the browser tests ...", flush=True)
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
     done = subprocess.run(
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=False, env=env
+        # a CJK font too, so screenshots of the Chinese page show its text
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-wqy-zenhei"],
+        check=False, env=env,
     )
     if done.returncode != 0 or not os.path.exists("/usr/bin/chromium"):
         # Not fatal: the browser test then skips and says why; every other test still runs.
