@@ -124,6 +124,13 @@ async def test_short_route_adds_walking(build: Any) -> None:
     assert walk == {"mode": "walk", "distance_km": 1.9, "duration_min": 26, "cost": 0.0, "note": ""}
 
 
+async def test_route_without_transit_keeps_driving(build: Any, fake: FakeLiveServices) -> None:
+    fake.mode["amap"] = "no_transit"
+    out = await ok(build(), "route_plan", {"origin": "故宫", "destination": "北京南站", "city": "北京"})
+    assert [m["mode"] for m in out["results"][0]["modes"]] == ["taxi", "drive"]
+    assert "transit route unavailable" in out["note"] and "OVER_DIRECTION_RANGE" in out["note"]
+
+
 @pytest.mark.parametrize(("mode", "words", "retryable"), [
     ("auth", "INVALID_USER_KEY", False),
     ("quota", "DAILY_QUERY_OVER_LIMIT", False),

@@ -8,7 +8,7 @@ Each service lives under its own prefix (/amap, /searxng, /tavily, /12306, /duff
 with the recordings in tests/fakes/recordings/. It is as strict as the real services about keys,
 auth headers and required parameters. Modes per service: "ok" (default), "auth", "quota",
 "rate", "500", "malformed" (broken JSON), "shape" (JSON of the wrong shape); for 12306 also
-"redirect" (c_url to another query path), "html" (a block page) and "refused" (status false).
+"redirect" (c_url to another query path); for Amap also "no_transit", "html" (a block page) and "refused" (status false).
 Every request is logged in `requests` as (service, method, path, query).
 """
 
@@ -103,6 +103,8 @@ class FakeLiveServices:
         if mode == "rate":
             return _json({"status": "0", "info": "CUQPS_HAS_EXCEEDED_THE_LIMIT", "infocode": "10021"})
         path = request.path.removeprefix("/amap/v3/")
+        if mode == "no_transit" and path.startswith("direction/transit"):
+            return _json({"status": "0", "info": "OVER_DIRECTION_RANGE", "infocode": "20803"})
         need = {"place/text": ["keywords"], "place/around": ["location"], "direction/driving": ["origin", "destination"],
                 "direction/walking": ["origin", "destination"],
                 "direction/transit/integrated": ["origin", "destination", "city"]}[path]
