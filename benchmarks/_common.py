@@ -32,8 +32,9 @@ SYSTEM_PROMPT = (
 REQUEST = "Plan a weekend trip from Beijing to Shanghai for me."
 QUESTION = "Which date do you want to leave?"
 ANSWER = "May 5th"
-TRAIN_ARGS = {"depart_station": "Beijing", "arrive_station": "Shanghai", "date": "2026-05-05"}
-HOTEL_ARGS = {"city": "Shanghai", "checkin_date": "2026-05-05"}
+# the parameter names of the real travel tools (the crash soak runs bot.py with them)
+TRAIN_ARGS = {"depart_station": "北京", "arrive_station": "上海", "depart_date": "2026-05-05"}
+HOTEL_ARGS = {"city_name": "上海", "checkin_date": "2026-05-05"}
 TRAIN_RESULT = json.dumps(
     {"trains": [{"no": "G1", "depart": "07:00", "arrive": "11:29", "price": 553.5},
                 {"no": "G3", "depart": "08:00", "arrive": "12:32", "price": 553.5}]}

@@ -28,6 +28,26 @@ from _common import (  # noqa: I001
 
 RUNTIMES = ("ours", "langgraph", "agents", "bare")
 DURABLE = {"ours": True, "langgraph": True, "agents": True, "bare": False}
+NEEDS = {  # optional dependencies (the `bench` extra) each runtime imports
+    "ours": ("openai",),
+    "langgraph": ("langgraph", "langgraph.checkpoint.sqlite", "langchain_openai"),
+    "agents": ("agents",),
+    "bare": ("openai",),
+}
+
+
+def missing_deps(name: str) -> list[str]:
+    import importlib.util
+
+    missing = []
+    for module in NEEDS[name]:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            found = False
+        if not found:
+            missing.append(module)
+    return missing
 
 
 class Driver(Protocol):
@@ -113,10 +133,10 @@ def our_tools() -> Any:
     class TrainParams(BaseModel):
         depart_station: str
         arrive_station: str
-        date: str
+        depart_date: str
 
     class HotelParams(BaseModel):
-        city: str
+        city_name: str
         checkin_date: str
 
     class TrainSearch(BaseTool[TrainParams]):
@@ -239,12 +259,12 @@ class LangGraphDriver:
             return str(interrupt(inquire))
 
         @tool
-        async def train_search(depart_station: str, arrive_station: str, date: str) -> str:
+        async def train_search(depart_station: str, arrive_station: str, depart_date: str) -> str:
             """Search trains between two stations on a date."""
             return TRAIN_RESULT
 
         @tool
-        async def hotel_search(city: str, checkin_date: str) -> str:
+        async def hotel_search(city_name: str, checkin_date: str) -> str:
             """Search hotels in a city for a check-in date."""
             return HOTEL_RESULT
 
@@ -305,12 +325,12 @@ class AgentsDriver:
             return inquire
 
         @function_tool
-        async def train_search(depart_station: str, arrive_station: str, date: str) -> str:
+        async def train_search(depart_station: str, arrive_station: str, depart_date: str) -> str:
             """Search trains between two stations on a date."""
             return TRAIN_RESULT
 
         @function_tool
-        async def hotel_search(city: str, checkin_date: str) -> str:
+        async def hotel_search(city_name: str, checkin_date: str) -> str:
             """Search hotels in a city for a check-in date."""
             return HOTEL_RESULT
 
@@ -353,12 +373,12 @@ BARE_TOOLS = [
     {"type": "function", "function": {
         "name": "train_search", "description": "Search trains between two stations on a date.",
         "parameters": {"type": "object", "properties": {
-            "depart_station": {"type": "string"}, "arrive_station": {"type": "string"}, "date": {"type": "string"}},
-            "required": ["depart_station", "arrive_station", "date"]}}},
+            "depart_station": {"type": "string"}, "arrive_station": {"type": "string"}, "depart_date": {"type": "string"}},
+            "required": ["depart_station", "arrive_station", "depart_date"]}}},
     {"type": "function", "function": {
         "name": "hotel_search", "description": "Search hotels in a city for a check-in date.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "checkin_date": {"type": "string"}},
-                       "required": ["city", "checkin_date"]}}},
+        "parameters": {"type": "object", "properties": {"city_name": {"type": "string"}, "checkin_date": {"type": "string"}},
+                       "required": ["city_name", "checkin_date"]}}},
 ]
 BARE_RESULTS = {"train_search": TRAIN_RESULT, "hotel_search": HOTEL_RESULT}
 

@@ -27,7 +27,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results.json"
-_MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): (?:No module named )?'?([\w.]+)'?")
+_MISSING_RE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 RUNTIME_ORDER = ("ours", "langgraph", "agents", "bare")
 
 
