@@ -16,6 +16,7 @@ import logging
 import signal
 import sys
 
+import httpx
 from pydantic import ValidationError
 
 from adapters.console import ConsoleSurface, run_console
@@ -47,8 +48,10 @@ def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> Ch
     return LLM(config, observer=LLMMetrics(metrics))
 
 
-def make_tools(settings: Settings, gazetteer: Gazetteer, sandbox: SandboxProvider) -> ToolCollection:
-    providers = make_provider(settings, gazetteer, sandbox)
+def make_tools(
+    settings: Settings, gazetteer: Gazetteer, sandbox: SandboxProvider, http: httpx.AsyncClient | None
+) -> ToolCollection:
+    providers = make_provider(settings, gazetteer, sandbox, http=http)
     return travel_toolset(build_travel_tools(gazetteer, providers))
 
 
@@ -60,12 +63,21 @@ def make_reviewer(
     return build_plan_validator(settings, gazetteer=gazetteer, model=model, tools=tools, sandbox=sandbox)
 
 
-def assemble(settings: Settings, *, serve_http: bool, extra: list[ConsoleSurface] | None = None) -> Runtime:
+def assemble(
+    settings: Settings, resources: contextlib.AsyncExitStack, *, serve_http: bool, extra: list[ConsoleSurface] | None = None
+) -> Runtime:
+    """Build the runtime; what must be closed at shutdown is pushed onto `resources`."""
     gazetteer = Gazetteer.load()
     sandbox = SandboxProvider(gazetteer)
     metrics = Metrics()
     model = make_model(settings, gazetteer, metrics)
-    tools = make_tools(settings, gazetteer, sandbox)
+    if isinstance(model, LLM):
+        resources.push_async_callback(model.aclose)
+    http = None
+    if settings.travel_data == "live":  # one client for every live provider
+        http = httpx.AsyncClient(timeout=httpx.Timeout(20.0, connect=5.0))
+        resources.push_async_callback(http.aclose)
+    tools = make_tools(settings, gazetteer, sandbox, http)
     runtime = build_runtime(
         settings, model=model, tools=tools, prompt=build_system_prompt,
         reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
@@ -87,7 +99,12 @@ def describe(settings: Settings) -> list[str]:
 
 
 async def serve(settings: Settings) -> None:
-    runtime = assemble(settings, serve_http=True)
+    async with contextlib.AsyncExitStack() as resources:
+        await _serve(settings, resources)
+
+
+async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
+    runtime = assemble(settings, resources, serve_http=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -106,8 +123,13 @@ async def serve(settings: Settings) -> None:
 
 
 async def chat(settings: Settings) -> None:
+    async with contextlib.AsyncExitStack() as resources:
+        await _chat(settings, resources)
+
+
+async def _chat(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
     surface = ConsoleSurface()
-    runtime = assemble(settings, serve_http=False, extra=[surface])
+    runtime = assemble(settings, resources, serve_http=False, extra=[surface])
     await runtime.start()
     for line in describe(settings):
         print(line, flush=True)

@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     searxng_url: str | None = Field(default=None, validation_alias=_alias("SEARXNG_URL"))
     tavily_api_key: str | None = Field(default=None, validation_alias=_alias("TAVILY_API_KEY"))
     duffel_token: str | None = Field(default=None, validation_alias=_alias("DUFFEL_TOKEN"))
+    # base URLs of the live services (tests and self-hosted proxies point them elsewhere)
+    amap_base_url: str | None = Field(default=None, validation_alias=_alias("AMAP_BASE_URL"))
+    tavily_base_url: str | None = Field(default=None, validation_alias=_alias("TAVILY_BASE_URL"))
+    rail12306_base_url: str | None = Field(default=None, validation_alias=_alias("RAIL12306_BASE_URL"))
+    duffel_base_url: str | None = Field(default=None, validation_alias=_alias("DUFFEL_BASE_URL"))
 
     @field_validator("allowed_users", mode="before")
     @classmethod

@@ -53,11 +53,17 @@ T = TypeVar("T")
 class TravelConfig(Protocol):
     """The part of bot.settings.Settings that travel data needs."""
 
-    travel_data: str
-    amap_key: str | None
-    searxng_url: str | None
-    tavily_api_key: str | None
-    duffel_token: str | None
+    # read-only properties: a settings object with narrower types (Literal) still fits
+    @property
+    def travel_data(self) -> str: ...
+    @property
+    def amap_key(self) -> str | None: ...
+    @property
+    def searxng_url(self) -> str | None: ...
+    @property
+    def tavily_api_key(self) -> str | None: ...
+    @property
+    def duffel_token(self) -> str | None: ...
 
 
 def _noted(found: Found[T], note: str) -> Found[T]:
