@@ -6,9 +6,9 @@ from collections.abc import Callable
 from datetime import datetime
 
 from agent_core.agents import ToolCallAgent
-from agent_core.travel_agent import TravelAgent
 from agent_core.memory import Memory
 from agent_core.model import ChatModel
+from agent_core.travel_agent import TravelAgent
 from bot.records import RunSpec
 from bot.settings import Settings
 from tools.base import ToolContext
