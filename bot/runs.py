@@ -52,6 +52,7 @@ class ChatRuntime:
     answer: asyncio.Future[Message] | None = None
     noticed: set[int] = field(default_factory=set)
     dirty: bool = False
+    current_row: int | None = None  # the inbox row being processed (to set aside if it keeps failing)
 
     @property
     def busy(self) -> bool:

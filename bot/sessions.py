@@ -36,6 +36,8 @@ from bot.store.base import InboxRow, QuestionRow, SessionRow, Store, TurnStart
 
 log = logging.getLogger(__name__)
 
+MAX_TRIES = 3  # attempts at one update before it is set aside
+RETRY_DELAY_S = 1.0
 COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel", "/status": "status"}
 
 
@@ -59,6 +61,7 @@ class SessionManager:
         self.settings = settings
         self.metrics = metrics or Metrics()
         self._chats: dict[str, ChatRuntime] = {}
+        self._failures: dict[int, int] = {}  # inbox id -> failed attempts (only while failing)
         self._surfaces: dict[str, Surface] = {}
         self._clock = clock
         self._changed = asyncio.Event()
@@ -201,10 +204,31 @@ class SessionManager:
                     break
         except Exception:
             log.exception("inbox drain failed for %s", chat.key)
+            await self._after_failure(chat)
         finally:
             chat.drain_task = None
             self._forget_if_quiet(chat)
             self._notify()
+
+    async def _after_failure(self, chat: ChatRuntime) -> None:
+        """Retry a failing update a few times (the store may be briefly unwell), then set it
+        aside with a message, so one bad update cannot block the chat for good."""
+        row_id = chat.current_row
+        if row_id is None:
+            return
+        tries = self._failures.get(row_id, 0) + 1
+        self._failures[row_id] = tries
+        if tries < MAX_TRIES:
+            asyncio.get_running_loop().call_later(RETRY_DELAY_S * tries, self._kick, str(chat.key))
+            return
+        self._failures.pop(row_id, None)
+        try:
+            await self.store.finish_inbox(row_id)
+        except Exception:
+            log.exception("could not set aside update %s of %s", row_id, chat.key)
+            return
+        await self.driver.delivery.notice(chat.key, Notice("error", texts.error_text("internal", "zh")))
+        asyncio.get_running_loop().call_soon(self._kick, str(chat.key))  # the updates behind it
 
     async def _process_next(self, chat: ChatRuntime) -> bool:
         key = str(chat.key)
@@ -214,6 +238,7 @@ class SessionManager:
         session = await self.store.get_session(key)
         question = await self.store.question_for_chat(key) if session and session.state == "waiting" else None
         for row in rows:
+            chat.current_row = row.id
             msg = message_from_json(row.body)
             command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
             if command is not None:

@@ -357,3 +357,19 @@ async def test_token_usage_is_counted_per_session(tmp_path):
             assert b is not None and (b.prompt_tokens, b.completion_tokens, b.llm_calls) == (7, 3, 1)
         finally:
             await rt.stop()
+
+
+async def test_an_update_that_keeps_failing_is_set_aside_and_the_chat_goes_on(tmp_path):
+    surface = RecordingSurface()
+    async with FakeOpenAI([reply("still serving")]) as fake:
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
+        try:
+            # a row no adapter would write: its body is not an IncomingMessage
+            assert await rt.store.add_inbox("test", "bad-1", str(A), "{not json") is not None
+            await rt.manager.submit(msg(A, "a real request", dedup="good-1"))
+            await surface.wait_for(lambda s: any(n.kind == "error" for n in s.of("notice")), timeout=15)
+            await surface.wait_count("answer", 1, timeout=15)
+            assert surface.of("answer")[0].text == "still serving"
+            assert await rt.store.inbox_for(str(A)) == []
+        finally:
+            await rt.stop()
