@@ -101,6 +101,14 @@ class Place:
     id: str | None = None
 
 
+# Words that mean "what is there to see" rather than a place's name.
+_SIGHTSEEING = frozenset({
+    "景点", "景区", "旅游景点", "必去景点", "好玩的地方", "玩", "旅游", "观光", "名胜",
+    "sights", "sightseeing", "attractions", "things to do", "tourist attractions", "places to visit",
+})
+_SIGHT_CATEGORIES = frozenset({"景点", "地标", "街区", "博物馆", "公园", "寺庙", "主题乐园", "夜景", "海滩"})
+
+
 def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     p1, p2 = math.radians(lat1), math.radians(lat2)
     dp, dl = p2 - p1, math.radians(lon2 - lon1)
@@ -124,6 +132,9 @@ def _strip_suffix(key: str) -> str:
 
 def _pinyin_key(text: str) -> str:
     return "".join(lazy_pinyin(text)).lower()
+
+
+_SIGHTSEEING_KEYS = frozenset(normalize(w) for w in _SIGHTSEEING)
 
 
 class Gazetteer:
@@ -276,11 +287,19 @@ class Gazetteer:
         return list(self._pois_by_city.get(c.id, []))
 
     def find_places(self, city: City | str | None, query: str, limit: int = 10) -> list[Poi]:
-        """POIs matching `query` (name, English name or category), best first."""
+        """POIs matching `query` (name, English name or category), best first.
+
+        "上海 景点" is read as the city plus what to find; a generic word for sightseeing
+        ("景点", "sights", "things to do") returns the city's best-known sights in curated order.
+        """
+        if city is None:
+            city, query = self._city_in_query(query)
         pool = self.pois_in(city) if city is not None else list(self.pois)
         q = normalize(query)
         if not q:
             return pool[:limit]
+        if q in _SIGHTSEEING_KEYS and city is not None:
+            return [p for p in pool if p.category in _SIGHT_CATEGORIES][:limit]
         scored: list[tuple[float, Poi]] = []
         for p in pool:
             zh, en = normalize(p.name_zh), normalize(p.name_en)
@@ -296,6 +315,18 @@ class Gazetteer:
                 scored.append((score, p))
         scored.sort(key=lambda sp: (-sp[0], sp[1].id))
         return [p for _, p in scored[:limit]]
+
+    def _city_in_query(self, query: str) -> tuple[City | None, str]:
+        """A leading or trailing city name in a place query ("上海 景点", "sights in Xi'an")."""
+        words = query.replace("，", " ").replace(",", " ").split()
+        candidates = [(words[0], " ".join(words[1:])), (words[-1], " ".join(words[:-1]))] if len(words) > 1 else []
+        for name, rest in candidates:
+            key = _strip_suffix(normalize(name))
+            ids = self._keys.get(key) if key in self._city_keys else None
+            if ids and len(ids) == 1:
+                rest = re.sub(r"^(in|at|of)\s+|\s+(in|at|of)$", "", rest.strip(), flags=re.IGNORECASE)
+                return self._city[next(iter(ids))], rest
+        return None, query
 
     def resolve_place(self, text: str, city: City | None = None, *, field: str | None = None) -> Place:
         """A point from "lat,lon", a POI id or name, a station, an airport or a city name."""
