@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from agent_core.events import AnswerReady, QuestionAsked
 from adapters.runtime import Runtime
+from agent_core.events import AnswerReady, QuestionAsked
 from bot.chat import ChatKey, SubmitOutcome
 from bot.records import PendingQuestion
 from tests.fakes.openai_server import FakeOpenAI, Turn, call, fault, reply

@@ -42,4 +42,4 @@ async def test_generic_sightseeing_queries_list_the_citys_sights(tools, args, ci
 
 async def test_a_name_still_finds_that_place(tools):
     data = json.loads((await tools.execute("poi_search", '{"query": "外滩"}', CTX)).output)
-    assert [r["name"] for r in data["results"]][0] == "外滩"
+    assert data["results"][0]["name"] == "外滩"
