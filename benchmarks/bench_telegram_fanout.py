@@ -40,7 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +121,7 @@ async def run(chats: int, latency_ms: float, think_ms: float, db_dir: str | None
         proc.terminate()
         await proc.wait()
         records = [json.loads(line) for line in deliveries.read_text().splitlines() if line.strip()]
-    queued: dict[int, float] = Counter()
+    queued: defaultdict[int, float] = defaultdict(float)
     http: list[float] = []
     for r in records:
         if r["kind"] in ("question", "answer"):

@@ -56,7 +56,8 @@ class TelegramAdapter:
     platform = PLATFORM
 
     def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
-                 progress_grace: float = 1.0, typing_interval: float = 4.0, poll_timeout: int = 10,
+                 progress_grace: float = 1.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
+                 poll_timeout: int = 10,
                  outbox: Outbox | None = None) -> None:
         token = settings.telegram_bot_token
         if not token:
@@ -86,7 +87,7 @@ class TelegramAdapter:
         self.app.add_handler(TypeHandler(Update, self._on_polled_update))
         self.transport = Transport(self.app.bot)
         self.outbox = outbox or Outbox(observer=observer)
-        self.typing = TypingIndicator(self.transport, typing_interval)
+        self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
         self._progress: dict[int, RunProgress] = {}
         self._ready = False
 

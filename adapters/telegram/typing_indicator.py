@@ -1,5 +1,12 @@
 """The "typing…" status while a run works: Telegram shows it for about five seconds, so it is
-renewed every `interval` seconds until the run posts a question or an answer, or ends."""
+renewed every `interval` seconds until the run posts a question or an answer, or ends.
+
+The first action goes out only after `delay` seconds. Telegram recommends the chat action only
+when the reply will take noticeable time, and a run's first moments are its busiest (inbox,
+session, first model call): a burst of chats starting at once would otherwise spend that moment
+on one typing request each, ahead of their questions and answers. After the delay the run is
+waiting on the model, where the request costs nothing.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +24,11 @@ log = logging.getLogger(__name__)
 
 
 class TypingIndicator:
-    def __init__(self, transport: Transport, interval: float = 4.0, max_s: float = 900.0) -> None:
+    def __init__(self, transport: Transport, interval: float = 4.0, max_s: float = 900.0,
+                 delay: float = 0.5) -> None:
         self.transport = transport
         self.interval = interval
+        self.delay = delay
         self.max_s = max_s  # a run that never reports its end must not type forever
         self._tasks: dict[int, asyncio.Task[None]] = {}
 
@@ -39,6 +48,8 @@ class TypingIndicator:
 
     async def _loop(self, chat_id: int) -> None:
         until = time.monotonic() + self.max_s
+        if self.delay > 0:
+            await asyncio.sleep(self.delay)
         while time.monotonic() < until:
             try:
                 await self.transport.typing(chat_id)
