@@ -52,6 +52,7 @@ class Chat:
     finished_at: float | None = None
     question_seen: bool = False
     final_seen: bool = False
+    update_ids: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Counters:
     kills: int = 0
     restarts: int = 0
     ready_s: list[float] = field(default_factory=list)
+    kill_times: list[float] = field(default_factory=list)
 
 
 class TelegramFake:
@@ -175,14 +177,14 @@ def is_final(m: dict[str, Any]) -> bool:
 
 async def converse(tg: TelegramFake, chat: Chat, latency_ms: int, give_up_at: float) -> None:
     chat.asked_at = time.monotonic()
-    await tg.say(chat.chat_id, f"[conv:soak-L{latency_ms}-{chat.index}] {REQUEST}")
+    chat.update_ids.append(await tg.say(chat.chat_id, f"[conv:soak-L{latency_ms}-{chat.index}] {REQUEST}"))
     while time.monotonic() < give_up_at:
         msgs = await tg.bot_messages(chat.chat_id)
         if not chat.question_seen and any(is_question(m) for m in msgs):
             chat.question_seen = True
             await asyncio.sleep(random.uniform(0.0, 0.5))  # a person takes a moment
             chat.answered_at = time.monotonic()
-            await tg.say(chat.chat_id, ANSWER)
+            chat.update_ids.append(await tg.say(chat.chat_id, ANSWER))
         if chat.question_seen and any(is_final(m) for m in msgs):
             chat.final_seen = True
             chat.finished_at = time.monotonic()
@@ -195,41 +197,61 @@ async def killer(bot: Bot, kills: int, counters: Counters, stop: asyncio.Event) 
         await asyncio.sleep(random.uniform(0.5, 3.0))
         await bot.kill()
         counters.kills += 1
+        counters.kill_times.append(time.monotonic())
         await asyncio.sleep(random.uniform(0.0, 0.5))
         counters.ready_s.append(await bot.start())
         counters.restarts += 1
     stop.set()
 
 
-async def tally(tg: TelegramFake, chats: list[Chat]) -> dict[str, Any]:
+def _near_kill(t: float | None, kills: list[float]) -> float | None:
+    """Seconds from `t` to the nearest kill (negative: the kill came first)."""
+    if t is None or not kills:
+        return None
+    return round(min((k - t for k in kills), key=abs), 3)
+
+
+async def tally(tg: TelegramFake, chats: list[Chat], kills: list[float]) -> dict[str, Any]:
     completed = lost = dup_answers = dup_questions = 0
+    problems: list[dict[str, Any]] = []
     for chat in chats:
         msgs = await tg.bot_messages(chat.chat_id)
         questions = sum(1 for m in msgs if is_question(m))
         finals = sum(1 for m in msgs if is_final(m))
         dup_questions += max(0, questions - 1)
         dup_answers += max(0, finals - 1)
+        stage = None
         if questions == 0:
             lost += 1  # the request had no effect
+            stage, at = "request lost", chat.asked_at
         elif chat.answered_at is not None and finals == 0:
             lost += 1  # the answer had no effect
+            stage, at = "answer lost", chat.answered_at
+        elif questions > 1 or finals > 1:
+            stage, at = f"{questions} questions, {finals} answers", chat.answered_at
         if questions >= 1 and finals >= 1:
             completed += 1
-    return {"completed": completed, "lost": lost, "dup_answers": dup_answers, "dup_questions": dup_questions}
+        if stage is not None:
+            problems.append({"chat_id": chat.chat_id, "what": stage, "update_ids": chat.update_ids,
+                             "s_to_nearest_kill": _near_kill(at, kills),
+                             "bot_said": [m["text"][:80] for m in msgs][-4:]})
+    return {"completed": completed, "lost": lost, "dup_answers": dup_answers, "dup_questions": dup_questions,
+            "problems": problems[:5]}
 
 
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
     random.seed(args.seed)
     started = time.monotonic()
     with FakeModelProcess() as fm, tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp_name:
-        tmp = Path(tmp_name)
+        tmp = args.keep or Path(tmp_name)
+        tmp.mkdir(parents=True, exist_ok=True)
         tg = await TelegramFake().start()
         bot = Bot(bot_env(tg, fm.base_url, tmp / "bot.sqlite3"), tmp, tmp / "bot.log")
         counters = Counters()
         try:
             counters.ready_s.append(await bot.start())
             chats = [Chat(CHAT_BASE + i, i) for i in range(args.chats)]
-            give_up_at = time.monotonic() + args.max_s
+            give_up_at = time.monotonic() + args.spread_s + args.max_s
             stop = asyncio.Event()
             kill_task = asyncio.create_task(killer(bot, args.kills, counters, stop))
 
@@ -241,7 +263,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait_for(kill_task, max(1.0, give_up_at - time.monotonic()))
             await asyncio.sleep(2.0)  # anything still in flight lands (or shows up as a duplicate)
-            figures = await tally(tg, chats)
+            figures = await tally(tg, chats, counters.kill_times)
             log_tail = (tmp / "bot.log").read_text(errors="replace").splitlines()[-3:]
         finally:
             await bot.stop()
@@ -259,6 +281,8 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "ok": ok,
     }
+    if not figures["problems"]:
+        del line["problems"]
     if not ok and log_tail:
         line["bot_log_tail"] = [ln[:200] for ln in log_tail]
     return line
@@ -270,7 +294,8 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--latency-ms", type=int, default=150)
     parser.add_argument("--spread-s", type=float, default=30.0, help="requests are spread over this long")
-    parser.add_argument("--max-s", type=float, default=240.0, help="give up on a conversation after this long")
+    parser.add_argument("--max-s", type=float, default=90.0, help="give up this long after the last request")
+    parser.add_argument("--keep", type=Path, help="keep the bot's database and log in this folder")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     guard_network()
