@@ -44,7 +44,8 @@ async def test_mention_question_reply_plan_in_the_thread(tmp_path: Path) -> None
         statuses = [m for m in posts if not m.blocks]
         assert len(statuses) == 2
         assert posts.index(statuses[0]) < posts.index(question) < posts.index(statuses[1]) < posts.index(plan)
-        assert "⏸" in statuses[0].text and "✅" in statuses[1].text
+        # the final text of a status follows its question or answer (it never holds them back)
+        await s.fake.wait_for(lambda f: "⏸" in statuses[0].text and "✅" in statuses[1].text, 5)
         assert s.model.calls == 2
         assert s.fake.find("C1", msg.ts).reactions == ["eyes"]  # type: ignore[union-attr]
         # nothing was posted outside the thread

@@ -4,8 +4,10 @@ A segment runs from a (re)start to a question or an answer. Its first event post
 message; later events edit it, at most once per `interval` seconds per thread, skipping
 identical text, so a busy channel stays inside Slack's rate limits. Writes happen in a
 background task per thread: the agent never waits on Slack to go on with its work. Before the
-question or the answer is posted, `settle` writes the final state and forgets the segment, so
-the thread reads in order: status, question, answer, status, answer.
+question or the answer is posted, `settle` forgets the segment and waits only until its status
+message is *in* the thread (a post still on the wire), so the thread reads in order: status,
+question, answer, status, answer. The final edit of the status text ("paused", "done") does not
+hold the question or the answer back: it follows any edit already on the wire, in the background.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ class ProgressBoard:
         self._edit = edit
         self._interval = interval
         self._threads: dict[ChatKey, _Status] = {}
+        self._finals: set[asyncio.Task[None]] = set()  # final edits of settled segments
 
     def update(self, chat: ChatKey, event: Event, run: RunInfo) -> bool:
         """Record the event; the thread's writer task shows it soon. Never waits on Slack.
@@ -103,24 +106,35 @@ class ProgressBoard:
         return opened
 
     async def settle(self, chat: ChatKey, outcome: Outcome | None = None) -> None:
-        """Write the final state of the thread's status message and forget the segment."""
+        """Forget the segment once its status message is in the thread; its final state follows."""
         status = self._threads.pop(chat, None)
         if status is None:
             return
         status.closed = True
         status.closing.set()
-        if status.task is not None:
-            await asyncio.gather(status.task, return_exceptions=True)
         if outcome == "done":
             status.head = t("done", status.lang, steps=status.step)
         elif outcome is not None:
             status.head = t(outcome, status.lang)
-        if status.ts is not None:
-            await self._write(chat, status)
+        writer = status.task
+        if status.ts is None and writer is not None:
+            # the first post may be on the wire: what comes next must land below it
+            await asyncio.gather(writer, return_exceptions=True)
+        if status.ts is None:
+            return  # nothing was posted (or the post failed): nothing to finish
+        final = asyncio.create_task(self._finish(chat, status, writer), name=f"slack-progress-final-{chat}")
+        self._finals.add(final)
+        final.add_done_callback(self._finals.discard)
+
+    async def _finish(self, chat: ChatKey, status: _Status, writer: asyncio.Task[None] | None) -> None:
+        if writer is not None:  # an edit still on the wire must not land after the final text
+            await asyncio.gather(writer, return_exceptions=True)
+        await self._write(chat, status)
 
     async def close(self) -> None:
         for chat in list(self._threads):
             await self.settle(chat)
+        await asyncio.gather(*self._finals, return_exceptions=True)
 
     def _wake(self, chat: ChatKey, status: _Status) -> None:
         if status.task is None or status.task.done():
