@@ -24,9 +24,9 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from _common import FINAL, MISSING, ROOT, latency_of, next_turn
 from aiohttp import web
 
-from _common import FINAL, MISSING, ROOT, latency_of, next_turn  # noqa: I001  (sys.path set by _common)
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, Reply, call, reply
 
 

@@ -22,8 +22,13 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
-from _common import (  # noqa: I001
-    API_KEY, HOTEL_RESULT, MODEL, SYSTEM_PROMPT, TRAIN_RESULT, conv_text,
+from _common import (
+    API_KEY,
+    HOTEL_RESULT,
+    MODEL,
+    SYSTEM_PROMPT,
+    TRAIN_RESULT,
+    conv_text,
 )
 
 RUNTIMES = ("ours", "langgraph", "agents", "bare")
@@ -312,7 +317,13 @@ class AgentsDriver:
         self.client: Any = None
 
     async def open(self) -> None:
-        from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, function_tool, set_tracing_disabled
+        from agents import (
+            Agent,
+            ModelSettings,
+            OpenAIChatCompletionsModel,
+            function_tool,
+            set_tracing_disabled,
+        )
         from agents.agent import StopAtTools
         from openai import AsyncOpenAI
 

@@ -41,7 +41,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import ANSWER, FINAL, QUESTION, ROOT, emit, file_bytes, guard_network, ms, pct, rss_bytes  # noqa: I001
+from _common import (
+    ANSWER,
+    FINAL,
+    QUESTION,
+    ROOT,
+    emit,
+    file_bytes,
+    guard_network,
+    ms,
+    pct,
+    rss_bytes,
+)
 from _fake_model import FakeModelProcess, fetch_arrivals
 from _runtimes import DURABLE, RUNTIMES, make_driver, missing_deps
 

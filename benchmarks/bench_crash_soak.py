@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _common import ANSWER, QUESTION, REQUEST, ROOT, emit, guard_network  # noqa: I001
+from _common import ANSWER, QUESTION, REQUEST, ROOT, emit, guard_network
 from _fake_model import FakeModelProcess
 
 FINAL_MARK = "Bund View Hotel"  # in the scripted final answer (see _common.FINAL)

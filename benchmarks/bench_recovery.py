@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import ANSWER, FINAL, ROOT, emit, guard_network, rss_bytes  # noqa: I001
+from _common import ANSWER, FINAL, ROOT, emit, guard_network, rss_bytes
 from _fake_model import FakeModelProcess
 from _runtimes import OursDriver
 

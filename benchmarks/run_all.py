@@ -14,6 +14,7 @@ failed (no figures), timeout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -145,10 +146,8 @@ def render(results: dict[str, dict[str, Any]]) -> str:
 
 def machine() -> dict[str, Any]:
     info: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(), "cores": os.cpu_count()}
-    try:
+    with contextlib.suppress(OSError):
         info["load_avg_1m_at_start"] = round(os.getloadavg()[0], 2)
-    except OSError:
-        pass
     return info
 
 
