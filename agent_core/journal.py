@@ -19,8 +19,11 @@ class PendingAsk:
 
 
 class RunJournal(Protocol):
-    async def record(self, messages: Sequence[Message], *, step: int) -> None:
-        """Append messages in one transaction, before the agent acts on them."""
+    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
+        """Append messages in one transaction, before the agent acts on them.
+
+        `defer=True` (tool results: they can be produced again) lets the journal keep them until
+        its next write, so a step costs one commit: a crash in between re-runs those tools."""
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
         """Append messages and store the pending question, in one transaction."""
@@ -29,7 +32,7 @@ class RunJournal(Protocol):
 class NullJournal:
     """A journal that keeps nothing (scripts and benchmarks without durability)."""
 
-    async def record(self, messages: Sequence[Message], *, step: int) -> None:
+    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
         return None
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:

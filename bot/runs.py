@@ -72,11 +72,20 @@ class StoreJournal:
         self.session = session
         self.timeout_s = timeout_s
         self.on_pause = on_pause
+        self.deferred: list[Message] = []  # tool results waiting for the next write
 
-    async def record(self, messages: Sequence[Message], *, step: int) -> None:
-        await self.store.append(self.session.id, messages, step=step)
+    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
+        if defer:
+            self.deferred.extend(messages)
+            return
+        await self.store.append(self.session.id, self.take_deferred() + list(messages), step=step)
+
+    def take_deferred(self) -> list[Message]:
+        out, self.deferred = self.deferred, []
+        return out
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+        messages = self.take_deferred() + list(messages)
         now = time.time()
         row = QuestionRow(
             self.session.id, ask.tool_call_id, ask.question, ask.options, self.session.asker_id,
@@ -162,7 +171,7 @@ class RunDriver:
                     elif isinstance(event, QuestionAsked):
                         await self.delivery.post_question(session, event, run)
                     elif isinstance(event, RunFailed):
-                        await self._fail(chat, session, event, run)
+                        await self._fail(chat, session, event, run, journal.take_deferred())
                     else:
                         await self.delivery.progress(chat.key, event, run)
                 if agent.state is AgentState.WAITING:
@@ -180,7 +189,7 @@ class RunDriver:
                     agent.memory.add(note)
                     await journal.record([note], step=agent.current_step)
                     continue
-                await self._finish(chat, session, agent, answer, verdict, run)
+                await self._finish(chat, session, agent, answer, verdict, run, journal.take_deferred())
                 return
         except asyncio.CancelledError:
             raise
@@ -244,12 +253,12 @@ class RunDriver:
 
     async def _finish(
         self, chat: ChatRuntime, session: SessionRow, agent: ToolCallAgent, answer: AnswerReady,
-        verdict: Verdict | None, run: RunInfo,
+        verdict: Verdict | None, run: RunInfo, deferred: list[Message],
     ) -> None:
         tail = agent.memory.messages[-1] if agent.memory.messages else None
-        final: list[Message] = []
+        final: list[Message] = list(deferred)
         if tail is None or tail.role is not Role.ASSISTANT or tail.tool_calls:
-            final = [Message.assistant(answer.text)]
+            final.append(Message.assistant(answer.text))
         body = answer_body(answer, verdict)
         async with chat.lock:
             outbox_id = await self.store.finish_run(session.id, final, outbox_kind="answer", outbox_body=body)
@@ -257,10 +266,12 @@ class RunDriver:
         await self.delivery.deliver(chat.key, answer, verdict, run, outbox_id)
         await self.delivery.progress(chat.key, RunFinished(agent.current_step), run)
 
-    async def _fail(self, chat: ChatRuntime, session: SessionRow, event: RunFailed, run: RunInfo) -> None:
+    async def _fail(
+        self, chat: ChatRuntime, session: SessionRow, event: RunFailed, run: RunInfo, deferred: list[Message]
+    ) -> None:
         self.metrics.runs.labels(event.reason).inc()
         async with chat.lock:
-            await self.store.finish_run(session.id, [], outbox_kind=None, outbox_body=None)
+            await self.store.finish_run(session.id, deferred, outbox_kind=None, outbox_body=None)
         await self.delivery.notice(chat.key, Notice("error", texts.error_text(event.reason, session.lang)))
         await self.delivery.progress(chat.key, RunFinished(0, {"error": event.reason}), run)
 

@@ -148,8 +148,8 @@ class ToolCallAgent(ReActAgent):
                 message = Message.tool("Not asked: the task ended first.", tool_call_id=call.id, name=ASK_HUMAN)
                 self.memory.add(message)
                 results.append(message)
-        if results:
-            await journal.record(results, step=self.current_step)
+        if results:  # reproducible: written with the next model reply (or the pause, or the end)
+            await journal.record(results, step=self.current_step, defer=True)
         if ended is not None:
             text = ended.final_text or visible_text(self.memory.last_assistant().content if self.memory.last_assistant() else None)  # type: ignore[union-attr]
             self._finish(AnswerReady(text or "Done.", plan=ended.plan))

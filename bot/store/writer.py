@@ -1,0 +1,121 @@
+"""GroupCommitWriter: the one SQLite writer, on its own thread, committing writes in groups.
+
+A write is a plain function of the connection. Writes queue up; one flush runs every queued
+write in a single transaction on the writer thread (each inside a SAVEPOINT, so a failing write
+rolls back alone), then COMMITs once, and only then resolves each writer's future. So a caller
+returns after its write is on disk (synchronous=FULL), a batch of N writes costs one fsync and
+one hand-off between the event loop and the thread, and nobody waits for a loop turn per SQL
+statement. Reads do not come here: they use their own connection (WAL lets them run beside it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from bot.store.base import StoreClosed, StoreError
+
+T = TypeVar("T")
+Write = Callable[[sqlite3.Connection], Any]
+
+
+@dataclass(slots=True)
+class _Pending:
+    fn: Write
+    future: asyncio.Future[Any]
+
+
+@dataclass(slots=True)
+class _Outcome:
+    value: Any = None
+    error: BaseException | None = None
+
+
+class GroupCommitWriter:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._executor: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._queue: list[_Pending] = []
+        self._flushing: asyncio.Task[None] | None = None
+
+    async def open(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
+        self._conn = await self._on_thread(self._connect)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA busy_timeout=5000")
+        return conn
+
+    async def close(self) -> None:
+        while self._flushing is not None and not self._flushing.done():
+            await asyncio.shield(self._flushing)
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await self._on_thread(conn.close)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+
+    async def _on_thread(self, fn: Callable[[], T]) -> T:
+        if self._executor is None:
+            raise StoreClosed("the store is not open")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` in a transaction; return once it is committed. `fn` runs on the writer thread."""
+        if self._conn is None:
+            raise StoreClosed("the store is not open")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Pending(fn, future))
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self._flush())
+        # A cancelled caller does not cancel its write: it may already be in the batch.
+        return await asyncio.shield(future)
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # let the writes that are about to queue join this batch
+        while self._queue:
+            batch, self._queue = self._queue, []
+            try:
+                outcomes = await self._on_thread(partial(self._run_batch, [p.fn for p in batch]))
+            except BaseException as exc:  # the COMMIT (or the thread) failed: nothing was written
+                error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc!r}")
+                outcomes = [_Outcome(error=error) for _ in batch]
+            for pending, outcome in zip(batch, outcomes, strict=True):
+                if pending.future.done():
+                    continue
+                if outcome.error is not None:
+                    pending.future.set_exception(outcome.error)
+                else:
+                    pending.future.set_result(outcome.value)
+
+    def _run_batch(self, fns: list[Write]) -> list[_Outcome]:
+        conn = self._conn
+        if conn is None:
+            raise StoreClosed("the store is not open")
+        outcomes: list[_Outcome] = []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for fn in fns:
+                conn.execute("SAVEPOINT op")
+                try:
+                    outcomes.append(_Outcome(value=fn(conn)))
+                except Exception as exc:
+                    conn.execute("ROLLBACK TO op")
+                    outcomes.append(_Outcome(error=exc))
+                conn.execute("RELEASE op")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return outcomes

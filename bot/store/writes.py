@@ -1,0 +1,166 @@
+"""The store's writes as plain functions of a sqlite3 connection.
+
+Each runs on the writer thread inside its own SAVEPOINT of a group-committed transaction
+(bot.store.writer): a function either completes or leaves no trace. Message bodies arrive
+already serialised, so the writer thread only runs SQL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from bot.store.base import TurnStart
+
+SESSION_COLS = (
+    "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at, "
+    "run_started_at, prompt_tokens, completion_tokens, llm_calls"
+)
+QUESTION_COLS = "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status"
+Row = tuple[Any, ...]
+
+
+def append(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str]) -> None:
+    if bodies:  # each row takes the next sequence number of its session
+        conn.executemany(
+            "INSERT INTO messages (session_id, seq, body) "
+            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM messages WHERE session_id = ?",
+            [(session_id, body, session_id) for body in bodies],
+        )
+
+
+def add_inbox(conn: sqlite3.Connection, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+    cur = conn.execute(
+        "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
+        "VALUES (?, ?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING",
+        (platform, dedup_id, chat_key, body, time.time()),
+    )
+    return cur.lastrowid if cur.rowcount == 1 else None
+
+
+def finish_inbox(conn: sqlite3.Connection, inbox_id: int, drop_earlier: bool) -> None:
+    if drop_earlier:  # /cancel and /new also discard what was queued before them
+        conn.execute(
+            "UPDATE inbox SET status = 'done' WHERE status = 'pending' AND id < ? "
+            "AND chat_key = (SELECT chat_key FROM inbox WHERE id = ?)",
+            (inbox_id, inbox_id),
+        )
+    conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+
+
+def remember_location(conn: sqlite3.Connection, chat_key: str, location: str, lang: str) -> None:
+    now = time.time()
+    cur = conn.execute(
+        "UPDATE sessions SET location = ?, updated_at = ? WHERE chat_key = ? AND closed = 0", (location, now, chat_key)
+    )
+    if cur.rowcount == 0:
+        conn.execute(
+            "INSERT INTO sessions (id, chat_key, state, lang, location, created_at, updated_at) "
+            "VALUES (?, ?, 'idle', ?, ?, ?, ?)",
+            (uuid.uuid4().hex, chat_key, lang, location, now, now),
+        )
+
+
+def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
+    now = time.time()
+    row = conn.execute("SELECT id FROM sessions WHERE chat_key = ? AND closed = 0", (turn.chat_key,)).fetchone()
+    if row is None:
+        sid = uuid.uuid4().hex
+        conn.execute(
+            "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
+            "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'running', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
+            (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now),
+        )
+    else:
+        sid = row[0]
+        conn.execute(
+            "UPDATE sessions SET state = 'running', lang = ?, asker_id = ?, asker_name = ?, run_no = run_no + 1, "
+            "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ?, run_started_at = ? "
+            "WHERE id = ?",
+            (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, sid),
+        )
+    append(conn, sid, [body])
+    conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
+    fresh = conn.execute(f"SELECT {SESSION_COLS} FROM sessions WHERE id = ?", (sid,)).fetchone()
+    return tuple(fresh)
+
+
+def append_step(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], step: int) -> None:
+    append(conn, session_id, bodies)
+    conn.execute("UPDATE sessions SET run_steps = ? WHERE id = ?", (step, session_id))
+
+
+def pause(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], question: Row, step: int) -> None:
+    append(conn, session_id, bodies)
+    conn.execute(
+        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting')", question
+    )
+    conn.execute(
+        "UPDATE sessions SET state = 'waiting', run_steps = ?, updated_at = ? WHERE id = ?", (step, time.time(), session_id)
+    )
+
+
+def finish_run(
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], outbox_kind: str | None, outbox_body: str | None
+) -> int | None:
+    append(conn, session_id, bodies)
+    conn.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    if outbox_kind is None or outbox_body is None:
+        return None
+    cur = conn.execute(
+        "INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at) "
+        "SELECT id, chat_key, ?, ?, 'pending', ? FROM sessions WHERE id = ?",
+        (outbox_kind, outbox_body, time.time(), session_id),
+    )
+    return cur.lastrowid
+
+
+def interrupt(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], close: bool) -> None:
+    append(conn, session_id, bodies)
+    conn.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = ? AND status = 'waiting'", (session_id,))
+    conn.execute(
+        "UPDATE sessions SET state = 'idle', closed = ?, updated_at = ? WHERE id = ?",
+        (1 if close else 0, time.time(), session_id),
+    )
+
+
+def close_session(conn: sqlite3.Connection, chat_key: str) -> None:
+    conn.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = ? AND closed = 0", (chat_key,))
+
+
+def add_usage(conn: sqlite3.Connection, session_id: str, prompt: int, completion: int, calls: int) -> None:
+    conn.execute(
+        "UPDATE sessions SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, "
+        "llm_calls = llm_calls + ? WHERE id = ?",
+        (prompt, completion, calls, session_id),
+    )
+
+
+def set_question_posted(conn: sqlite3.Connection, session_id: str, tool_call_id: str, message_id: str) -> None:
+    conn.execute(
+        "UPDATE questions SET posted_message_id = ? WHERE session_id = ? AND tool_call_id = ?",
+        (message_id, session_id, tool_call_id),
+    )
+
+
+def resolve_question(
+    conn: sqlite3.Connection, session_id: str, tool_call_id: str, body: str, status: str, inbox_id: int | None
+) -> bool:
+    cur = conn.execute(
+        "UPDATE questions SET status = ? WHERE session_id = ? AND tool_call_id = ? AND status = 'waiting'",
+        (status, session_id, tool_call_id),
+    )
+    if cur.rowcount != 1:
+        return False
+    append(conn, session_id, [body])
+    conn.execute("UPDATE sessions SET state = 'running', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    if inbox_id is not None:
+        conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+    return True
+
+
+def outbox_sent(conn: sqlite3.Connection, outbox_id: int) -> None:
+    conn.execute("UPDATE outbox SET status = 'sent' WHERE id = ?", (outbox_id,))
