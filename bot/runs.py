@@ -121,8 +121,9 @@ class RunDriver:
         self._tz = ZoneInfo(settings.timezone)
 
     # -- starting, answering, stopping (called with chat.lock held) -------------------------
-    def spawn(self, chat: ChatRuntime, session_id: str) -> None:
-        chat.run_task = asyncio.create_task(self._drive(chat, session_id), name=f"run:{chat.key}")
+    def spawn(self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None = None) -> None:
+        """Start (or resume) the session's run; `fresh` saves a read when the caller just got the row."""
+        chat.run_task = asyncio.create_task(self._drive(chat, session_id, fresh), name=f"run:{chat.key}")
 
     def hand_answer(self, chat: ChatRuntime, session_id: str, answer: Message) -> None:
         """Give a stored answer to the waiting coroutine, or re-drive a parked session from the store."""
@@ -152,11 +153,11 @@ class RunDriver:
         self.metrics.runs.labels("cancelled").inc()
 
     # -- the run -------------------------------------------------------------------------------
-    async def _drive(self, chat: ChatRuntime, session_id: str) -> None:
+    async def _drive(self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None) -> None:
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
         try:
-            session = await self.store.session_by_id(session_id)
+            session = fresh or await self.store.session_by_id(session_id)
             if session is None:
                 return
             agent = await self._build(session)

@@ -83,7 +83,7 @@ class SessionManager:
         for session in await self.store.running_sessions():
             chat = self._chat(session.chat_key)
             async with chat.lock:
-                self.driver.spawn(chat, session.id)
+                self.driver.spawn(chat, session.id, session)
         waiting = await self.store.waiting_questions()
         self.metrics.questions_waiting.set(len(waiting))
         self.metrics.sessions_parked.set(len(waiting))
@@ -231,6 +231,7 @@ class SessionManager:
         asyncio.get_running_loop().call_soon(self._kick, str(chat.key))  # the updates behind it
 
     async def _process_next(self, chat: ChatRuntime) -> bool:
+        """Act on the first update that can be acted on; True when more may be waiting."""
         key = str(chat.key)
         rows = await self.store.inbox_for(key)
         if not rows:
@@ -243,24 +244,24 @@ class SessionManager:
             command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
             if command is not None:
                 await self._command(chat, session, row, msg, command)
-                return True
+                return len(rows) > 1
             if question is not None and session is not None:
                 if self._answers(msg, question, session):
                     await self._answer(chat, session, question, row, msg)
-                    return True
+                    return len(rows) > 1
                 await self._queued(chat, row, session.lang)
                 continue
             if msg.kind is MessageKind.LOCATION and not msg.text.strip():
                 await self._save_location(row, msg, session)
-                return True
+                return len(rows) > 1
             if chat.busy or (session is not None and session.state == "running"):
                 if not chat.busy and session is not None:  # running in the store, no task here
                     self.driver.spawn(chat, session.id)
-                    return True
+                    return len(rows) > 1
                 await self._queued(chat, row, session.lang if session else texts.detect_lang(msg.text, "zh"))
                 continue
             await self._start(chat, session, row, msg)
-            return True
+            return len(rows) > 1
         return False
 
     @staticmethod
@@ -279,7 +280,7 @@ class SessionManager:
             location=location_to_json(msg.location),
         )
         fresh = await self.store.start_turn(turn)
-        self.driver.spawn(chat, fresh.id)
+        self.driver.spawn(chat, fresh.id, fresh)
 
     async def _answer(
         self, chat: ChatRuntime, session: SessionRow, question: QuestionRow, row: InboxRow, msg: IncomingMessage
