@@ -21,11 +21,12 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Request, Response
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes, TypeHandler
+from telegram.ext import Application
 
 from adapters.telegram import render, texts
 from adapters.telegram.errors import DeliveryFailed, TelegramConfigError
 from adapters.telegram.pacing import Observer, Outbox
+from adapters.telegram.polling import Poller
 from adapters.telegram.progress import RunProgress
 from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
@@ -77,14 +78,10 @@ class TelegramAdapter:
                    # a second connection lets the final offset-confirming getUpdates run while
                    # the cancelled long poll is still being torn down
                    .get_updates_connection_pool_size(2).get_updates_pool_timeout(10)
-                   # Handlers only store the update (a commit each): run them side by side so
-                   # their commits are grouped. Tasks start in update order and reach the
-                   # store's queue in that order, so a chat's messages keep their order.
-                   .concurrent_updates(256))
-        if self.webhook_url:
-            builder = builder.updater(None)
+                   # our own Poller acknowledges updates only once they are stored
+                   .updater(None))
         self.app = builder.build()
-        self.app.add_handler(TypeHandler(Update, self._on_polled_update))
+        self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES)
         self.transport = Transport(self.app.bot)
         self.outbox = outbox or Outbox(observer=observer)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
@@ -99,16 +96,15 @@ class TelegramAdapter:
             await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,
                                            allowed_updates=ALLOWED_UPDATES)
         await self.app.start()
-        if not self.webhook_url and self.app.updater is not None:
-            await self.app.updater.start_polling(allowed_updates=ALLOWED_UPDATES, timeout=self.poll_timeout)
+        if not self.webhook_url:
+            await self.poller.start()
         self._ready = True
         log.info("telegram adapter started as @%s (%s)", self.app.bot.username,
                  "webhook" if self.webhook_url else "long polling")
 
     async def stop(self) -> None:
         self._ready = False
-        if self.app.updater is not None and self.app.updater.running:
-            await self.app.updater.stop()
+        await self.poller.stop()
         if self.app.running:
             await self.app.stop()
         await self.typing.close()
@@ -144,12 +140,6 @@ class TelegramAdapter:
         return Response(status_code=200)
 
     # -- incoming ----------------------------------------------------------------------------------
-    async def _on_polled_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        try:
-            await self.handle(update)
-        except Exception:
-            log.exception("could not handle Telegram update %s", update.update_id)
-
     async def handle(self, update: Update) -> None:
         mapped = map_update(update, bot_id=self.app.bot.id, bot_username=self.app.bot.username)
         if mapped.route is Route.SUBMIT and mapped.message is not None:

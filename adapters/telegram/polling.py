@@ -1,0 +1,93 @@
+"""Long polling that acknowledges an update only after it is stored.
+
+Telegram forgets updates once getUpdates is called with a higher offset. python-telegram-bot's
+Updater asks for the next batch while the handlers of the last one may still be running, so a
+kill at that moment loses what the person wrote. Here a batch is handled (each update stored in
+the inbox) before the offset moves past it; after a crash Telegram sends the batch again and
+the inbox drops what it already has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from telegram import Bot, Update
+from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TimedOut
+
+log = logging.getLogger(__name__)
+MAX_TRIES = 3  # an update whose handling keeps failing is skipped after this many batches
+
+
+class Poller:
+    def __init__(
+        self,
+        bot: Bot,
+        handle: Callable[[Update], Awaitable[None]],
+        *,
+        timeout: int = 10,
+        allowed_updates: Sequence[str] = (),
+    ) -> None:
+        self.bot = bot
+        self.handle = handle
+        self.timeout = timeout
+        self.allowed_updates = list(allowed_updates)
+        self.offset: int | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._failures: dict[int, int] = {}
+
+    async def start(self) -> None:
+        await self.bot.delete_webhook()  # polling and a webhook exclude each other
+        self._task = asyncio.create_task(self._run(), name="telegram-poller")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        backoff = 1.0
+        while True:
+            try:
+                updates = await self.bot.get_updates(
+                    offset=self.offset, timeout=self.timeout, allowed_updates=self.allowed_updates,
+                    read_timeout=self.timeout + 10,
+                )
+            except RetryAfter as exc:
+                await asyncio.sleep(_seconds(exc.retry_after))
+                continue
+            except (InvalidToken, Conflict):
+                raise  # a wrong token or a second poller: nothing to retry
+            except (NetworkError, TimedOut) as exc:
+                log.warning("getUpdates failed (%s); retrying in %.0f s", exc, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 30.0)
+                continue
+            backoff = 1.0
+            if updates:
+                await self._handle_batch(updates)
+
+    async def _handle_batch(self, updates: Sequence[Update]) -> None:
+        # Started in update order, the handlers reach the store's write queue in that order.
+        results = await asyncio.gather(*(self.handle(u) for u in updates), return_exceptions=True)
+        done = updates[-1].update_id + 1
+        for update, result in zip(updates, results, strict=True):
+            if not isinstance(result, BaseException):
+                continue
+            tries = self._failures.get(update.update_id, 0) + 1
+            log.error("could not store Telegram update %s (try %s): %r", update.update_id, tries, result)
+            if tries < MAX_TRIES:
+                self._failures[update.update_id] = tries
+                done = min(done, update.update_id)  # not acknowledged: it comes again
+            else:
+                self._failures.pop(update.update_id, None)
+        self.offset = done
+
+
+def _seconds(value: object) -> float:
+    total = getattr(value, "total_seconds", None)
+    return float(total()) if callable(total) else float(value)  # type: ignore[arg-type]
