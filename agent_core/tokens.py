@@ -48,7 +48,7 @@ MAX_SIDE_PX = 2048
 SHORT_SIDE_PX = 768
 
 Detail = Literal["low", "high", "auto"]
-_CACHE_SIZE = 4096
+_CACHE_SIZE = 1024  # bounded: a waiting conversation must not keep its texts alive here
 
 
 def _cache_path(blob_url: str) -> str | None:

@@ -24,6 +24,7 @@ from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, disco
 from bot.store.writer import GroupCommitWriter
 
 Row = tuple[Any, ...]
+READER_CACHE_KIB = 256  # reads are by index; the OS caches the file; RSS stays flat as data grows
 _SESSION_COLS = writes.SESSION_COLS
 _QUESTION_COLS = writes.QUESTION_COLS
 
@@ -43,6 +44,7 @@ class SqliteStore:
         reader = await aiosqlite.connect(str(self.path), isolation_level=None)
         await reader.execute("PRAGMA busy_timeout=5000")
         await reader.execute("PRAGMA query_only=ON")
+        await reader.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")
         self._reader = reader
 
     async def close(self) -> None:
