@@ -34,6 +34,7 @@ test: $(VENV)/.test
 lint: $(VENV)/.test
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
+	$(BIN)/mypy bot.py
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run_all.py

@@ -31,7 +31,6 @@ import asyncio
 import inspect
 import json
 import math
-import signal
 import sys
 import time
 import uuid
@@ -52,6 +51,7 @@ from tests.fakes.openai_validation import (
     text_of,
     validate_request,
 )
+from tests.fakes.process import serve_until_signalled
 
 # ---------------------------------------------------------------------------- script items
 
@@ -464,14 +464,7 @@ async def _main(args: argparse.Namespace) -> None:
     scripts = load_script_file(Path(args.script)) if args.script else {}
     fake = FakeOpenAI(scripts=scripts, api_key=args.api_key, context_limit=args.context_limit,
                       latency_ms=args.latency_ms, host=args.host, port=args.port)
-    await fake.start()
-    print(json.dumps({"port": fake.port, "base_url": fake.base_url}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await fake.close()
+    await serve_until_signalled(fake, {"port": lambda: fake.port, "base_url": lambda: fake.base_url})
 
 
 def main(argv: list[str] | None = None) -> None:

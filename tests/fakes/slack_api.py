@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import json
 import math
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.process import serve_until_signalled
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 
 MAX_TEXT = 40_000
@@ -413,14 +413,7 @@ async def _main(args: argparse.Namespace) -> None:
     channels = {c: ("im" if c.startswith("D") else "channel") for c in args.channels.split(",") if c}
     fake = FakeSlack(channels=channels, bot_token=args.token, host=args.host, port=args.port,
                      post_rate=args.post_rate, post_burst=args.post_burst)
-    await fake.start()
-    print(json.dumps({"port": fake.port, "base_url": fake.base_url}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await fake.close()
+    await serve_until_signalled(fake, {"port": lambda: fake.port, "base_url": lambda: fake.base_url})
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import json
 import math
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from tests.fakes.process import serve_until_signalled
 from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_len
 from tests.fakes.telegram_state import (
     ChatState,
@@ -588,14 +588,7 @@ def _reply_to(p: dict[str, Any]) -> tuple[int, bool] | None:
 
 async def _main(args: argparse.Namespace) -> None:
     fake = FakeTelegram(token=args.token, port=args.port, flood_control=args.flood_control)
-    await fake.start()
-    print(json.dumps({"port": fake.port, "base_url": fake.base_url, "token": fake.token}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await fake.close()
+    await serve_until_signalled(fake, {"port": lambda: fake.port, "base_url": lambda: fake.base_url, "token": fake.token})
 
 
 def main(argv: list[str] | None = None) -> None:
