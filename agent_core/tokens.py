@@ -93,7 +93,7 @@ class TokenCounter:
     def __init__(self, model: str = "gpt-4o") -> None:
         self.model = model
         self._encoding, self.exact = load_encoding(model)
-        self._message_cache: dict[tuple[Any, ...], int] = {}
+        self._message_cache: dict[int, int] = {}
         self._tool_cache: dict[int, tuple[dict[str, Any], int]] = {}
         if not self.exact:
             log.warning(
@@ -125,7 +125,7 @@ class TokenCounter:
         return self._count_wire(message, wire)
 
     @staticmethod
-    def _cache_key(message: Message | dict[str, Any], wire: dict[str, Any]) -> tuple[Any, ...] | None:
+    def _cache_key(message: Message | dict[str, Any], wire: dict[str, Any]) -> int | None:
         # The history is re-counted before every call; the same strings come back each time
         # (their hashes are cached by Python), so a dict lookup beats re-encoding them.
         content = wire.get("content")
@@ -137,7 +137,8 @@ class TokenCounter:
             (c.get("id"), c.get("function", {}).get("name"), c.get("function", {}).get("arguments"))
             for c in wire.get("tool_calls") or ()
         )
-        return (wire.get("role"), content, wire.get("name"), wire.get("tool_call_id"), calls)
+        # The hash, not the tuple: the cache must not keep a parked conversation's texts alive.
+        return hash((wire.get("role"), content, wire.get("name"), wire.get("tool_call_id"), calls))
 
     def _count_wire(self, message: Message | dict[str, Any], wire: dict[str, Any]) -> int:
         tokens = TOKENS_PER_MESSAGE + self.count_text(str(wire.get("role", "")))
