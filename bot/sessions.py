@@ -17,6 +17,7 @@ from collections.abc import Callable
 from agent_core.schema import Message
 from bot import texts
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
+from bot.commands import Commands, command_of
 from bot.deadlines import DeadlineWatcher
 from bot.metrics import Metrics
 from bot.records import (
@@ -38,14 +39,6 @@ log = logging.getLogger(__name__)
 
 MAX_TRIES = 3  # attempts at one update before it is set aside
 RETRY_DELAY_S = 1.0
-COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel", "/status": "status"}
-
-
-def command_of(text: str) -> str | None:
-    word = text.strip().split(maxsplit=1)[0].lower() if text.strip() else ""
-    word = word.split("@", 1)[0]  # Telegram's /cmd@botname
-    return COMMANDS.get(word)
-
 
 class SessionManager:
     def __init__(
@@ -71,6 +64,7 @@ class SessionManager:
             surfaces=self._surfaces, on_run_end=self._run_ended, clock=clock,
             on_question=self.deadlines.wake,
         )
+        self.commands = Commands(store, self.driver, settings)
         self._started = False
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -243,7 +237,7 @@ class SessionManager:
             msg = message_from_json(row.body)
             command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
             if command is not None:
-                await self._command(chat, session, row, msg, command)
+                await self.commands.run(chat, session, row, msg, command)
                 return len(rows) > 1
             if question is not None and session is not None:
                 if self._answers(msg, question, session):
@@ -295,38 +289,6 @@ class SessionManager:
             return
         self.metrics.questions_waiting.dec()
         self.driver.hand_answer(chat, session.id, answer)
-
-    async def _command(
-        self, chat: ChatRuntime, session: SessionRow | None, row: InboxRow, msg: IncomingMessage, command: str
-    ) -> None:
-        lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
-        if msg.text.strip().startswith("/"):  # a command says nothing of the person's language
-            lang = session.lang if session else (msg.lang or "zh")
-        if command == "help":
-            notice = Notice("help", texts.text("help", lang))
-        elif command == "status":
-            notice = Notice("status", await self._status_text(chat, session, lang))
-        elif command == "cancel":
-            active = chat.busy or (session is not None and session.state in ("running", "waiting"))
-            if session is not None and active:
-                await self.driver.stop_run(chat, session, close=False)
-                notice = Notice("cancelled", texts.text("cancelled", lang))
-            else:
-                notice = Notice("info", texts.text("nothing_to_cancel", lang))
-        else:  # new
-            if session is not None:
-                await self.driver.stop_run(chat, session, close=True)
-            notice = Notice("new", texts.text("new", lang))
-        await self.store.finish_inbox(row.id, drop_earlier=command in ("cancel", "new"))
-        await self.driver.delivery.notice(chat.key, notice)
-
-    async def _status_text(self, chat: ChatRuntime, session: SessionRow | None, lang: str) -> str:
-        if session is None or session.state == "idle":
-            return texts.text("status_idle", lang)
-        if session.state == "waiting":
-            q = await self.store.get_question(session.id)
-            return texts.text("status_waiting", lang, question=q.question if q else "?")
-        return texts.text("status_running", lang, step=session.run_steps, max=self.settings.max_steps)
 
     async def _queued(self, chat: ChatRuntime, row: InboxRow, lang: str) -> None:
         if row.id in chat.noticed:
