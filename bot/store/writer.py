@@ -91,7 +91,11 @@ class GroupCommitWriter:
             batch, self._queue = self._queue, []
             try:
                 outcomes = await self._on_thread(partial(self._run_batch, [p.fn for p in batch]))
-            except BaseException as exc:  # the COMMIT (or the thread) failed: nothing was written
+            except asyncio.CancelledError:  # shutting down: the writers are being cancelled too
+                for pending in batch:
+                    pending.future.cancel()
+                raise
+            except Exception as exc:  # the COMMIT (or the thread) failed: nothing was written
                 error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc!r}")
                 outcomes = [_Outcome(error=error) for _ in batch]
             for pending, outcome in zip(batch, outcomes, strict=True):
