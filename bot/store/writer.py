@@ -44,6 +44,7 @@ class GroupCommitWriter:
         self._conn: sqlite3.Connection | None = None
         self._queue: list[_Pending] = []
         self._flushing: asyncio.Task[None] | None = None
+        self.batches = 0  # transactions committed (for metrics and tests: writes per commit)
 
     async def open(self) -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
@@ -122,6 +123,7 @@ class GroupCommitWriter:
                     outcomes.append(_Outcome(error=exc))
                 conn.execute("RELEASE op")
             conn.execute("COMMIT")
+            self.batches += 1
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
