@@ -72,11 +72,12 @@ class PlanValidator:
 def verdict_of(found: Assessment, lang: str, *, rounds: int) -> Verdict:
     zh = lang == "zh"
     report = found.report
-    failed = tuple(f.line() for f in report.findings) if report else ()
+    failed = tuple(f.line(lang) for f in report.findings) if report else ()
     reasons: list[str] = []
     if report is not None:
         for f in report.findings:
-            reasons.append(f"{f.category.text(lang)}：{f.item}：{f.problem}" if zh else f"{f.category.text(lang)}: {f.item}: {f.problem}")
+            problem = f.problem_text(lang)
+            reasons.append(f"{f.category.text(lang)}：{f.item}：{problem}" if zh else f"{f.category.text(lang)}: {f.item}: {problem}")
         if report.ok:
             reasons.append(f"已按工具重新核对 {report.lookups} 项（车次/航班、酒店、景点），时间、价格、城市一致"
                            if zh else f"{report.lookups} items re-checked with the tools (rides, hotels, sights): times, prices and cities match")
@@ -96,7 +97,10 @@ def verdict_of(found: Assessment, lang: str, *, rounds: int) -> Verdict:
 
 def replan_feedback(found: Assessment, lang: str) -> str:
     """What the planner reads before it tries again: the verdict, each failed check with its
-    evidence, and the rubric's reasons when the checks found nothing."""
+    evidence, and the rubric's reasons when the checks found nothing. The findings stay in English
+    whatever the person's language: exact for the model, and safe for the offline planner, which
+    reads the note as a turn of the conversation (Chinese findings such as "到达时间 …" would be
+    read as a destination)."""
     zh = lang == "zh"
     lines = [
         f"评审结论：{found.label.zh}。请逐条修正下列问题，重新查询工具后再提交行程："

@@ -10,6 +10,7 @@ from agent_core.schema import Function, Message, ToolCall
 from agent_core.validator.constraints import person_texts, read_constraints
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.labels import Label, parse_label, worst
+from agent_core.validator.wording import raw
 
 
 @pytest.mark.parametrize(
@@ -50,11 +51,11 @@ def test_report_caps_by_category() -> None:
     r = CheckReport(has_backups=True)
     assert r.label() is Label.EXCELLENT
     assert CheckReport(has_backups=False).label() is Label.NO_CONTINGENCY
-    r.add(Category.NEED, "x", "p", "e")
+    r.add(Category.NEED, "x", raw("p"), raw("e"))
     assert r.label() is Label.NEED_UNMET
-    r.add(Category.FACT, "x", "p", "e")
+    r.add(Category.FACT, "x", raw("p"), raw("e"))
     assert r.label() is Label.NOT_TRUE
-    r.add(Category.INCOMPLETE, "legs", "no return", "e")
+    r.add(Category.INCOMPLETE, "legs", raw("no return"), raw("e"))
     assert r.label() is Label.NOT_LOGICAL
 
 

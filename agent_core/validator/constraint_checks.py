@@ -6,10 +6,12 @@ from __future__ import annotations
 import math
 from datetime import date
 
+from agent_core.validator import wording_plan as W
 from agent_core.validator.constraints import Constraints
 from agent_core.validator.facts import FactSource
 from agent_core.validator.findings import Category, CheckReport
-from agent_core.validator.items import day, leg_name, money, place_key, stay_name, visit_name
+from agent_core.validator.items import day, leg_name, place_key, stay_name, visit_name
+from agent_core.validator.wording import kind
 from tools.plan import TripPlan
 
 _SEAT_CLASSES = ("商务座", "一等座", "二等座", "硬卧", "软卧", "硬座", "软座")
@@ -18,28 +20,24 @@ _SEAT_CLASSES = ("商务座", "一等座", "二等座", "硬卧", "软卧", "硬
 def check_constraints(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
     req = c.request
     if req.budget is not None and plan.total_cost > req.budget + 0.5:
-        report.add(Category.CONSTRAINT, "total_cost", f"the total {money(plan.total_cost)} is over the budget",
-                   f"the person's budget: {money(req.budget)}")
+        report.add(Category.CONSTRAINT, "total_cost", W.OVER_BUDGET(total=plan.total_cost), W.BUDGET(budget=req.budget))
     for i, leg in enumerate(plan.legs):
         if leg.kind in c.forbidden_transport:
-            report.add(Category.CONSTRAINT, leg_name(i, leg), f"the person does not want to go by {leg.kind}",
-                       f"request: no {leg.kind}")
+            report.add(Category.CONSTRAINT, leg_name(i, leg), W.FORBIDDEN_KIND(kind=kind(leg.kind)), W.NO_KIND(kind=kind(leg.kind)))
         if leg.kind == "flight" and leg.airline:
             for spellings in c.avoid_airlines:
                 if any(s and (s in leg.airline or leg.airline in s) for s in spellings):
-                    report.add(Category.CONSTRAINT, leg_name(i, leg), f"the person asked to avoid {spellings[0]}",
-                               f"the flight is operated by {leg.airline}")
+                    report.add(Category.CONSTRAINT, leg_name(i, leg), W.AVOID_AIRLINE(airline=spellings[0]),
+                               W.OPERATED_BY(airline=leg.airline))
         if leg.kind == "train" and req.seat in _SEAT_CLASSES and leg.seat and leg.seat != req.seat:
-            report.add(Category.CONSTRAINT, leg_name(i, leg), f"seat {leg.seat} is not the {req.seat} the person asked for",
-                       f"request: {req.seat}")
+            report.add(Category.CONSTRAINT, leg_name(i, leg), W.WRONG_SEAT(seat=leg.seat, wanted=req.seat), W.REQUESTED(what=req.seat))
         if leg.kind == "flight" and c.cabin and leg.seat and c.cabin[:2] not in leg.seat:
-            report.add(Category.CONSTRAINT, leg_name(i, leg), f"cabin {leg.seat} is not the {c.cabin} the person asked for",
-                       f"request: {c.cabin}")
+            report.add(Category.CONSTRAINT, leg_name(i, leg), W.WRONG_CABIN(seat=leg.seat, wanted=c.cabin), W.REQUESTED(what=c.cabin))
     for place in c.avoid_places:
         key = place_key(place)
         for k, visit in enumerate(plan.visits):
             if key and key in place_key(visit.name):
-                report.add(Category.CONSTRAINT, visit_name(k, visit), f"the person asked to avoid {place}", f"request: avoid {place}")
+                report.add(Category.CONSTRAINT, visit_name(k, visit), W.AVOID_PLACE(place=place), W.AVOID_PLACE_EVIDENCE(place=place))
     _check_dates(plan, c, report)
 
 
@@ -48,8 +46,8 @@ def _check_dates(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
         first = day(plan.legs[0].depart) if plan.legs else day(plan.start_date)
         if day(plan.start_date) != c.fixed_start or (first is not None and first != c.fixed_start):
             what = leg_name(0, plan.legs[0]) if plan.legs else "start_date"
-            report.add(Category.CONSTRAINT, what, f"the trip does not start on {c.fixed_start}",
-                       f"request: start {c.fixed_start}; plan starts {plan.start_date}, first leg {first}")
+            report.add(Category.CONSTRAINT, what, W.WRONG_START(day=str(c.fixed_start)),
+                       W.START_EVIDENCE(day=str(c.fixed_start), start=plan.start_date, first=str(first)))
     end = c.fixed_end
     if end is None and c.fixed_start is not None and (n := c.request.trip_nights) is not None and c.request.end is None:
         end = date.fromordinal(c.fixed_start.toordinal() + n)
@@ -58,8 +56,8 @@ def _check_dates(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
         last_day = day(last.depart) if last else None
         if day(plan.end_date) != end or (last_day is not None and last_day != end):
             what = leg_name(len(plan.legs) - 1, last) if last else "end_date"
-            report.add(Category.CONSTRAINT, what, f"the trip does not end on {end}",
-                       f"request: back on {end}; plan ends {plan.end_date}, last leg {last_day}")
+            report.add(Category.CONSTRAINT, what, W.WRONG_END(day=str(end)),
+                       W.END_EVIDENCE(day=str(end), end=plan.end_date, last=str(last_day)))
 
 
 def check_needs(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
@@ -67,15 +65,15 @@ def check_needs(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
     start, end = day(plan.start_date), day(plan.end_date)
     nights = req.trip_nights
     if nights is not None and start and end and (end - start).days != nights and c.fixed_end is None:
-        report.add(Category.NEED, "start_date..end_date", f"the trip has {(end - start).days} nights, the person asked for {nights}",
-                   f"request: {req.days or nights + 1} days / {nights} nights")
+        report.add(Category.NEED, "start_date..end_date", W.NIGHTS(nights=(end - start).days, wanted=nights),
+                   W.NIGHTS_EVIDENCE(days=req.days or nights + 1, nights=nights))
     if req.travellers is not None and plan.travellers != req.travellers:
-        report.add(Category.NEED, "travellers", f"the plan is for {plan.travellers}, the person travels with {req.travellers}",
-                   f"request: {req.travellers} travellers")
+        report.add(Category.NEED, "travellers", W.TRAVELLERS(planned=plan.travellers, wanted=req.travellers),
+                   W.TRAVELLERS_EVIDENCE(wanted=req.travellers))
     if req.breakfast:
         for j, stay in enumerate(plan.stays):
             if stay.breakfast is False:
-                report.add(Category.NEED, stay_name(j, stay), "no breakfast, which the person asked for", "request: breakfast")
+                report.add(Category.NEED, stay_name(j, stay), W.NO_BREAKFAST(), W.BREAKFAST())
 
 
 def check_complete(plan: TripPlan, c: Constraints, facts: FactSource, report: CheckReport) -> None:
@@ -85,20 +83,19 @@ def check_complete(plan: TripPlan, c: Constraints, facts: FactSource, report: Ch
         return
     rides = [leg for leg in plan.legs if leg.kind in ("train", "flight")]
     if not rides:
-        report.add(Category.INCOMPLETE, "legs", f"there is no way to get from {plan.origin_city} to {plan.destination_city}",
-                   "the plan has no train or flight")
+        report.add(Category.INCOMPLETE, "legs", W.NO_WAY(origin=plan.origin_city, destination=plan.destination_city), W.NO_RIDES())
         return
     last = rides[-1]
     back_to = facts.city_id(last.destination_city or "") or facts.city_id(last.destination)
     if not c.request.one_way and home is not None and back_to != home:
-        report.add(Category.INCOMPLETE, "legs", f"there is no return leg to {plan.origin_city}",
-                   f"the last leg {last.number} ends at {last.destination}")
+        report.add(Category.INCOMPLETE, "legs", W.NO_RETURN(origin=plan.origin_city),
+                   W.LAST_LEG(number=last.number or kind(last.kind), destination=last.destination))
     start, end = day(plan.start_date), day(plan.end_date)
     if start and end and (end - start).days >= 1:
         covered = sum(s.nights for s in plan.stays)
         if covered < (end - start).days:
-            report.add(Category.INCOMPLETE, "stays", f"only {covered} of {(end - start).days} nights have a bed",
-                       f"stays: {', '.join(s.name for s in plan.stays) or 'none'}")
+            report.add(Category.INCOMPLETE, "stays", W.BEDS(covered=covered, nights=(end - start).days),
+                       W.STAYS(names=", ".join(s.name for s in plan.stays) or W.NONE()))
 
 
 def rooms_for(travellers: int) -> int:

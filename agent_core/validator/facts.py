@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from agent_core.validator.wording import Text
 from tools.plan import HotelStay, Visit
 
 RideKind = Literal["train", "flight"]
@@ -37,7 +38,7 @@ class RideFact:
 class RideMissing:
     """The ride could not be found as the plan states it; `reason` is the evidence."""
 
-    reason: str
+    reason: Text
 
 
 @dataclass(frozen=True, slots=True)

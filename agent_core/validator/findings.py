@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from agent_core.validator.labels import Label
+from agent_core.validator.wording import Text
 
 
 class Category(StrEnum):
@@ -21,7 +22,7 @@ class Category(StrEnum):
         return _CAPS[self]
 
     def text(self, lang: str) -> str:
-        return self.value if lang == "zh" or self is Category.INCOMPLETE else _EN[self]
+        return (_ZH if lang == "zh" else _EN).get(self, self.value)
 
 
 _CAPS = {
@@ -32,7 +33,9 @@ _CAPS = {
     Category.CONSTRAINT: Label.CONSTRAINT_BROKEN,
     Category.NEED: Label.NEED_UNMET,
 }
+_ZH = {Category.INCOMPLETE: "行程不完整"}
 _EN = {
+    Category.INCOMPLETE: "incomplete",
     Category.FACT: "fact mismatch",
     Category.LOGIC: "impossible timeline",
     Category.CONSTRAINT: "broken constraint",
@@ -44,11 +47,17 @@ _EN = {
 class Finding:
     category: Category
     item: str  # the plan item, e.g. "legs[0] G1 北京南→上海虹桥"
-    problem: str  # what is wrong, in English (the planner and the logs read it)
-    evidence: str  # what the tool (or the request) says
+    problem: Text  # what is wrong (a template key and its values: Chinese or English on demand)
+    evidence: Text  # what the tool (or the request) says
 
-    def line(self) -> str:
-        return f"[{self.category.value}] {self.item}: {self.problem} (evidence: {self.evidence})"
+    def problem_text(self, lang: str) -> str:
+        return self.problem.render(lang)
+
+    def line(self, lang: str = "en") -> str:
+        """The whole finding in one line, for the person's failed checks, the planner and the logs."""
+        if lang == "zh":
+            return f"[{self.category.text(lang)}] {self.item}：{self.problem.render(lang)}（依据：{self.evidence.render(lang)}）"
+        return f"[{self.category.text(lang)}] {self.item}: {self.problem.render(lang)} (evidence: {self.evidence.render(lang)})"
 
 
 @dataclass(slots=True)
@@ -57,7 +66,7 @@ class CheckReport:
     has_backups: bool = False
     lookups: int = 0  # how many facts were re-queried
 
-    def add(self, category: Category, item: str, problem: str, evidence: str) -> None:
+    def add(self, category: Category, item: str, problem: Text, evidence: Text) -> None:
         self.findings.append(Finding(category, item, problem, evidence))
 
     @property

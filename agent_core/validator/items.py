@@ -66,7 +66,3 @@ def visit_span(visit: Visit) -> tuple[datetime, datetime] | None:
     if start is None:
         return None
     return start, start + timedelta(minutes=visit.duration_min or 0)
-
-
-def money(value: float) -> str:
-    return f"{value:g} CNY"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
+from agent_core.validator import wording_facts as W
 from agent_core.validator.facts import HotelFact, PoiFact, RideFact, RideKind, RideMissing
 from tools.errors import ToolError
 from tools.plan import HotelStay, Visit
@@ -57,7 +58,7 @@ class ProviderFacts:
         try:
             when = date.fromisoformat(day)
         except ValueError:
-            return RideMissing(f"{day!r} is not a date")
+            return RideMissing(W.NOT_A_DATE(day=repr(day)))
         if kind == "train":
             return self._train(number, when, origin, destination)
         return self._flight(number, when, origin, destination)
@@ -65,7 +66,7 @@ class ProviderFacts:
     def _train(self, number: str, when: date, origin: str, destination: str) -> RideFact | RideMissing:
         whole = self.provider.get_train(number, when)
         if whole is None:
-            return RideMissing(f"there is no train {number} in the timetable on {when}")
+            return RideMissing(W.NO_TRAIN(number=number, when=when.isoformat()))
         a, b = self._station(origin), self._station(destination)
         found = self.provider.get_train(number, when, a, b) if a and b else None
         if found is None:
@@ -76,7 +77,7 @@ class ProviderFacts:
             found = self.provider.get_train(number, when, a2, b2) if a2 and b2 else None
         if found is None:
             route = " → ".join([whole.from_station, *whole.stops, whole.to_station])
-            return RideMissing(f"{number} on {when} runs {route}; it does not take you from {origin} to {destination}")
+            return RideMissing(W.WRONG_STRETCH(number=number, when=when.isoformat(), route=route, origin=origin, destination=destination))
         return _train_fact(found, self.city_id)
 
     def _flight(self, number: str, when: date, origin: str, destination: str) -> RideFact | RideMissing:
@@ -85,7 +86,7 @@ class ProviderFacts:
         if found is None:
             found = self.provider.get_flight(number, when)
         if found is None:
-            return RideMissing(f"there is no flight {number} on {when}")
+            return RideMissing(W.NO_FLIGHT(number=number, when=when.isoformat()))
         return _flight_fact(found, self.city_id)
 
     async def hotel(self, stay: HotelStay) -> HotelFact | None:

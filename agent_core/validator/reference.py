@@ -71,7 +71,7 @@ def validation_input(
     if checks is not None:
         parts += ["", ("## 自动核对结果" if zh else "## Automatic checks already run")]
         if checks.findings:
-            parts += [f"- {f.line()}" for f in checks.findings]
+            parts += [f"- {f.line(lang)}" for f in checks.findings]
         else:
             parts.append(f"全部通过（核对了 {checks.lookups} 项）" if zh else f"all passed ({checks.lookups} items re-queried)")
     return "\n".join(parts)

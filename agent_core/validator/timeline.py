@@ -11,18 +11,19 @@ import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from agent_core.validator import wording_plan as W
 from agent_core.validator.facts import FactSource
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.items import (
     day,
     leg_name,
     moment,
-    money,
     same_place,
     stay_name,
     visit_name,
     visit_span,
 )
+from agent_core.validator.wording import Text, kind, raw
 from tools.plan import Leg, TripPlan
 
 TRAIN_CHANGE_MIN = 20
@@ -36,7 +37,7 @@ class _Before:
 
     place: str
     free_at: datetime
-    what: str
+    what: Text
     city: str | None
 
 
@@ -59,17 +60,17 @@ def _check_legs_order(plan: TripPlan, report: CheckReport) -> None:
     for i, leg in enumerate(plan.legs):
         dep, arr = moment(leg.depart), moment(leg.arrive)
         if dep is None or arr is None:
-            report.add(Category.LOGIC, leg_name(i, leg), "its times are not readable", f"depart {leg.depart!r}, arrive {leg.arrive!r}")
+            report.add(Category.LOGIC, leg_name(i, leg), W.UNREADABLE_TIMES(), W.LEG_TIMES(depart=repr(leg.depart), arrive=repr(leg.arrive)))
             continue
         if start and end and not start <= dep.date() <= end:
-            report.add(Category.LOGIC, leg_name(i, leg), f"it leaves outside the trip {plan.start_date}..{plan.end_date}", f"depart {leg.depart}")
+            report.add(Category.LOGIC, leg_name(i, leg), W.OUTSIDE_TRIP(start=plan.start_date, end=plan.end_date), W.DEPARTS(depart=leg.depart))
         if i == 0:
             continue
         prev = plan.legs[i - 1]
         prev_arr = moment(prev.arrive)
         if prev_arr is not None and dep < prev_arr:
-            report.add(Category.LOGIC, leg_name(i, leg), f"it leaves before the previous leg arrives ({prev.arrive})",
-                       f"{leg_name(i - 1, prev)} arrives {prev.arrive}")
+            report.add(Category.LOGIC, leg_name(i, leg), W.BEFORE_PREVIOUS(arrive=prev.arrive),
+                       W.ARRIVES(leg=leg_name(i - 1, prev), arrive=prev.arrive))
 
 
 async def _check_connections(plan: TripPlan, facts: FactSource, report: CheckReport) -> None:
@@ -92,11 +93,10 @@ async def _check_connections(plan: TripPlan, facts: FactSource, report: CheckRep
             continue  # route_plan does not know the way: nothing to hold against the plan
         slack = (dep - before.free_at).total_seconds() / 60 - route
         if slack < need:
-            where = "at the airport" if leg.kind == "flight" else "at the station"
+            where = W.AT_AIRPORT() if leg.kind == "flight" else W.AT_STATION()
             report.add(
-                Category.LOGIC, leg_name(i, leg),
-                f"only {slack:.0f} min {where} before departure after {before.what}; at least {need} min are needed",
-                f"route_plan {before.place}→{leg.origin}: {route} min; free from {before.free_at:%Y-%m-%d %H:%M}",
+                Category.LOGIC, leg_name(i, leg), W.TOO_SHORT(slack=slack, where=where, what=before.what, need=need),
+                W.TRANSFER(origin=before.place, destination=leg.origin, minutes=route, free_at=f"{before.free_at:%Y-%m-%d %H:%M}"),
             )
 
 
@@ -115,13 +115,13 @@ def _where_before(plan: TripPlan, i: int, dep: datetime, facts: FactSource) -> _
         prev = plan.legs[i - 1]
         arr = moment(prev.arrive)
         if arr is not None and arr <= dep and (dep - arr) < timedelta(hours=12):
-            best = _Before(prev.destination, arr, f"arriving with {prev.number or prev.kind}", None)
+            best = _Before(prev.destination, arr, W.AFTER_RIDE(ride=prev.number or kind(prev.kind)), None)
     for k, visit in enumerate(plan.visits):
         span = visit_span(visit)
         if span is None or span[1] > dep or span[1].date() != dep.date():
             continue
         if best is None or span[1] > best.free_at:
-            best = _Before(visit.name, span[1], f"the visit {visit_name(k, visit)}", None)
+            best = _Before(visit.name, span[1], W.AFTER_VISIT(visit=visit_name(k, visit)), None)
     return best
 
 
@@ -135,38 +135,38 @@ def _check_visits(plan: TripPlan, report: CheckReport) -> None:
         for b in range(a + 1, len(spans)):
             (ka, va, (s1, e1)), (kb, vb, (s2, e2)) = spans[a], spans[b]
             if s1 < e2 and s2 < e1:
-                report.add(Category.LOGIC, visit_name(kb, vb), f"it overlaps {visit_name(ka, va)}",
-                           f"{va.name} {s1:%H:%M}-{e1:%H:%M}, {vb.name} {s2:%H:%M}-{e2:%H:%M}")
+                report.add(Category.LOGIC, visit_name(kb, vb), W.OVERLAPS(other=visit_name(ka, va)),
+                           raw(f"{va.name} {s1:%H:%M}-{e1:%H:%M}, {vb.name} {s2:%H:%M}-{e2:%H:%M}"))
     for k, visit, (s, e) in spans:
         for i, leg in enumerate(plan.legs):
             dep, arr = moment(leg.depart), moment(leg.arrive)
             if dep is not None and arr is not None and s < arr and dep < e:
-                report.add(Category.LOGIC, visit_name(k, visit), f"the person is on {leg.number or leg.kind} at that time",
-                           f"{leg_name(i, leg)} arrives {leg.arrive}")
+                report.add(Category.LOGIC, visit_name(k, visit), W.ON_A_RIDE(ride=leg.number or kind(leg.kind)),
+                           W.ARRIVES(leg=leg_name(i, leg), arrive=leg.arrive))
     if plan.legs and spans:
         first_arr = moment(plan.legs[0].arrive)
         for k, visit, (s, _e) in spans:
             if first_arr is not None and s < first_arr and s.date() == first_arr.date():
-                report.add(Category.LOGIC, visit_name(k, visit), "it starts before the person has arrived",
-                           f"{leg_name(0, plan.legs[0])} arrives {plan.legs[0].arrive}")
+                report.add(Category.LOGIC, visit_name(k, visit), W.BEFORE_ARRIVAL(),
+                           W.ARRIVES(leg=leg_name(0, plan.legs[0]), arrive=plan.legs[0].arrive))
 
 
 def _check_stays(plan: TripPlan, report: CheckReport) -> None:
     for j, stay in enumerate(plan.stays):
         cin, cout = day(stay.checkin_date), day(stay.checkout_date)
         if cin is None or cout is None:
-            report.add(Category.LOGIC, stay_name(j, stay), "its dates are not readable", f"{stay.checkin_date}..{stay.checkout_date}")
+            report.add(Category.LOGIC, stay_name(j, stay), W.UNREADABLE_DATES(), raw(f"{stay.checkin_date}..{stay.checkout_date}"))
             continue
         if (cout - cin).days != stay.nights:
-            report.add(Category.LOGIC, stay_name(j, stay), f"nights={stay.nights} but the dates span {(cout - cin).days} nights",
-                       f"checkin {stay.checkin_date}, checkout {stay.checkout_date}")
+            report.add(Category.LOGIC, stay_name(j, stay), W.NIGHTS_MISMATCH(nights=stay.nights, span=(cout - cin).days),
+                       W.STAY_DATES(checkin=stay.checkin_date, checkout=stay.checkout_date))
         if abs(stay.total - stay.nights * stay.price_per_night) > TOTAL_TOLERANCE * max(1, stay.nights):
-            report.add(Category.FACT, stay_name(j, stay), f"total {money(stay.total)} is not nights x rate",
-                       f"{stay.nights} x {money(stay.price_per_night)} = {money(stay.nights * stay.price_per_night)}")
+            report.add(Category.FACT, stay_name(j, stay), W.STAY_TOTAL(total=stay.total),
+                       W.NIGHTS_TIMES_RATE(nights=stay.nights, rate=stay.price_per_night, sum=stay.nights * stay.price_per_night))
 
 
 def _check_totals(plan: TripPlan, report: CheckReport) -> None:
     expected = plan.computed_total()
     if abs(expected - plan.total_cost) > TOTAL_TOLERANCE:
-        report.add(Category.FACT, "total_cost", f"the total {money(plan.total_cost)} is not the sum of its parts",
-                   f"legs + stays + tickets x {plan.travellers} = {money(expected)}")
+        report.add(Category.FACT, "total_cost", W.TOTAL_MISMATCH(total=plan.total_cost),
+                   W.PARTS_SUM(travellers=plan.travellers, sum=expected))

@@ -11,8 +11,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agent_core.offline.options import Ride, read_flights, read_hotels, read_sights, read_trains
+from agent_core.validator import wording_facts as W
 from agent_core.validator.facts import HotelFact, PoiFact, RideFact, RideKind, RideMissing
 from agent_core.validator.items import same_place
+from agent_core.validator.wording import Text, Value
+from agent_core.validator.wording import kind as ride_kind
+from agent_core.validator.wording import raw as as_is
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.errors import ToolError
@@ -62,7 +66,7 @@ class ToolFacts:
             attempts = [(origin, destination), (self._city_name(origin), self._city_name(destination))]
         else:
             attempts = [(self._city_name(origin), self._city_name(destination))]
-        seen: list[str] = []
+        seen: list[Text] = []
         for a, b in attempts:
             if kind == "train":
                 args: dict[str, Any] = {"depart_station": a, "arrive_station": b, "depart_date": day, "is_transfer": 0}
@@ -77,14 +81,15 @@ class ToolFacts:
                 data, raw = await self._query("flight_search", args)
                 rides = read_flights(data, day) if data is not None else []
             if data is None and raw.startswith("Error:"):
-                seen.append(raw[:160])
+                seen.append(as_is(raw[:160]))
             matches = [r for r in rides if r.number.upper() == number.upper()]
             exact = [r for r in matches if same_place(r.origin, origin) and same_place(r.destination, destination)]
             if exact or matches:
                 return self._fact(kind, (exact or matches)[0])
-            seen.append(f"{a}→{b} on {day}" + (f" from {earliest}" if earliest else "") + ": "
-                        + (", ".join(r.number for r in rides[:12]) or "nothing"))
-        return RideMissing(f"no {kind} {number} found; {kind}_search found " + "; ".join(seen))
+            numbers: Value = ", ".join(r.number for r in rides[:12]) or W.NOTHING()
+            seen.append(W.SEARCHED_FROM(origin=a, destination=b, day=day, earliest=earliest, numbers=numbers) if earliest
+                        else W.SEARCHED(origin=a, destination=b, day=day, numbers=numbers))
+        return RideMissing(W.NOT_SEARCHED(kind=ride_kind(kind), number=number, tool=f"{kind}_search", seen=tuple(seen)))
 
     def _fact(self, kind: RideKind, r: Ride) -> RideFact:
         fares = dict(r.seats) if r.seats else {r.seat or ("经济舱" if kind == "flight" else "二等座"): r.price}
