@@ -12,7 +12,6 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -26,7 +25,8 @@ from agent_core.travel_agent import travel_toolset
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.signals import HumanInputRequired
-from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
+from tools.travel import Gazetteer
+from tools.travel.factory import build_sandbox_tools
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 REQUESTS = [
@@ -60,21 +60,9 @@ async def conversation(planner: OfflinePlanner, tools: ToolCollection, lang: str
     raise RuntimeError(f"no plan for {text!r}")
 
 
-@dataclass
-class SandboxSettings:
-    """What make_provider reads from Settings: no live data, no keys."""
-
-    travel_data: str = "sandbox"
-    amap_key: str | None = None
-    searxng_url: str | None = None
-    tavily_api_key: str | None = None
-    duffel_token: str | None = None
-
-
 def build_tools(gazetteer: Gazetteer) -> ToolCollection:
     """The sandbox travel tools, built the way bot.py builds them."""
-    providers = make_provider(SandboxSettings(), gazetteer, SandboxProvider(gazetteer))
-    return travel_toolset(build_travel_tools(gazetteer, providers))
+    return travel_toolset(build_sandbox_tools(gazetteer))
 
 
 async def main() -> dict[str, object]:

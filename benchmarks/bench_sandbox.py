@@ -19,13 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.base import ToolContext
 from tools.collection import ToolCollection
-from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
-
-
-class _Sandbox:
-    travel_data = "sandbox"
-    amap_key = searxng_url = tavily_api_key = duffel_token = None
-
+from tools.travel import Gazetteer, SandboxProvider
+from tools.travel.factory import build_sandbox_tools
 
 CASES: list[tuple[str, str, list[dict[str, Any]]]] = [
     ("train_search", "train_search", [
@@ -68,7 +63,7 @@ async def main() -> dict[str, Any]:
     gaz = Gazetteer.load()
     sandbox = SandboxProvider(gaz)
     startup_ms = (time.perf_counter() - t0) * 1000
-    tools = ToolCollection(build_travel_tools(gaz, make_provider(_Sandbox(), gaz, sandbox)))
+    tools = ToolCollection(build_sandbox_tools(gaz, sandbox))
     ctx = ToolContext("bench", datetime(2025, 4, 20, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai")))
     medians: dict[str, float] = {}
     for label, name, arg_list in CASES:

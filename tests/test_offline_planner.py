@@ -25,26 +25,15 @@ from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.plan import TripPlan
 from tools.signals import HumanInputRequired
-from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
+from tools.travel import Gazetteer
+from tools.travel.factory import build_sandbox_tools
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
 
 
-@dataclass
-class SandboxSettings:
-    """What make_provider reads from Settings: no live data, no keys."""
-
-    travel_data: str = "sandbox"
-    amap_key: str | None = None
-    searxng_url: str | None = None
-    tavily_api_key: str | None = None
-    duffel_token: str | None = None
-
-
 def _build_tools(gazetteer: Gazetteer) -> ToolCollection:
     """The sandbox travel tools, built the way bot.py builds them."""
-    providers = make_provider(SandboxSettings(), gazetteer, SandboxProvider(gazetteer))
-    return travel_toolset(build_travel_tools(gazetteer, providers))
+    return travel_toolset(build_sandbox_tools(gazetteer))
 
 
 @pytest.fixture(scope="module")

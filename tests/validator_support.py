@@ -19,18 +19,10 @@ from tools.collection import ToolCollection
 from tools.plan import TripPlan
 from tools.submit_plan import SubmitPlan
 from tools.terminate import Terminate
-from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
+from tools.travel import Gazetteer, SandboxProvider
+from tools.travel.factory import build_sandbox_tools
 
 TZ = "Asia/Shanghai"
-
-
-@dataclass(slots=True)
-class SandboxConfig:
-    travel_data: str = "sandbox"
-    amap_key: str | None = None
-    searxng_url: str | None = None
-    tavily_api_key: str | None = None
-    duffel_token: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +38,7 @@ class Sandbox:
 def load_sandbox() -> Sandbox:
     g = Gazetteer.load()
     sb = SandboxProvider(g)
-    travel = build_travel_tools(g, make_provider(SandboxConfig(), g, sb))
+    travel = build_sandbox_tools(g, sb)
     return Sandbox(g, sb, ToolCollection([*travel, AskHuman(), SubmitPlan(), Terminate()]))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Protocol, TypeVar
 
@@ -166,3 +166,19 @@ def build_travel_tools(gazetteer: Gazetteer, providers: TravelProviders) -> list
         WebSearch(providers.web),
         CurrentLocation(gazetteer),
     ]
+
+
+@dataclass(frozen=True)
+class SandboxOnly:
+    """A TravelConfig with no live data and no keys (scripts, tests, benchmarks)."""
+
+    travel_data: str = "sandbox"
+    amap_key: str | None = None
+    searxng_url: str | None = None
+    tavily_api_key: str | None = None
+    duffel_token: str | None = None
+
+
+def build_sandbox_tools(gazetteer: Gazetteer, sandbox: SandboxProvider | None = None) -> list[BaseTool[Any]]:
+    """The eight travel tools on the sandbox, built the way bot.py builds them."""
+    return build_travel_tools(gazetteer, make_provider(SandboxOnly(), gazetteer, sandbox or SandboxProvider(gazetteer)))
