@@ -83,8 +83,9 @@ class GroupCommitWriter:
         self._queue.append(_Pending(fn, future))
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self._flush())
-        # A cancelled caller does not cancel its write: it may already be in the batch.
-        return await asyncio.shield(future)
+        # A cancelled caller cancels only its wait: the write may already be in a batch, and the
+        # flush skips futures that are done.
+        return await future
 
     async def _flush(self) -> None:
         await asyncio.sleep(0)  # let the writes that are about to queue join this batch
