@@ -108,7 +108,7 @@ async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> No
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
+        with contextlib.suppress(NotImplementedError):  # event loops without signal support (Windows)
             loop.add_signal_handler(sig, stop.set)
     await runtime.start()
     assert runtime.server is not None

@@ -54,15 +54,13 @@ class Memory:
         calls they answer, and results of calls that are still open are left out.
         """
         msgs = self.messages
-        start = 0
-        if len(msgs) > self.max_messages:
-            start = len(msgs) - self.max_messages
-            while start < len(msgs) and msgs[start].role is not Role.USER:
-                start += 1
-            if start >= len(msgs):  # one huge turn: keep it whole from its user message
-                start = max(i for i, m in enumerate(msgs) if m.role is Role.USER) if any(
-                    m.role is Role.USER for m in msgs
-                ) else 0
+        if len(msgs) <= self.max_messages:
+            return _ordered(msgs)
+        cut = len(msgs) - self.max_messages
+        turn_starts = [i for i, m in enumerate(msgs) if m.role is Role.USER]
+        after = [i for i in turn_starts if i >= cut]
+        # no turn starts after the cut: keep the one huge turn whole, from its user message
+        start = after[0] if after else (turn_starts[-1] if turn_starts else 0)
         return _ordered(msgs[start:])
 
 

@@ -43,7 +43,6 @@ class Delivery:
             log.warning("progress update failed for %s", chat, exc_info=True)
 
     async def post_question(self, session: SessionRow, event: QuestionAsked, run: RunInfo) -> None:
-        self.metrics.questions_waiting.inc()
         chat = ChatKey.parse(session.chat_key)
         surface = self.surfaces.get(chat.platform)
         if surface is None:
@@ -66,7 +65,6 @@ class Delivery:
         if session is None:
             return
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, self.settings.max_steps)
-        self.metrics.questions_waiting.dec()  # _post_question counts it again
         await self.post_question(session, QuestionAsked(q.tool_call_id, q.question, q.options), run)
 
     async def deliver(

@@ -12,7 +12,7 @@ from agent_core.agents import ToolCallAgent
 from agent_core.agents.toolcall import visible_text
 from agent_core.model import TokenUsage
 from agent_core.schema import Message, Role
-from bot.chat import IncomingMessage, MessageKind
+from bot.chat import ChatKey, IncomingMessage, MessageKind
 from tools.base import SharedLocation
 from tools.plan import TripPlan
 
@@ -81,8 +81,6 @@ def message_to_json(msg: IncomingMessage) -> str:
 
 
 def message_from_json(raw: str) -> IncomingMessage:
-    from bot.chat import ChatKey
-
     data = json.loads(raw)
     loc = data.get("location")
     return IncomingMessage(

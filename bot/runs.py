@@ -136,6 +136,7 @@ class RunDriver:
             self.spawn(chat, session_id)
 
     async def stop_run(self, chat: ChatRuntime, session: SessionRow, *, close: bool) -> None:
+        parked = session.state == "waiting" and not chat.busy
         task = chat.run_task
         if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
@@ -145,12 +146,21 @@ class RunDriver:
         chat.answer = None
         if session.state == "waiting":
             self.metrics.questions_waiting.dec()
-        fillers = [
-            Message.tool(texts.CANCELLED_CALL, tool_call_id=tc.id, name=tc.function.name)
-            for tc in Memory(await self.store.load_messages(session.id)).unanswered_calls()
-        ]
-        await self.store.interrupt(session.id, fillers, close=close)
+        if parked:
+            self.metrics.sessions_parked.dec()
+        await self._interrupt(session.id, texts.CANCELLED_CALL, close=close)
         self.metrics.runs.labels("cancelled").inc()
+
+    def _question_stored(self) -> None:
+        self.metrics.questions_waiting.inc()  # counted once, where it is stored (not where posted)
+        self.on_question()
+
+    async def _interrupt(self, session_id: str, result: str, *, close: bool) -> None:
+        """End the session's run: every call still open gets `result`, so the history stays
+        valid for the API, and its question (if any) is cancelled."""
+        open_calls = Memory(await self.store.load_messages(session_id)).unanswered_calls()
+        fillers = [Message.tool(result, tool_call_id=tc.id, name=tc.function.name) for tc in open_calls]
+        await self.store.interrupt(session_id, fillers, close=close)
 
     # -- the run -------------------------------------------------------------------------------
     async def _drive(self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None) -> None:
@@ -162,7 +172,7 @@ class RunDriver:
                 return
             agent = await self._build(session)
             run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
-            journal = StoreJournal(self.store, session, self.settings.human_timeout_s, self.on_question)
+            journal = StoreJournal(self.store, session, self.settings.human_timeout_s, self._question_stored)
             rounds = 0
             while True:
                 answer: AnswerReady | None = None
@@ -280,10 +290,6 @@ class RunDriver:
         with contextlib.suppress(Exception):
             session = await self.store.session_by_id(session_id)
             lang = session.lang if session else "zh"
-            fillers = [
-                Message.tool(f"Error: internal failure ({type(exc).__name__})", tool_call_id=tc.id, name=tc.function.name)
-                for tc in Memory(await self.store.load_messages(session_id)).unanswered_calls()
-            ]
-            await self.store.interrupt(session_id, fillers, close=False)
+            await self._interrupt(session_id, f"Error: internal failure ({type(exc).__name__})", close=False)
             self.metrics.runs.labels("internal").inc()
             await self.delivery.notice(chat.key, Notice("error", texts.error_text("internal", lang)))

@@ -19,6 +19,7 @@ from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.errors import ProviderError
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
+from tools.travel.factory import TravelSettings
 from tools.travel.live import AmapProvider, DuffelFlights, LiveEndpoints, Rail12306
 from tools.travel.provider import FlightQuery, TrainQuery
 
@@ -27,13 +28,11 @@ CTX = ToolContext("call-1", NOW)
 DAY = "2025-05-01"
 
 
-@dataclass
-class Config:
-    travel_data: str = "live"
-    amap_key: str | None = AMAP_KEY
-    searxng_url: str | None = None
-    tavily_api_key: str | None = TAVILY_KEY
-    duffel_token: str | None = DUFFEL_TOKEN
+def live_config(**overrides: Any) -> TravelSettings:
+    """Live data with the fakes' keys unless overridden."""
+    values: dict[str, Any] = {"travel_data": "live", "amap_key": AMAP_KEY, "tavily_api_key": TAVILY_KEY,
+                              "duffel_token": DUFFEL_TOKEN}
+    return TravelSettings(**{**values, **overrides})
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +63,7 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 def build(world: tuple[Gazetteer, SandboxProvider], fake: FakeLiveServices, http: httpx.AsyncClient) -> Any:
     def make(**overrides: Any) -> ToolCollection:
         gaz, sb = world
-        providers = make_provider(Config(**overrides), gaz, sb, http=http, endpoints=fake.endpoints())
+        providers = make_provider(live_config(**overrides), gaz, sb, http=http, endpoints=fake.endpoints())
         return ToolCollection(build_travel_tools(gaz, providers))
     return make
 
@@ -337,17 +336,17 @@ async def test_missing_keys_fall_back_with_a_note(build: Any, fake: FakeLiveServ
 
 def test_sandbox_mode_builds_no_live_client(world: Any) -> None:
     gaz, sb = world
-    providers = make_provider(Config(travel_data="sandbox"), gaz, sb)
+    providers = make_provider(live_config(travel_data="sandbox"), gaz, sb)
     assert providers.mode == "sandbox" and providers.trains is sb.trains
 
 
 def test_endpoints_default_to_the_real_services() -> None:
     urls = LiveEndpoints()
     assert urls.amap.startswith("https://restapi.") and urls.duffel.startswith("https://api.")
-    assert LiveEndpoints.from_config(Config()) == urls
+    assert LiveEndpoints.from_config(live_config()) == urls
 
-    @dataclass
-    class WithOverride(Config):
+    @dataclass(frozen=True)
+    class WithOverride(TravelSettings):
         amap_base_url: str | None = "http://127.0.0.1:9/amap"
 
     assert LiveEndpoints.from_config(WithOverride()).amap == "http://127.0.0.1:9/amap"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -13,20 +12,12 @@ import pytest
 from tools.base import SharedLocation, ToolContext
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
+from tools.travel.factory import TravelSettings
 
 NOW = datetime(2025, 4, 20, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 CTX = ToolContext("call-1", NOW)
 NAMES = ["train_search", "flight_search", "hotel_search", "poi_search", "poi_around_search", "route_plan",
          "web_search", "current_location"]
-
-
-@dataclass
-class Config:
-    travel_data: str = "sandbox"
-    amap_key: str | None = None
-    searxng_url: str | None = None
-    tavily_api_key: str | None = None
-    duffel_token: str | None = None
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +29,7 @@ def world() -> tuple[Gazetteer, SandboxProvider]:
 @pytest.fixture(scope="module")
 def tools(world: tuple[Gazetteer, SandboxProvider]) -> ToolCollection:
     gaz, sb = world
-    return ToolCollection(build_travel_tools(gaz, make_provider(Config(), gaz, sb)))
+    return ToolCollection(build_travel_tools(gaz, make_provider(TravelSettings(), gaz, sb)))
 
 
 async def run(tools: ToolCollection, name: str, args: dict[str, Any], ctx: ToolContext = CTX) -> dict[str, Any]:
@@ -188,7 +179,7 @@ async def test_bad_input(tools: ToolCollection, name: str, args: dict[str, Any],
 
 async def test_live_without_keys_falls_back_visibly(world: tuple[Gazetteer, SandboxProvider]) -> None:
     gaz, sb = world
-    providers = make_provider(Config(travel_data="live"), gaz, sb)
+    providers = make_provider(TravelSettings(travel_data="live"), gaz, sb)
     assert providers.mode == "live"
     live = ToolCollection(build_travel_tools(gaz, providers))
     out = await run(live, "route_plan", {"origin": "外滩", "destination": "豫园", "city": "上海"})

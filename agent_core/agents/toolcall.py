@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
@@ -23,14 +22,12 @@ from agent_core.journal import PendingAsk, RunJournal
 from agent_core.memory import Memory
 from agent_core.model import ChatModel, TokenUsage, ToolChoice
 from agent_core.schema import AgentState, Message, Role, ToolCall
+from agent_core.text_tool_calls import answer_text, strip_think
 from tools.base import ToolContext, ToolResult
 from tools.collection import ToolCollection
-from tools.plan import TripPlan
 from tools.signals import HumanInputRequired
 
 ASK_HUMAN = "ask_human"
-_ANSWER_RE = re.compile(r"<answer>(.*?)(?:</answer>|$)", re.S)
-_THINK_RE = re.compile(r"<think>.*?</think>", re.S)
 EMPTY_REPLY_NUDGE = "Your last reply was empty. Call a tool, ask the person, or give the final answer."
 REPEAT_LIMIT = 3  # the same call this many times in a row is a loop
 
@@ -69,8 +66,7 @@ class ToolCallAgent(ReActAgent):
     async def think(self, journal: RunJournal) -> AsyncIterator[Event]:
         recovered = await self.recover_answer()
         if recovered is not None:  # a resumed run whose answer was already made
-            self._finish(recovered)
-            yield recovered
+            yield self._finish(recovered)
             return
         self.current_step += 1
         yield StepStarted(self.current_step, self.max_steps)
@@ -82,8 +78,7 @@ class ToolCallAgent(ReActAgent):
         visible = visible_text(reply.content)
         if not reply.tool_calls:
             text = visible or "I could not produce an answer. Please rephrase your request."
-            self._finish(AnswerReady(text))
-            yield self.answer  # type: ignore[misc]
+            yield self._finish(AnswerReady(text))
             return
         self._check_loop(reply)
         if visible:
@@ -151,9 +146,9 @@ class ToolCallAgent(ReActAgent):
         if results:  # reproducible: written with the next model reply (or the pause, or the end)
             await journal.record(results, step=self.current_step, defer=True)
         if ended is not None:
-            text = ended.final_text or visible_text(self.memory.last_assistant().content if self.memory.last_assistant() else None)  # type: ignore[union-attr]
-            self._finish(AnswerReady(text or "Done.", plan=ended.plan))
-            yield self.answer  # type: ignore[misc]
+            turn = self.memory.last_assistant()
+            text = ended.final_text or visible_text(turn.content if turn is not None else None)
+            yield self._finish(AnswerReady(text or "Done.", plan=ended.plan))
 
     async def recover_answer(self) -> AnswerReady | None:
         """The answer already in memory when a run is resumed after it was made but not delivered."""
@@ -181,22 +176,17 @@ class ToolCallAgent(ReActAgent):
     def _ctx(self, call: ToolCall) -> ToolContext:
         return replace(self.context, tool_call_id=call.id)
 
-    def _finish(self, answer: AnswerReady) -> None:
+    def _finish(self, answer: AnswerReady) -> AnswerReady:
         self.answer = answer
         self.state = AgentState.FINISHED
+        return answer
 
 
 def visible_text(content: str | None) -> str:
     """The part of a reply a person should see: no think blocks, the <answer> body when present."""
-    if not content:
-        return ""
-    text = _THINK_RE.sub("", content)
-    if "</think>" in text:
-        text = text.split("</think>", 1)[1]
-    match = _ANSWER_RE.search(text)
-    if match:
-        text = match.group(1)
-    return text.strip()
+    text = strip_think(content)
+    answer = answer_text(text)
+    return answer if answer is not None else text
 
 
 def _signature(msg: Message) -> tuple[tuple[str, str], ...]:
@@ -218,4 +208,4 @@ def _args_for_display(call: ToolCall) -> dict[str, Any]:
         return {"raw": call.function.arguments[:200]}
 
 
-__all__ = ["ToolCallAgent", "TripPlan", "visible_text"]
+__all__ = ["ToolCallAgent", "visible_text"]

@@ -169,8 +169,8 @@ def build_travel_tools(gazetteer: Gazetteer, providers: TravelProviders) -> list
 
 
 @dataclass(frozen=True)
-class SandboxOnly:
-    """A TravelConfig with no live data and no keys (scripts, tests, benchmarks)."""
+class TravelSettings:
+    """A plain TravelConfig for scripts, tests and benchmarks: the sandbox, no keys, by default."""
 
     travel_data: str = "sandbox"
     amap_key: str | None = None
@@ -181,4 +181,4 @@ class SandboxOnly:
 
 def build_sandbox_tools(gazetteer: Gazetteer, sandbox: SandboxProvider | None = None) -> list[BaseTool[Any]]:
     """The eight travel tools on the sandbox, built the way bot.py builds them."""
-    return build_travel_tools(gazetteer, make_provider(SandboxOnly(), gazetteer, sandbox or SandboxProvider(gazetteer)))
+    return build_travel_tools(gazetteer, make_provider(TravelSettings(), gazetteer, sandbox or SandboxProvider(gazetteer)))
