@@ -5,7 +5,11 @@ Each call: format the messages (images as `image_url` parts for vision models, d
 note otherwise), check the request against the context window (`TokenLimitExceeded`, before
 anything is sent), send it, retry transient faults only (connection errors, timeouts, 429,
 5xx; `Retry-After` honoured), then strip `<think>` and recover tool calls written as text.
-Callers see the typed errors of agent_core.errors, never openai's or tenacity's.
+Callers see the typed errors of agent_core.errors, never openai's.
+
+The retry loop is written out rather than delegated to tenacity: its per-call retry object is a
+reference cycle, so every model call left garbage that only a full collection frees, and a
+waiting conversation's memory grew with it.
 """
 
 from __future__ import annotations
@@ -16,18 +20,11 @@ import binascii
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, Field, model_validator
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
 
 from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
 from agent_core.llm_faults import (
@@ -36,7 +33,7 @@ from agent_core.llm_faults import (
     fault_kind,
     is_context_overflow,
     is_transient,
-    retry_after_seconds,
+    retry_delay,
 )
 from agent_core.model import TokenUsage, ToolChoice
 from agent_core.schema import Function, Message, Role, ToolCall
@@ -268,33 +265,21 @@ class LLM:
         kwargs = self._request_kwargs(formatted, tools, tool_choice)
         started = time.monotonic()
         attempts = 0
-        try:
-            async for attempt in self._retrying():
-                with attempt:
-                    attempts += 1
-                    try:
-                        # The wire dicts are final: the SDK's documented low-level post skips
-                        # its recursive parameter transform, which cost more CPU than the call.
-                        response = await self._client.post(
-                            "/chat/completions", body=kwargs, cast_to=ChatCompletion
-                        )
-                    except openai.APIError as exc:
-                        self._report(exc)
-                        raise
-        except openai.APIStatusError as exc:
-            if is_context_overflow(exc):
-                self._error(None, usage)
-                needed_by_server, limit_by_server = context_overflow_numbers(exc) or (needed, self.context_window)
-                raise TokenLimitExceeded(needed_by_server, limit_by_server) from None
-            if is_transient(exc):
-                self._error("unavailable", usage)
-                raise LLMUnavailable(error_detail(exc), attempts, exc.status_code) from None
-            self._error(None, usage)
-            raise LLMRequestRejected(exc.status_code, error_detail(exc)) from None
-        except openai.APIError as exc:  # connection errors, timeouts, unreadable responses
-            self._error("unavailable", usage)
-            raise LLMUnavailable(error_detail(exc) if not isinstance(exc, openai.APIConnectionError)
-                                 else f"{type(exc).__name__}: {exc}", attempts) from None
+        while True:
+            attempts += 1
+            try:
+                # The wire dicts are final: the SDK's documented low-level post skips its
+                # recursive parameter transform, which cost more CPU than the call.
+                response = await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion)
+                break
+            except openai.APIError as exc:
+                self._report(exc)
+                if not is_transient(exc) or attempts > self.config.max_retries:
+                    self._raise_typed(exc, needed, attempts, usage)
+                delay = retry_delay(
+                    attempts, exc, self.config.backoff_base_s, self.config.backoff_cap_s, self.config.retry_after_cap_s
+                )
+            await asyncio.sleep(delay)
         if not response.choices:
             self._error("unavailable", usage)
             raise LLMUnavailable("the endpoint returned no choices", attempts)
@@ -304,6 +289,22 @@ class LLM:
         if self._observer is not None:
             self._observer.on_call(time.monotonic() - started, prompt, completion)
         return response.choices[0].message
+
+    def _raise_typed(self, exc: openai.APIError, needed: int, attempts: int, usage: TokenUsage | None) -> NoReturn:
+        if isinstance(exc, openai.APIStatusError):
+            if is_context_overflow(exc):
+                self._error(None, usage)
+                needed_by_server, limit_by_server = context_overflow_numbers(exc) or (needed, self.context_window)
+                raise TokenLimitExceeded(needed_by_server, limit_by_server) from None
+            if is_transient(exc):
+                self._error("unavailable", usage)
+                raise LLMUnavailable(error_detail(exc), attempts, exc.status_code) from None
+            self._error(None, usage)
+            raise LLMRequestRejected(exc.status_code, error_detail(exc)) from None
+        # connection errors, timeouts, unreadable responses
+        self._error("unavailable", usage)
+        detail = f"{type(exc).__name__}: {exc}" if isinstance(exc, openai.APIConnectionError) else error_detail(exc)
+        raise LLMUnavailable(detail, attempts) from None
 
     def _request_kwargs(
         self, formatted: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_choice: str | None
@@ -318,26 +319,6 @@ class LLM:
             if tool_choice is not None:
                 kwargs["tool_choice"] = tool_choice
         return kwargs
-
-    def _retrying(self) -> AsyncRetrying:
-        backoff = wait_exponential_jitter(
-            multiplier=self.config.backoff_base_s, max=self.config.backoff_cap_s, jitter=self.config.backoff_base_s
-        )
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            asked = retry_after_seconds(exc) if exc is not None else None
-            if asked is not None:
-                return min(asked, self.config.retry_after_cap_s)
-            return float(backoff(state))
-
-        return AsyncRetrying(
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=wait,
-            retry=retry_if_exception(is_transient),
-            reraise=True,
-            sleep=asyncio.sleep,
-        )
 
     def _usage_of(self, response: Any, prompt_estimate: int) -> tuple[int, int]:
         reported = getattr(response, "usage", None)

@@ -1,10 +1,11 @@
 """How the LLM client reads a failed call: transient or not, how long the server asks us to
 wait, and whether a 400 means the context window overflowed. Pure functions over openai's
-exception types, so the retry policy in llm.py stays a few lines."""
+exception types, so the retry loop in llm.py stays a few lines."""
 
 from __future__ import annotations
 
 import email.utils
+import random
 import re
 import time
 
@@ -59,6 +60,15 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(when.timestamp() - time.time(), 0.0)
+
+
+def retry_delay(attempt: int, exc: BaseException, base_s: float, cap_s: float, retry_after_cap_s: float) -> float:
+    """Seconds to wait before attempt `attempt + 1`: the server's Retry-After when it gives one
+    (capped), else exponential backoff `base * 2^(attempt-1)` plus up to `base` of jitter."""
+    asked = retry_after_seconds(exc)
+    if asked is not None:
+        return min(asked, retry_after_cap_s)
+    return min(base_s * 2 ** (attempt - 1) + random.uniform(0, base_s), cap_s)
 
 
 def error_detail(exc: BaseException) -> str:
