@@ -20,7 +20,7 @@ import httpx
 from pydantic import ValidationError
 
 from adapters.console import ConsoleSurface, run_console
-from adapters.runtime import Runtime, build_runtime
+from adapters.runtime import Runtime, build_runtime, freeze_startup_heap
 from agent_core.llm import LLM, LLMConfig
 from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
@@ -111,6 +111,7 @@ async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> No
         with contextlib.suppress(NotImplementedError):  # event loops without signal support (Windows)
             loop.add_signal_handler(sig, stop.set)
     await runtime.start()
+    freeze_startup_heap()
     assert runtime.server is not None
     print(f"Travel bot ready: open {runtime.server.base_url} in a browser", flush=True)
     for line in describe(settings):
@@ -131,6 +132,7 @@ async def _chat(settings: Settings, resources: contextlib.AsyncExitStack) -> Non
     surface = ConsoleSurface()
     runtime = assemble(settings, resources, serve_http=False, extra=[surface])
     await runtime.start()
+    freeze_startup_heap()
     for line in describe(settings):
         print(line, flush=True)
     try:

@@ -17,7 +17,7 @@ import signal
 import sys
 from pathlib import Path
 
-from adapters.runtime import build_runtime
+from adapters.runtime import build_runtime, freeze_startup_heap
 from bot.settings import Settings
 from tests.slack_support import SECRET, ScriptedTrip, prompt, tools
 
@@ -30,6 +30,7 @@ async def serve(args: argparse.Namespace) -> None:
     runtime = build_runtime(settings, model=ScriptedTrip(latency_s=args.latency_ms / 1000), tools=tools(),
                             prompt=prompt)
     await runtime.start()
+    freeze_startup_heap()  # as bot.py does
     assert runtime.server is not None
     print(json.dumps({"port": runtime.server.port, "base_url": runtime.server.base_url}), flush=True)
     stop = asyncio.Event()

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from adapters.runtime import build_runtime
+from adapters.runtime import build_runtime, freeze_startup_heap
 from adapters.telegram import TelegramAdapter
 from adapters.telegram.pacing import Delivery
 from agent_core.model import TokenUsage, ToolChoice
@@ -93,6 +93,7 @@ async def serve(args: argparse.Namespace) -> None:
 
         adapter.outbox.observers.append(record)
     await runtime.start()
+    freeze_startup_heap()  # as bot.py does
     print(json.dumps({"ready": True}), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
