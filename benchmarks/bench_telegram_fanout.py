@@ -51,6 +51,7 @@ from tests.fakes.telegram_state import StoredMessage
 from tests.telegram_bot_process import DAYS, QUESTION
 
 ROOT = Path(__file__).resolve().parents[1]
+ADDED_TARGET_P99_MS = 100  # issue 4: what the bot adds beyond the model, p99, at 200 chats
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -136,13 +137,16 @@ async def run(chats: int, latency_ms: float, think_ms: float, db_dir: str | None
         "bench": "telegram_fanout", "chats": chats, "model_latency_ms": latency_ms, "think_ms": think_ms,
         "finished": len(e2e), "failures": failures[:3],
         "added_p50_ms": ms(statistics.median(added)) if added else None, "added_p99_ms": ms(pct(added, 0.99)),
-        "added_target_p99_ms": 100,
+        "added_target_p99_ms": ADDED_TARGET_P99_MS,
         "e2e_added_p50_ms": ms(statistics.median(e2e.values())) if e2e else None,
         "e2e_added_p99_ms": ms(pct(list(e2e.values()), 0.99)),
         "rate_queue_p99_ms": ms(pct(list(queued.values()), 0.99)),
         "send_http_p99_ms": ms(pct(http, 0.99)),
         "rate_violations": sum(violations.values()), "violations_by_kind": dict(violations),
         "messages_and_edits": sends, "wall_s": round(wall, 2), "db_dir": db_dir or tempfile.gettempdir(),
+        # the table's status: every chat got its plan, within the target, inside Telegram's limits
+        "ok": len(e2e) == chats and not failures and not violations and bool(added)
+        and (pct(added, 0.99) or 0.0) * 1000 <= ADDED_TARGET_P99_MS,
     }
 
 
