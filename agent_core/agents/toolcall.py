@@ -74,7 +74,12 @@ class ToolCallAgent(ReActAgent):
         if not reply.tool_calls and not (reply.content or "").strip():
             reply = await self._ask(nudge=EMPTY_REPLY_NUDGE)
         self.memory.add(reply)
-        await journal.record([reply], step=self.current_step)
+        # A reply that only asks the person has no effect until the pause is stored: it rides
+        # with that write (one commit for the step, as for any step); a crash before it re-asks
+        # the model, and nobody has seen the question yet. Any other reply is committed before
+        # its tools run, so a crash never repeats a call to the model whose tools had effects.
+        only_asks = bool(reply.tool_calls) and all(tc.function.name == ASK_HUMAN for tc in reply.tool_calls or ())
+        await journal.record([reply], step=self.current_step, defer=only_asks)
         visible = visible_text(reply.content)
         if not reply.tool_calls:
             text = visible or "I could not produce an answer. Please rephrase your request."
