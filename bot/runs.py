@@ -121,9 +121,13 @@ class RunDriver:
         self._tz = ZoneInfo(settings.timezone)
 
     # -- starting, answering, stopping (called with chat.lock held) -------------------------
-    def spawn(self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None = None) -> None:
-        """Start (or resume) the session's run; `fresh` saves a read when the caller just got the row."""
-        chat.run_task = asyncio.create_task(self._drive(chat, session_id, fresh), name=f"run:{chat.key}")
+    def spawn(
+        self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None = None, history: list[Message] | None = None
+    ) -> None:
+        """Start (or resume) the session's run. `fresh` (the row) and `history` (its messages)
+        save the reads when the caller has just written them: a burst of new chats otherwise
+        queues one read each on the store's reader thread before any model call starts."""
+        chat.run_task = asyncio.create_task(self._drive(chat, session_id, fresh, history), name=f"run:{chat.key}")
 
     def hand_answer(self, chat: ChatRuntime, session_id: str, answer: Message) -> None:
         """Give a stored answer to the waiting coroutine, or re-drive a parked session from the store."""
@@ -163,14 +167,16 @@ class RunDriver:
         await self.store.interrupt(session_id, fillers, close=close)
 
     # -- the run -------------------------------------------------------------------------------
-    async def _drive(self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None) -> None:
+    async def _drive(
+        self, chat: ChatRuntime, session_id: str, fresh: SessionRow | None, history: list[Message] | None
+    ) -> None:
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
         try:
             session = fresh or await self.store.session_by_id(session_id)
             if session is None:
                 return
-            agent = await self._build(session)
+            agent = await self._build(session, history)
             run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
             journal = StoreJournal(self.store, session, self.settings.human_timeout_s, self._question_stored)
             rounds = 0
@@ -223,8 +229,8 @@ class RunDriver:
                 self.store.add_usage(session_id, usage.prompt_tokens, usage.completion_tokens, usage.calls)
             )
 
-    async def _build(self, session: SessionRow) -> ToolCallAgent:
-        messages = await self.store.load_messages(session.id)
+    async def _build(self, session: SessionRow, history: list[Message] | None = None) -> ToolCallAgent:
+        messages = history if history is not None else await self.store.load_messages(session.id)
         spec = RunSpec(
             session_id=session.id, lang=session.lang, messages=messages, steps_taken=session.run_steps,
             now=datetime.fromtimestamp(session.run_started_at or self.clock(), self._tz),

@@ -274,7 +274,8 @@ class SessionManager:
             location=location_to_json(msg.location),
         )
         fresh = await self.store.start_turn(turn)
-        self.driver.spawn(chat, fresh.id, fresh)
+        # the first run of a new session: its history is the message just stored
+        self.driver.spawn(chat, fresh.id, fresh, [turn.message] if fresh.run_no == 1 else None)
 
     async def _answer(
         self, chat: ChatRuntime, session: SessionRow, question: QuestionRow, row: InboxRow, msg: IncomingMessage
