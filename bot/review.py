@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent_core.events import AnswerReady, Verdict
+from agent_core.model import TokenUsage
 from agent_core.schema import Message
 
 
@@ -18,6 +19,7 @@ class ReviewRequest:
     answer: AnswerReady
     messages: Sequence[Message]  # the whole conversation the planner saw
     round: int  # 0 for the first answer, 1.. for re-plans
+    usage: TokenUsage | None = None  # the run's: the reviewer's model calls count to the session too
 
 
 @dataclass(frozen=True, slots=True)

@@ -262,7 +262,9 @@ class RunDriver:
     ) -> tuple[Verdict | None, str | None]:
         if self.reviewer is None or not self.settings.validate_plans:
             return None, None
-        request = ReviewRequest(session.id, session.lang, session.request, answer, list(agent.memory.messages), rounds)
+        request = ReviewRequest(
+            session.id, session.lang, session.request, answer, list(agent.memory.messages), rounds, agent.usage
+        )
         outcome = await self.reviewer.review(request)
         if outcome.replan_feedback and rounds < self.settings.validate_rounds:
             return outcome.verdict, outcome.replan_feedback

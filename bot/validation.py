@@ -62,7 +62,7 @@ class PlanValidator:
             return ReviewOutcome(None)  # a reply with no plan and no rubric model: no badge to give
         found = await self.validator.assess(
             request=request.request, reply=request.answer.text, plan=request.answer.plan,
-            messages=request.messages, lang=request.lang, now=self._clock(),
+            messages=request.messages, lang=request.lang, now=self._clock(), usage=request.usage,
         )
         verdict = verdict_of(found, request.lang, rounds=request.round + 1)
         feedback = replan_feedback(found, request.lang) if found.label.unsatisfied else None

@@ -83,10 +83,13 @@ async def test_planted_hallucination_is_replanned_before_the_person_sees_it(tmp_
         try:
             await rt.manager.submit(msg(CHAT, REQUEST, dedup="1"))
             await surface.wait_count("answer", 1, timeout=20)
+            await rt.manager.wait_until_idle(CHAT, 5)
+            session = await rt.store.get_session(str(CHAT))
         finally:
             await rt.stop()
         fake.assert_complete()
         replan = fake.served("planner")[2]
+    assert session is not None and session.llm_calls == 5  # the two rubric calls count with the planner's three
     posted = answers(surface)
     assert len(posted) == 1
     answer, verdict = posted[0].payload, posted[0].verdict
