@@ -20,7 +20,9 @@ under ``/_fake/``: ``POST /_fake/user_message`` {channel, user, text, thread_ts?
 What it checks like Slack does: the token (``not_authed``, ``invalid_auth``; JSON bodies need
 the Authorization header), ``channel_not_found``, ``no_text``, ``msg_too_long`` (text over 40,000
 characters), Block Kit (``invalid_blocks``, ``invalid_blocks_format``, ``msg_blocks_too_long``),
-``message_not_found`` / ``cant_update_message`` for chat.update, ``thread_not_found``, and rate
+``message_not_found`` / ``cant_update_message`` for chat.update, ``thread_not_found``, the token
+type (``apps.connections.open`` takes the app-level token and only it; every other method the bot
+token: ``not_allowed_token_type``), and rate
 limits: HTTP 429 with ``Retry-After`` on demand and when one channel receives more than about one
 chat.postMessage per second sustained (a token bucket: `post_burst` at once, `post_rate` per
 second after that).
@@ -36,7 +38,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -44,6 +46,10 @@ from tests.fakes.process import serve_until_signalled
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 
 MAX_TEXT = 40_000
+
+
+class SocketUrls(Protocol):
+    def issue_url(self) -> str: ...
 
 
 @dataclass
@@ -108,6 +114,7 @@ class FakeSlack:
         *,
         channels: dict[str, str] | None = None,
         bot_token: str = "xoxb-fake-token",
+        app_token: str = "xapp-1-fake-app-token",
         bot_user_id: str = "UBOT",
         bot_id: str = "BBOT",
         team_id: str = "TFAKE",
@@ -119,6 +126,9 @@ class FakeSlack:
     ) -> None:
         self.channels: dict[str, str] = dict(channels or {})  # id -> "channel" | "im"
         self.bot_token = bot_token
+        self.app_token = app_token
+        # Socket Mode: tests.fakes.slack_socket.SlackSocketMode issues the URLs apps.connections.open returns
+        self.socket_mode: SocketUrls | None = None
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
         self.team_id = team_id
@@ -231,7 +241,7 @@ class FakeSlack:
             if self.latency_ms:
                 await asyncio.sleep(self.latency_ms / 1000)
             call.args = await self._read_args(request)
-            self._authenticate(request, call.args)
+            self._authenticate(request, call.args, app_level=method == "apps.connections.open")
             handler = self._methods().get(method)
             if handler is None:
                 raise _ApiError("unknown_method", status=404)
@@ -266,14 +276,16 @@ class FakeSlack:
             args.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
         return args
 
-    def _authenticate(self, request: web.Request, args: dict[str, Any]) -> None:
+    def _authenticate(self, request: web.Request, args: dict[str, Any], *, app_level: bool) -> None:
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.startswith("Bearer ") else args.pop("token", "")
         args.pop("token", None)
         if not token:
             raise _ApiError("not_authed")
-        if token != self.bot_token:
+        if token not in (self.bot_token, self.app_token):
             raise _ApiError("invalid_auth")
+        if (token == self.app_token) != app_level:
+            raise _ApiError("not_allowed_token_type")
 
     def _rate_limit(self, method: str, args: dict[str, Any]) -> _Bucket | None:
         forced = self._forced.get(method)
@@ -297,6 +309,7 @@ class FakeSlack:
             "chat.update": self._update,
             "reactions.add": self._reactions_add,
             "assistant.threads.setStatus": self._set_status,
+            "apps.connections.open": self._connections_open,
         }
 
     def _channel(self, args: dict[str, Any], key: str = "channel") -> str:
@@ -329,6 +342,11 @@ class FakeSlack:
         if len(text) > MAX_TEXT:
             raise _ApiError("msg_too_long")
         return text, blocks if isinstance(blocks, list) else []
+
+    def _connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.socket_mode is None:
+            raise _ApiError("socket_mode_not_enabled")  # an app without Socket Mode turned on
+        return {"url": self.socket_mode.issue_url()}
 
     def _auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"url": "https://fake.slack.test/", "team": "Fake Team", "user": "travelbot",

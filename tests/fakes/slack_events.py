@@ -34,6 +34,30 @@ class Delivery:
     body: str
 
 
+def event_callback(event: dict[str, Any], event_id: str | None = None, *, team_id: str = "TFAKE",
+                   api_app_id: str = "AFAKE", bot_user_id: str = "UBOT") -> dict[str, Any]:
+    """The Events API envelope around `event` (the same over HTTP and inside a Socket Mode envelope)."""
+    return {
+        "token": "legacy-verification-token", "team_id": team_id, "api_app_id": api_app_id,
+        "event": event, "type": "event_callback", "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
+        "event_time": int(time.time()), "authorizations": [
+            {"team_id": team_id, "user_id": bot_user_id, "is_bot": True}],
+    }
+
+
+def message_event(msg: SlackMessage, kind: str, channel_type: str | None = None) -> dict[str, Any]:
+    """`app_mention` or `message` for a message the fake holds (`message` gets its channel_type)."""
+    event: dict[str, Any] = {"type": kind, "user": msg.user, "text": msg.text, "ts": msg.ts,
+                             "channel": msg.channel, "event_ts": msg.ts, "blocks": [], "team": "TFAKE"}
+    if msg.thread_ts:
+        event["thread_ts"] = msg.thread_ts
+    if msg.bot_id:
+        event["bot_id"] = msg.bot_id
+    if kind == "message":
+        event["channel_type"] = channel_type or ("im" if msg.channel.startswith("D") else "channel")
+    return event
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     base = b"v0:" + timestamp.encode() + b":" + body
     return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
@@ -76,36 +100,18 @@ class SlackEvents:
         return Delivery(resp.status, time.perf_counter() - started, text)
 
     def envelope(self, event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
-        return {
-            "token": "legacy-verification-token", "team_id": self.team_id, "api_app_id": self.api_app_id,
-            "event": event, "type": "event_callback", "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
-            "event_time": int(time.time()), "authorizations": [
-                {"team_id": self.team_id, "user_id": self.bot_user_id, "is_bot": True}],
-        }
+        return event_callback(event, event_id, team_id=self.team_id, api_app_id=self.api_app_id,
+                              bot_user_id=self.bot_user_id)
 
     async def event(self, event: dict[str, Any], *, event_id: str | None = None, **kw: Any) -> Delivery:
         body = json.dumps(self.envelope(event, event_id)).encode()
         return await self.post(body, "application/json", **kw)
 
-    @staticmethod
-    def _message_event(msg: SlackMessage, kind: str, channel_type: str | None) -> dict[str, Any]:
-        event: dict[str, Any] = {"type": kind, "user": msg.user, "text": msg.text, "ts": msg.ts,
-                                 "channel": msg.channel, "event_ts": msg.ts,
-                                 "blocks": [], "team": "TFAKE"}
-        if msg.thread_ts:
-            event["thread_ts"] = msg.thread_ts
-        if msg.bot_id:
-            event["bot_id"] = msg.bot_id
-        if channel_type:
-            event["channel_type"] = channel_type
-        return event
-
     async def app_mention(self, msg: SlackMessage, **kw: Any) -> Delivery:
-        return await self.event(self._message_event(msg, "app_mention", None), **kw)
+        return await self.event(message_event(msg, "app_mention"), **kw)
 
     async def message(self, msg: SlackMessage, *, channel_type: str | None = None, **kw: Any) -> Delivery:
-        kind = channel_type or ("im" if msg.channel.startswith("D") else "channel")
-        return await self.event(self._message_event(msg, "message", kind), **kw)
+        return await self.event(message_event(msg, "message", channel_type), **kw)
 
     async def url_verification(self, challenge: str, **kw: Any) -> Delivery:
         body = json.dumps({"token": "legacy", "challenge": challenge, "type": "url_verification"}).encode()
