@@ -38,6 +38,7 @@ TARGET_P99_MS = 50.0
 
 
 async def _serve(db: Path, latency_s: float) -> None:
+    from adapters.runtime import freeze_startup_heap
     from tests.web_runtime import ScriptedTripModel, web_settings, web_stack
 
     settings = web_settings(db, BOT_LOG_LEVEL="WARNING")
@@ -46,6 +47,7 @@ async def _serve(db: Path, latency_s: float) -> None:
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
     async with web_stack(db, model=ScriptedTripModel(latency_s=latency_s), settings=settings) as stack:
+        freeze_startup_heap()  # as bot.py does after start
         print(json.dumps({"port": stack.server.port}), flush=True)
         await stop.wait()
 
