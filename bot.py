@@ -21,7 +21,8 @@ from pydantic import ValidationError
 
 from adapters.console import ConsoleSurface, run_console
 from adapters.runtime import Runtime, build_runtime, freeze_startup_heap
-from agent_core.llm import LLM, LLMConfig
+from agent_core.llm import LLM
+from agent_core.llm_config import LLMConfig
 from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt

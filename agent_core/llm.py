@@ -24,9 +24,9 @@ from typing import Any, NoReturn, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion
-from pydantic import BaseModel, Field, model_validator
 
 from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
+from agent_core.llm_config import LLMConfig, is_reasoning_model
 from agent_core.llm_faults import (
     context_overflow_numbers,
     error_detail,
@@ -42,62 +42,7 @@ from agent_core.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
-# Longest matching prefix wins. Only for models whose window we are sure of; anything else
-# uses LLMConfig.context_tokens.
-KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
-    "gpt-3.5-turbo": 16_385,
-    "gpt-4": 8_192,
-    "gpt-4-turbo": 128_000,
-    "gpt-4o": 128_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-5": 400_000,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-    "deepseek-chat": 128_000,
-    "deepseek-reasoner": 128_000,
-}
-_VISION_HINTS = ("gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-5", "o1", "o3", "o4", "vision", "-vl", "vl-",
-                 "llava", "pixtral", "claude-3", "gemini")
-# OpenAI's reasoning models refuse `max_tokens` and `temperature`.
-_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 _NO_IMAGE_NOTE = "[an image was attached here; this model cannot see images, so it was left out]"
-
-
-def known_context_window(model: str) -> int | None:
-    name = model.lower().rsplit("/", 1)[-1]
-    best = max((p for p in KNOWN_CONTEXT_WINDOWS if name.startswith(p)), key=len, default=None)
-    return KNOWN_CONTEXT_WINDOWS[best] if best else None
-
-
-def guess_vision(model: str) -> bool:
-    name = model.lower()
-    return any(hint in name for hint in _VISION_HINTS)
-
-
-class LLMConfig(BaseModel):
-    model: str
-    api_key: str
-    base_url: str | None = None
-    context_tokens: int = Field(default=128_000, gt=0, description="window of models not in the known table")
-    max_tokens: int = Field(default=4096, gt=0, description="reserved for the reply")
-    temperature: float | None = 0.0
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=4, ge=0, description="retries after the first attempt")
-    vision: bool | None = Field(default=None, description="None: guessed from the model name")
-    backoff_base_s: float = Field(default=1.0, ge=0)
-    backoff_cap_s: float = Field(default=30.0, ge=0)
-    retry_after_cap_s: float = Field(default=60.0, ge=0, description="longest Retry-After we obey")
-
-    @model_validator(mode="after")
-    def _resolve_vision(self) -> LLMConfig:
-        if self.vision is None:
-            self.vision = guess_vision(self.model)
-        return self
-
-    @property
-    def context_window(self) -> int:
-        return known_context_window(self.model) or self.context_tokens
 
 
 class LLMObserver(Protocol):
@@ -310,7 +255,7 @@ class LLM:
         self, formatted: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_choice: str | None
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": formatted}
-        reasoning = self.config.model.lower().rsplit("/", 1)[-1].startswith(_REASONING_PREFIXES)
+        reasoning = is_reasoning_model(self.config.model)
         kwargs["max_completion_tokens" if reasoning else "max_tokens"] = self.config.max_tokens
         if self.config.temperature is not None and not reasoning:
             kwargs["temperature"] = self.config.temperature

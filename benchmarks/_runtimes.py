@@ -185,7 +185,8 @@ class OursDriver:
     def build(self) -> None:
         """build_runtime without starting it (bench_recovery times start() alone)."""
         from adapters.runtime import build_runtime
-        from agent_core.llm import LLM, LLMConfig
+        from agent_core.llm import LLM
+        from agent_core.llm_config import LLMConfig
         from bot.settings import Settings
 
         settings = Settings(  # type: ignore[call-arg]

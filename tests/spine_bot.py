@@ -15,7 +15,8 @@ from pathlib import Path
 
 from adapters.console import ConsoleSurface, run_console
 from adapters.runtime import build_runtime
-from agent_core.llm import LLM, LLMConfig
+from agent_core.llm import LLM
+from agent_core.llm_config import LLMConfig
 from bot.settings import Settings
 from tests.spine_support import make_tools, plain_prompt
 

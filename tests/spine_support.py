@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from adapters.runtime import Runtime, build_runtime
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
-from agent_core.llm import LLM, LLMConfig
+from agent_core.llm import LLM
+from agent_core.llm_config import LLMConfig
 from bot.chat import ChatKey, IncomingMessage, Notice, RunInfo
 from bot.settings import Settings
 from tools.ask_human import AskHuman

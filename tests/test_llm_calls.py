@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from agent_core.errors import TokenLimitExceeded
-from agent_core.llm import LLM, LLMConfig, known_context_window
+from agent_core.llm import LLM
+from agent_core.llm_config import LLMConfig, known_context_window
 from agent_core.model import TokenUsage
 from agent_core.schema import Function, Message, Role, ToolCall
 from tests.fakes.openai_server import FakeOpenAI, call, reply

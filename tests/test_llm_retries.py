@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
-from agent_core.llm import LLM, LLMConfig
+from agent_core.llm import LLM
+from agent_core.llm_config import LLMConfig
 from agent_core.model import TokenUsage
 from agent_core.schema import Message
 from tests.fakes.openai_server import FakeOpenAI, drop, fault, hang, reply
