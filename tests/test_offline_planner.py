@@ -186,6 +186,25 @@ async def test_complete_request_gives_a_plan(planner: OfflinePlanner, tools: Too
     assert len(plan.legs) == 2
 
 
+@pytest.mark.parametrize(("text", "lang", "origin", "first", "second"), [
+    ("从北京出发，先去上海玩2天，再去杭州玩2天，2027年3月5日出发", "zh", "北京", "上海", "杭州"),
+    ("From Beijing to Shanghai then to Hangzhou, 4 days from 2027-03-05", "en", "Beijing", "Shanghai", "Hangzhou"),
+])
+async def test_a_second_destination_is_named_not_silently_dropped(
+    planner: OfflinePlanner, tools: ToolCollection, text: str, lang: str, origin: str, first: str, second: str
+) -> None:
+    d = await drive(planner, tools, text, lang=lang)
+    assert d.plan is not None and (d.plan.origin_city, d.plan.destination_city) == (origin, first)
+    note = next(n for n in d.plan.notes if second in n)
+    assert ("一个目的地" in note) if lang == "zh" else ("one destination at a time" in note)
+    assert d.final_text is not None and second in d.final_text  # the person reads it in the reply
+
+
+async def test_one_destination_gets_no_such_note(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "明天从上海去杭州，三天两晚")
+    assert d.plan is not None and not any("一个目的地" in n for n in d.plan.notes)
+
+
 async def test_day_trip_has_no_hotel(planner: OfflinePlanner, tools: ToolCollection) -> None:
     d = await drive(planner, tools, "Day trip from Beijing to Tianjin tomorrow", lang="en")
     plan = assert_sound_plan(d, origin="Beijing", destination="Tianjin", start="2026-12-01", nights=0)

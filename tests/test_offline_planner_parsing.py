@@ -71,6 +71,10 @@ def test_wishes_in_english() -> None:
     assert read_wishes("a day trip tomorrow", TODAY).trip_nights == 0
     assert read_wishes("4 nights, I don't want to fly", TODAY).transport == "train"
     assert read_wishes("make it cheaper", TODAY).cheaper == 1
+    # a length followed by its start date, and a start date counted from today
+    assert (read_wishes("4 days from 2027-03-05", TODAY).days, read_wishes("4 days from 2027-03-05", TODAY).start) == (4, date(2027, 3, 5))
+    r = read_wishes("3 days from now", TODAY)
+    assert (r.days, r.start) == (None, date(2026, 12, 3))
 
 
 def test_later_messages_override_and_count_cheaper() -> None:

@@ -166,6 +166,11 @@ class _Decider:
             return origin
         if origin.id == dest.id:
             return self.say("same_city", city=self.city_name(dest))
+        skipped = [c for c in self.u.more_destinations if c.id not in (origin.id, dest.id)]
+        if skipped:
+            names = ("、" if self.lang == "zh" else ", ").join(self.city_name(c) for c in skipped)
+            self.notes.append(say("one_destination", self.lang, city=self.city_name(dest), skipped=names,
+                                  next=self.city_name(skipped[0])))
         if start is None:
             if self.asked("date") >= 2:
                 return self.say("no_date")

@@ -97,9 +97,13 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "你没说出发地，我按你的位置{city}出发来规划；如果不对，告诉我出发城市。",
         "en": "You did not say where you leave from, so I planned from your location, {city}; tell me if that is wrong.",
     },
+    "one_destination": {
+        "zh": "离线规划器一次只规划一个目的地：这份行程只含{city}，没有{skipped}。要去{next}，可以再发一条，比如“从{city}去{next}玩两天”。",
+        "en": "The offline planner plans one destination at a time: this plan covers {city}, not {skipped}. For {next}, send another request, e.g. “from {city} to {next} for 2 days”.",
+    },
     "length_default": {
         "zh": "你没说玩几天，我按{days}天{nights}晚安排；想改就告诉我。",
-        "en": "You did not say how long, so I planned {days} days and {nights} nights; tell me to change it.",
+        "en": "You did not say how long, so I planned {days} days and {nights} night(s); tell me to change it.",
     },
     "over_budget": {
         "zh": "按沙盒价格，这个行程约{total}元，超出你{budget}元的预算；已经选了更便宜的选项，还可以少住一晚或换成经济型酒店。",

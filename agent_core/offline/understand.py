@@ -9,6 +9,7 @@ from datetime import date
 from agent_core.offline.places import PlaceReader
 from agent_core.offline.request import TripRequest, detect_lang, read_wishes
 from agent_core.offline.transcript import Transcript, Turn
+from tools.travel.geo import City
 
 _OPTION_CITY = re.compile(r"[（(][^（()）]*[)）]$")
 
@@ -20,6 +21,8 @@ class Understanding:
     wanted_pois: list[str] = field(default_factory=list)  # sights the person named
     landmark_choice: str | None = None  # the place picked from our own options
     new_info: bool = True  # whether the person's last message said anything we can use
+    # further destinations named with the first ("先去上海，再去杭州"): planned one at a time
+    more_destinations: list[City] = field(default_factory=list)
 
 
 def _place_from_answer(turn: Turn, reader: PlaceReader) -> str:
@@ -56,9 +59,14 @@ def understand(t: Transcript, reader: PlaceReader, today: date) -> Understanding
             u.landmark_choice = choice
             update = replace(update, landmark=_OPTION_CITY.sub("", choice) or choice)
         else:
+            destinations: list[City] = []
             for m in reader.mentions(turn.text):
                 if m.role in ("origin", "destination") and m.role not in places:
                     places[m.role] = m.text
+                if m.role == "destination" and m.city is not None and m.city not in destinations:
+                    destinations.append(m.city)
+            if destinations:  # a message naming where to go replaces what earlier ones named
+                u.more_destinations = destinations[1:]
         if turn.slot != "landmark" and update.landmark and u.request.landmark != update.landmark:
             u.landmark_choice = None  # a new "near X" wish: the earlier pick no longer applies
         update = replace(update, lang=None, **places)  # type: ignore[arg-type]
