@@ -103,7 +103,7 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
     },
     "length_default": {
         "zh": "你没说玩几天，我按{days}天{nights}晚安排；想改就告诉我。",
-        "en": "You did not say how long, so I planned {days} days and {nights} night(s); tell me to change it.",
+        "en": "You did not say how long, so I planned a {days}-day trip; tell me to change it.",
     },
     "over_budget": {
         "zh": "按沙盒价格，这个行程约{total}元，超出你{budget}元的预算；已经选了更便宜的选项，还可以少住一晚或换成经济型酒店。",
