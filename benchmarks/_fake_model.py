@@ -28,6 +28,7 @@ from _common import FINAL, MISSING, ROOT, latency_of, next_turn
 from aiohttp import web
 
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, Reply, call, reply
+from tests.fakes.process import until_signalled
 
 
 @dataclass
@@ -69,11 +70,7 @@ async def serve() -> None:
     await site.start()
     port = runner.addresses[0][1]
     print(json.dumps({"base_url": fake.base_url, "control": f"http://127.0.0.1:{port}"}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await until_signalled()
     await runner.cleanup()
     await fake.close()
 

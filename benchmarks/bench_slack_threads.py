@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from tests.fakes.slack_api import FakeSlack, SlackMessage
 from tests.fakes.slack_events import SlackEvents
-from tests.slack_support import DAYS, SECRET, is_plan
+from tests.scripted_trip import DAYS
+from tests.slack_support import SECRET, is_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 ACK_TARGET_MS = 50  # p99 time to acknowledge an event request

@@ -39,17 +39,14 @@ TARGET_P99_MS = 50.0
 
 async def _serve(db: Path, latency_s: float) -> None:
     from adapters.runtime import freeze_startup_heap
-    from tests.web_runtime import ScriptedTripModel, web_settings, web_stack
+    from tests.fakes.process import until_signalled
+    from tests.web_runtime import web_model, web_settings, web_stack
 
     settings = web_settings(db, BOT_LOG_LEVEL="WARNING")
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    async with web_stack(db, model=ScriptedTripModel(latency_s=latency_s), settings=settings) as stack:
+    async with web_stack(db, model=web_model(latency_s=latency_s), settings=settings) as stack:
         freeze_startup_heap()  # as bot.py does after start
         print(json.dumps({"port": stack.server.port}), flush=True)
-        await stop.wait()
+        await until_signalled()
 
 
 # ------------------------------------------------------------------ the client processes
@@ -75,7 +72,7 @@ async def _events(resp) -> AsyncIterator[tuple[str, str]]:
 async def _conversation(
     session, n: int, start_at: float, spread_s: float, latencies: list[tuple[str, float]], connected: list[bool]
 ) -> bool:
-    from tests.web_runtime import DAYS
+    from tests.scripted_trip import DAYS
 
     rng = random.Random(n)
     # The client names its session and listens before it speaks, so every event is produced

@@ -13,13 +13,13 @@ import argparse
 import asyncio
 import json
 import logging
-import signal
 import sys
 from pathlib import Path
 
 from adapters.runtime import build_runtime, freeze_startup_heap
 from bot.settings import Settings
-from tests.slack_support import SECRET, ScriptedTrip, prompt, tools
+from tests.fakes.process import until_signalled
+from tests.slack_support import SECRET, prompt, slack_model, tools
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -27,17 +27,13 @@ async def serve(args: argparse.Namespace) -> None:
         _env_file=None, BOT_DB_PATH=args.db, BOT_HOST="127.0.0.1", BOT_PORT=args.port, BOT_VALIDATE="off",
         SLACK_BOT_TOKEN=args.token, SLACK_SIGNING_SECRET=SECRET, SLACK_API_BASE_URL=args.slack_api,
     )
-    runtime = build_runtime(settings, model=ScriptedTrip(latency_s=args.latency_ms / 1000), tools=tools(),
+    runtime = build_runtime(settings, model=slack_model(latency_s=args.latency_ms / 1000), tools=tools(),
                             prompt=prompt)
     await runtime.start()
     freeze_startup_heap()  # as bot.py does
     assert runtime.server is not None
     print(json.dumps({"port": runtime.server.port, "base_url": runtime.server.base_url}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await until_signalled()
     await runtime.stop()
 
 

@@ -7,10 +7,7 @@ server are the real ones, talking real HTTP on 127.0.0.1.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,68 +15,20 @@ from typing import Any
 
 from adapters.runtime import Runtime, build_runtime
 from adapters.slack import SlackAdapter
-from agent_core.model import TokenUsage, ToolChoice
-from agent_core.schema import Function, Message, Role, ToolCall
 from bot.settings import Settings
 from tests.fakes.slack_api import FakeSlack, SlackMessage
 from tests.fakes.slack_events import SlackEvents
+from tests.scripted_trip import ScriptedTrip
 from tools.ask_human import AskHuman
 from tools.collection import ToolCollection
 from tools.submit_plan import SubmitPlan
 from tools.terminate import Terminate
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
-QUESTION_EN = "Which day do you want to leave?"
-QUESTION_ZH = "你想哪天出发？"
-DAYS = ("2025-05-01", "2025-05-02")
-
-
-def trip_plan(day: str) -> dict[str, Any]:
-    nxt = f"{day[:-2]}{int(day[-2:]) + 1:02d}"
-    return {
-        "title": "Beijing → Shanghai", "origin_city": "北京", "destination_city": "上海",
-        "start_date": day, "end_date": nxt,
-        "legs": [{"kind": "train", "number": "G1", "origin": "北京南", "destination": "上海虹桥",
-                  "depart": f"{day} 07:00", "arrive": f"{day} 11:29", "seat": "二等座", "price": 553}],
-        "stays": [{"hotel_id": "h-sh-1", "name": "Bund Riverside Hotel", "city": "上海", "checkin_date": day,
-                   "checkout_date": nxt, "nights": 1, "price_per_night": 480, "total": 480, "breakfast": True}],
-        "visits": [{"poi_id": "p-1", "name": "The Bund", "city": "上海", "date": day, "start": "15:00",
-                    "duration_min": 90}],
-        "total_cost": 1033, "alternatives": ["G3 at 09:00 if G1 is sold out"],
-        "notes": ["Bring your ID card."], "data_source": "sandbox",
-    }
-
-
-def _call(name: str, arguments: dict[str, Any], content: str | None = None) -> Message:
-    call = ToolCall(id=f"call_{uuid.uuid4().hex[:16]}", function=Function(name=name, arguments=json.dumps(arguments)))
-    return Message.assistant(content, [call])
-
-
-@dataclass
-class ScriptedTrip:
-    """Turn 1: ask_human for the day (with options). Turn 2: submit_plan for the day answered.
-
-    The reply depends only on the conversation, so a restarted process continues it."""
-
-    name: str = "scripted-slack-trip"
-    latency_s: float = 0.0
-    calls: int = 0
-
-    async def ask_tool(self, messages: Sequence[Message], *, tools: Sequence[dict[str, Any]] | None = None,
-                       tool_choice: ToolChoice = "auto", usage: TokenUsage | None = None) -> Message:
-        self.calls += 1
-        if self.latency_s:
-            await asyncio.sleep(self.latency_s)
-        if usage is not None:
-            usage.add(100, 20)
-        answers = [m for m in messages if m.role is Role.TOOL and m.name == "ask_human"]
-        first_user = next((m.content or "" for m in messages if m.role is Role.USER), "")
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in first_user)
-        if not answers:
-            return _call("ask_human", {"inquire": QUESTION_ZH if zh else QUESTION_EN, "options": list(DAYS)})
-        day = next((d for d in DAYS if d in (answers[-1].content or "")), DAYS[0])
-        summary = f"Here is your trip on {day}: **G1** to Shanghai, one night at the Bund Riverside Hotel."
-        return _call("submit_plan", {"summary": summary, "plan": trip_plan(day)})
+def slack_model(**fields: Any) -> ScriptedTrip:
+    """The scripted trip as the Slack tests drive it (its summary has Markdown bold for mrkdwn)."""
+    summary = "Here is your trip on {day}: **G1** to Shanghai, one night at the Bund Riverside Hotel."
+    return ScriptedTrip(name="scripted-slack-trip", summary=summary, **fields)
 
 
 def slack_settings(db_path: Path, fake: FakeSlack, **overrides: Any) -> Settings:
@@ -142,7 +91,7 @@ async def slack_stack(tmp_path: Path, *, model: ScriptedTrip | None = None, fake
     fake = fake or FakeSlack(channels={"C1": "channel", "C2": "channel", "D1": "im"})
     if own_fake:
         await fake.start()
-    model = model or ScriptedTrip()
+    model = model or slack_model()
     settings = slack_settings(tmp_path / "bot.sqlite3", fake, **overrides)
     runtime = build_runtime(settings, model=model, tools=tools(), prompt=prompt)
     await runtime.start()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.web_runtime import DAYS, QUESTION_EN, ScriptedTripModel, WebStack, web_stack
+from tests.scripted_trip import DAYS, QUESTION_EN
+from tests.web_runtime import WebStack, web_model, web_stack
 
 pytestmark = pytest.mark.browser
 
@@ -69,7 +70,7 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
 
     ARTIFACTS.mkdir(exist_ok=True)
     # The model holds its first reply until the page has shown the step it is working on.
-    model = ScriptedTripModel(gate=asyncio.Event())
+    model = web_model(gate=asyncio.Event())
     async with web_stack(tmp_path / "bot.sqlite3", model=model) as stack, async_playwright() as pw:
         context = await _launch(pw, tmp_path / "profile-en", "en-US", {"width": 390, "height": 844})
         try:

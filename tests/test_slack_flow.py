@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from adapters.slack.mrkdwn import unescape
-from tests.slack_support import DAYS, QUESTION_EN, QUESTION_ZH, ScriptedTrip, is_plan, slack_stack
+from tests.scripted_trip import DAYS, QUESTION_EN, QUESTION_ZH
+from tests.slack_support import is_plan, slack_model, slack_stack
 
 
 async def test_mention_question_reply_plan_in_the_thread(tmp_path: Path) -> None:
@@ -240,7 +241,7 @@ async def test_allowlist_refuses_others_politely(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("latency", [0.0])
 async def test_ack_does_not_wait_for_the_model(tmp_path: Path, latency: float) -> None:
-    async with slack_stack(tmp_path, model=ScriptedTrip(latency_s=2.0)) as s:
+    async with slack_stack(tmp_path, model=slack_model(latency_s=2.0)) as s:
         msg = s.mention()
         d = await s.events.app_mention(msg)
         assert d.status == 200 and d.seconds < 0.5

@@ -20,7 +20,8 @@ from adapters.slack.mrkdwn import unescape
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_events import SlackEvents
-from tests.slack_support import DAYS, QUESTION_EN, SECRET, is_plan
+from tests.scripted_trip import DAYS, QUESTION_EN
+from tests.slack_support import SECRET, is_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from adapters.slack.mrkdwn import unescape
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_socket import SlackSocketMode
-from tests.slack_support import DAYS, QUESTION_EN, SlackStack, slack_stack
+from tests.scripted_trip import DAYS, QUESTION_EN
+from tests.slack_support import SlackStack, slack_stack
 
 
 @asynccontextmanager

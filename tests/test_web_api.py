@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from bot.chat import ChatKey
-from tests.web_runtime import DAYS, QUESTION_EN, QUESTION_ZH, ScriptedTripModel, WebStack, web_stack
+from tests.scripted_trip import DAYS, QUESTION_EN, QUESTION_ZH
+from tests.web_runtime import WebStack, web_model, web_stack
 from tests.web_sse import SseReader
 
 
@@ -126,7 +127,7 @@ async def test_an_id_from_before_a_restart_gets_a_reset(client: httpx.AsyncClien
 
 
 async def test_a_client_that_leaves_mid_run_finds_the_answer_on_reconnect(tmp_path):
-    model = ScriptedTripModel(gate=asyncio.Event())
+    model = web_model(gate=asyncio.Event())
     async with web_stack(tmp_path / "bot.sqlite3", model=model) as stack, httpx.AsyncClient(
         base_url=stack.base_url, timeout=10
     ) as client:
