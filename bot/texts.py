@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from agent_core.lang import pick
+
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -72,9 +74,7 @@ _TEXTS: dict[str, dict[str, str]] = {
 
 
 def text(key: str, lang: str, **values: object) -> str:
-    entry = _TEXTS[key]
-    template = entry.get(lang) or entry["en"]
-    return template.format(**values) if values else template
+    return pick(_TEXTS[key], lang, **values)
 
 
 def error_text(reason: str, lang: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agent_core.lang import pick
+
 _TEXTS: dict[str, dict[str, str]] = {
     "working": {"zh": "⏳ 正在规划…（第 {step}/{max} 步）", "en": "⏳ Working on it… (step {step}/{max})"},
     "paused": {"zh": "⏸ 需要你的回答", "en": "⏸ Waiting for your answer"},
@@ -42,13 +44,9 @@ _KINDS: dict[str, dict[str, str]] = {
 
 
 def t(key: str, lang: str, **kw: object) -> str:
-    entry = _TEXTS[key]
-    text = entry.get(lang) or entry["en"]
-    return text.format(**kw) if kw else text
+    return pick(_TEXTS[key], lang, **kw)
 
 
 def leg_kind(kind: str, lang: str) -> str:
     entry = _KINDS.get(kind)
-    if entry is None:
-        return kind
-    return entry.get(lang) or entry["en"]
+    return kind if entry is None else pick(entry, lang)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from telegram import BotCommand
 
+from agent_core.lang import pick
+
 _TEXTS: dict[str, dict[str, str]] = {
     "button_stale": {"zh": "这个问题已经回答过了。", "en": "That question has already been answered."},
     "button_junk": {"zh": "这个按钮已失效，请直接发文字。", "en": "This button no longer works; please reply in words."},
@@ -21,9 +23,7 @@ _COMMANDS: dict[str, list[tuple[str, str]]] = {
 
 
 def text(key: str, lang: str, **values: object) -> str:
-    entry = _TEXTS[key]
-    template = entry.get(lang) or entry["en"]
-    return template.format(**values) if values else template
+    return pick(_TEXTS[key], lang, **values)
 
 
 def commands(lang: str) -> list[BotCommand]:

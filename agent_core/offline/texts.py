@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from agent_core.lang import pick
+
 _TEXTS: Final[dict[str, dict[str, str]]] = {
     "intro": {
         "zh": "[offline planner] 我是离线规划器：没有连接大模型，按规则理解你的需求，用内置的沙盒数据查火车、航班、酒店和景点。"
@@ -126,5 +128,4 @@ TRANSPORT_NAMES: Final[dict[str, dict[str, str]]] = {
 
 
 def say(key: str, lang: str, **values: object) -> str:
-    template = _TEXTS[key]["zh" if lang == "zh" else "en"]
-    return template.format(**values) if values else template
+    return pick(_TEXTS[key], "zh" if lang == "zh" else "en", **values)
