@@ -243,3 +243,17 @@ async def test_speed_bounds_hold_legs_without_a_timetable(sandbox: Sandbox) -> N
     walk = await checker.check(with_leg("walk", "北京南", "八达岭长城", "2027-03-10 13:20", "2027-03-10 14:30"), constraints)
     assert [f.problem.key for f in walk.findings] == ["leg.too_fast"]
     assert SPEED["taxi"].upper == 120 and SPEED["train"].upper == 350 and SPEED["flight"].upper == 1000
+
+
+async def test_an_english_reply_that_translates_names_is_not_flagged(sandbox: Sandbox) -> None:
+    r, _plan, messages = route("hz_bj")
+    text = ("Day 1 (March 10): take train G7648 from Hangzhou East at 08:10, arriving Beijing South at 13:05 "
+            "(second class, ¥590.5). Check in at the 7 Days Inn near the National Museum.\n"
+            "Day 3: G5329 leaves Beijing South at 15:45 and reaches Hangzhou East at 20:32.")
+    report, read = await PlanChecker(sandbox.facts()).check_text(text, read_constraints([r["request"]], NOW.date()),
+                                                                 RunEvidence.from_messages(messages), NOW.date())
+    assert [x.number for x in read.rides] == ["G7648", "G5329"] and report.ok, [f.line() for f in report.findings]
+    wrong = text.replace("20:32", "21:32")
+    report, _ = await PlanChecker(sandbox.facts()).check_text(wrong, read_constraints([r["request"]], NOW.date()),
+                                                              RunEvidence.from_messages(messages), NOW.date())
+    assert [f.item for f in report.findings] == ["reply: G5329"]

@@ -6,6 +6,7 @@ returned, at its rate."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import date
 
 from agent_core.validator import wording_facts as F
@@ -20,6 +21,8 @@ from agent_core.validator.prose import TextHotel, TextPlan, TextRide, read_text_
 from agent_core.validator.wording import Value, kind
 
 MAX_NIGHTS = 30
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]{3,}")
 
 
 async def check_text(
@@ -35,12 +38,21 @@ async def check_text(
         for r, seen in zip(plan.rides, matched, strict=True)
     ]
     provider = await asyncio.gather(*lookups)
-    report.lookups += len(plan.rides) + len(plan.hotels)
+    hotels = [h for h in plan.hotels if _comparable(h.name, evidence)]
+    report.lookups += len(plan.rides) + len(hotels)
     for ride, seen, fact in zip(plan.rides, matched, provider, strict=True):
         _check_ride(ride, seen, fact, evidence, party, report)
-    for hotel in plan.hotels:
+    for hotel in hotels:
         _check_hotel(hotel, evidence, party, report)
     return plan
+
+
+def _comparable(name: str, evidence: RunEvidence) -> bool:
+    """A name in Latin letters only can be held against the run's hotels only when some of them
+    have Latin names too (a model may translate a Chinese name; that is not an invented hotel)."""
+    if _CJK.search(name):
+        return True
+    return any(_LATIN.search(n) for n, _ in evidence.hotel_names())
 
 
 def _item(ride: TextRide) -> str:
