@@ -6,8 +6,10 @@ and after the pause.
 
 A plan written only as text (rides or hotels in the reply after the run has searched, and no
 submit_plan since the person last spoke) is not taken as the answer at once: the model is asked once more to call
-submit_plan, so the plan reaches the person, and the Validator, as structured data. A model
-that writes text again is taken at its word; the Validator then reads the plan from the text.
+submit_plan, so the plan reaches the person, and the Validator, as structured data. The note
+(a `[review]` turn, never shown to the person) takes the draft's place in the conversation and
+quotes it. A model that writes text again is taken at its word; the Validator then reads the
+plan from the text.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ SUBMIT_AGAIN = (
     "the person, `plan` the same trip as structured data, built only from the tool results above (train and flight "
     "numbers, hotel and POI ids exactly as the tools returned them)."
 )
+DRAFT_HEAD = "Your reply was:"
 
 
 def travel_toolset(travel_tools: Iterable[BaseTool[Any]]) -> ToolCollection:
@@ -60,11 +63,12 @@ class TravelAgent(ToolCallAgent):
         return cls(model=model, tools=tools, system_prompt=prompt, context=context, **kwargs)
 
     def follow_up(self, reply: Message) -> Message | None:
-        if self.tools.get(SUBMIT_PLAN) is None or not plan_as_text_only(self.memory.messages[:-1]):
+        if self.tools.get(SUBMIT_PLAN) is None or not plan_as_text_only(self.memory.messages):
             return None
         text = visible_text(reply.content)
-        read = read_text_plan(text, self.context.now.date())
-        return Message.user(SUBMIT_AGAIN) if not read.empty else None
+        if read_text_plan(text, self.context.now.date()).empty:
+            return None
+        return Message.user(f"{SUBMIT_AGAIN}\n\n{DRAFT_HEAD}\n{text}")
 
 
 def plan_as_text_only(before: list[Message]) -> bool:
@@ -77,7 +81,7 @@ def plan_as_text_only(before: list[Message]) -> bool:
         return False
     for m in reversed(before):
         if m.role is Role.USER:
-            return (m.content or "") != SUBMIT_AGAIN
+            return not (m.content or "").startswith(SUBMIT_AGAIN)
         if m.role is Role.ASSISTANT and any(tc.function.name == SUBMIT_PLAN for tc in m.tool_calls or ()):
             return False
     return True

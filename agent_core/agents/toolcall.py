@@ -73,21 +73,22 @@ class ToolCallAgent(ReActAgent):
         reply = await self._ask()
         if not reply.tool_calls and not (reply.content or "").strip():
             reply = await self._ask(nudge=EMPTY_REPLY_NUDGE)
-        self.memory.add(reply)
-        # A final text the agent does not accept as it is gets one more turn: the reply and the
-        # note asking for more are stored together, so a resumed run asks the model again.
+        # A final text the agent does not accept as it is gets one more turn: a note asking for
+        # more (quoting the draft) takes the reply's place, so the person's history never shows a
+        # draft they did not get, and a resumed run asks the model again.
         again = None if reply.tool_calls or self.current_step >= self.max_steps else self.follow_up(reply)
         if again is not None:
             self.memory.add(again)
+            await journal.record([again], step=self.current_step)
+            return
+        self.memory.add(reply)
         # A reply that only asks the person has no effect until the pause is stored: it rides
         # with that write (one commit for the step, as for any step); a crash before it re-asks
         # the model, and nobody has seen the question yet. Any other reply is committed before
         # its tools run, so a crash never repeats a call to the model whose tools had effects.
         only_asks = bool(reply.tool_calls) and all(tc.function.name == ASK_HUMAN for tc in reply.tool_calls or ())
-        await journal.record([reply] if again is None else [reply, again], step=self.current_step, defer=only_asks)
+        await journal.record([reply], step=self.current_step, defer=only_asks)
         visible = visible_text(reply.content)
-        if again is not None:
-            return  # the draft is not shown: the answer the person gets comes next turn
         if not reply.tool_calls:
             text = visible or "I could not produce an answer. Please rephrase your request."
             yield self._finish(AnswerReady(text))
@@ -105,8 +106,9 @@ class ToolCallAgent(ReActAgent):
         )
 
     def follow_up(self, reply: Message) -> Message | None:
-        """A message asking for one more turn instead of taking `reply` (a text-only reply) as
-        the final answer; None (the default) takes it."""
+        """A note to store instead of `reply` (a text-only reply, not yet in memory) asking the
+        model for one more turn, rather than taking the reply as the final answer; None (the
+        default) takes it."""
         return None
 
     def _check_loop(self, reply: Message) -> None:
