@@ -122,7 +122,7 @@ async def test_the_reviewer_says_not_graded_and_surfaces_show_it(sandbox: Sandbo
     outcome = await reviewer.review(review(NOTHING, None, [Message.user("你好")], "你好"))
     verdict = outcome.verdict
     assert verdict is not None and not verdict.graded and outcome.replan_feedback is None
-    assert verdict.label == verdict.label_en == "" and verdict.reasons and "未评分" in verdict.reasons[0]
+    assert verdict.label == verdict.label_en == "" and verdict.reasons and "没有可核对" in verdict.reasons[0]
     assert all(verdict.label != lab.zh for lab in Label)  # not a seventh label
     assert "未评分" in verdict_html(verdict, "zh") and "not graded" in verdict_html(verdict, "en")
     assert "not graded" in json.dumps(verdict_block(verdict, "en"))

@@ -65,5 +65,5 @@ TEXT_FARES = Phrase("text.fares", "{number} 每人票价：{offer}", "{number} f
 TEXT_RATE = Phrase("text.rate", "{name} 每晚 {price:g} 元", "{name}: {price:g} CNY/night")
 
 # the outcome when nothing could be checked
-NOTHING_CHECKED = Phrase("outcome.not_graded", "未评分：回复里没有可核对的行程，也没有可用的评审模型",
-                         "not graded: the reply holds nothing that could be checked, and no review model was available")
+NOTHING_CHECKED = Phrase("outcome.not_graded", "回复里没有可核对的行程（车次、航班、酒店），也没有可用的评审模型",
+                         "the reply holds nothing that could be checked (no ride, flight or hotel), and no review model was available")
