@@ -67,7 +67,9 @@ class ConsoleSurface:
         self._print("\n" + answer.text)
         if answer.plan is not None and answer.plan.title not in answer.text:
             self._print(render_plan(answer.plan))
-        if verdict is not None:
+        if verdict is not None and not verdict.graded:
+            self._print("[未评分：没有可核对的内容]" if run.lang == "zh" else "[not graded: nothing could be checked]")
+        elif verdict is not None:
             label = verdict.label if run.lang == "zh" else verdict.label_en
             self._print(f"[{label}]")
         self.turn_done.set()

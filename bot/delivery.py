@@ -110,7 +110,7 @@ def answer_body(answer: AnswerReady, verdict: Verdict | None) -> str:
             "verdict": None if verdict is None else {
                 "label": verdict.label, "label_en": verdict.label_en, "reasons": list(verdict.reasons),
                 "failed_checks": list(verdict.failed_checks), "rubric_skipped": verdict.rubric_skipped,
-                "rounds": verdict.rounds,
+                "rounds": verdict.rounds, "graded": verdict.graded,
             },
         },
         ensure_ascii=False,
@@ -122,6 +122,7 @@ def answer_from_body(body: str) -> tuple[AnswerReady, Verdict | None]:
     plan = TripPlan.model_validate(data["plan"]) if data.get("plan") else None
     v = data.get("verdict")
     verdict = None if not v else Verdict(
-        v["label"], v["label_en"], tuple(v["reasons"]), tuple(v["failed_checks"]), v["rubric_skipped"], v["rounds"]
+        v["label"], v["label_en"], tuple(v["reasons"]), tuple(v["failed_checks"]), v["rubric_skipped"], v["rounds"],
+        v.get("graded", True),
     )
     return AnswerReady(data["text"], plan), verdict

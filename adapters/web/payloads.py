@@ -6,7 +6,7 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     human_input_request {question, session_id, options?, tool_call_id}
     answer              {text, plan?}            plan = TripPlan.model_dump()
-    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds}
+    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
     error               {message, reason?, retryable}
     notice              {kind, text}             queued, cancelled, status, help, ...
     done                {steps}
@@ -142,6 +142,7 @@ class VerdictData(_EventData):
     failed_checks: list[str] = Field(default_factory=list)
     rubric_skipped: bool = False
     rounds: int = 1
+    graded: bool = True  # False: "not graded" — label and label_en are empty, no label is claimed
 
 
 class ErrorData(_EventData):
