@@ -28,7 +28,7 @@ from agent_core.validator.physics import SPEED
 from agent_core.validator.prose import read_text_plan
 from agent_core.validator.tool_facts import ToolFacts
 from agent_core.validator.validator import Validator
-from bot.delivery import answer_body, answer_from_body
+from bot.delivery import Audience, answer_body, answer_from_body
 from bot.records import history_from_messages
 from bot.review import ReviewRequest
 from bot.validation import PlanValidator
@@ -127,7 +127,7 @@ async def test_the_reviewer_says_not_graded_and_surfaces_show_it(sandbox: Sandbo
     assert "未评分" in verdict_html(verdict, "zh") and "not graded" in verdict_html(verdict, "en")
     assert "not graded" in json.dumps(verdict_block(verdict, "en"))
     assert verdict_data(verdict).graded is False
-    _answer, back = answer_from_body(answer_body(AnswerReady(NOTHING), verdict))
+    _answer, back = answer_from_body(answer_body(AnswerReady(NOTHING), verdict, Audience("en"), 1))
     assert back is not None and not back.graded  # the outbox keeps the outcome across a restart
     graded = Verdict("非常满意", "Very satisfied")
     assert graded.graded and "Very satisfied" in verdict_html(graded, "en")

@@ -62,6 +62,10 @@ class HumanResponseRequest(_Strict):
     response: str = Field(min_length=1)
     client_message_id: str | None = Field(default=None, pattern=CLIENT_ID_PATTERN)
     option: bool = Field(default=False, description="true when the person pressed an option button")
+    tool_call_id: str | None = Field(
+        default=None, max_length=200,
+        description="the question being answered (from human_input_request); 409 when it is no longer waiting",
+    )
 
     @field_validator("response")
     @classmethod
@@ -93,7 +97,7 @@ class PendingOut(BaseModel):
 
 class SessionView(BaseModel):
     session_id: str
-    state: str  # idle | running | waiting | parked | new (nothing stored yet)
+    state: str  # idle | working | asking | parked | new (nothing stored yet)
     lang: str | None = None
     entries: list[HistoryEntryOut] = Field(default_factory=list)
     pending: PendingOut | None = None

@@ -70,6 +70,8 @@ class ToolCallAgent(ReActAgent):
             return
         self.current_step += 1
         yield StepStarted(self.current_step, self.max_steps)
+        for steering in journal.incoming():  # what the person added while the run worked
+            self.memory.add(steering)
         reply = await self._ask()
         if not reply.tool_calls and not (reply.content or "").strip():
             reply = await self._ask(nudge=EMPTY_REPLY_NUDGE)
