@@ -189,12 +189,20 @@ class HttpServer:
     def running(self) -> bool:
         return self._server is not None and self._server.started and not self._server.should_exit
 
+    def bind(self) -> None:
+        """Take the address now (a taken port fails here, before anything else starts);
+        `start()` serves on it later. Raises HttpServerError."""
+        if self._socket is None:
+            sock = self._bind(self._settings.host, self._settings.port)
+            self._socket = sock
+            self._port = int(sock.getsockname()[1])
+
     async def start(self) -> None:
         if self._task is not None:
             return
-        sock = self._bind(self._settings.host, self._settings.port)
-        self._socket = sock
-        self._port = int(sock.getsockname()[1])
+        self.bind()
+        sock = self._socket
+        assert sock is not None
         config = uvicorn.Config(
             BodyLimitMiddleware(self.app, self._max_body_bytes),
             lifespan="off",
@@ -210,13 +218,16 @@ class HttpServer:
             if self._task.done():
                 exc = self._task.exception()
                 self._task = None
-                raise HttpServerError(self._settings.host, self._port, repr(exc))
+                raise HttpServerError(self._settings.host, self.port, repr(exc))
             await asyncio.sleep(0.01)
         log.info("HTTP server listening on %s", self.base_url)
 
     async def stop(self) -> None:
         server, task = self._server, self._task
         if server is None or task is None:
+            if self._socket is not None:  # bound, never served
+                self._socket.close()
+                self._socket = None
             return
         server.should_exit = True
         try:
