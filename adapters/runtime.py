@@ -19,6 +19,7 @@ from agent_core.model import ChatModel
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
 from bot.metrics import Metrics
+from bot.ratelimit import MessageLimiter
 from bot.review import PlanReviewer
 from bot.server import HttpServer, HttpServerError
 from bot.sessions import SessionManager
@@ -134,6 +135,7 @@ def build_runtime(
 ) -> Runtime:
     store = SqliteStore(settings.db_path)
     metrics = metrics or Metrics()
+    limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer)
     adapters: list[Adapter] = list(extra_surfaces or [])
@@ -141,7 +143,7 @@ def build_runtime(
     if server is not None:
         from adapters.web import WebAdapter
 
-        web = WebAdapter(settings, manager)
+        web = WebAdapter(settings, manager, limits=limits)
         adapters.append(web)
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)

@@ -36,6 +36,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "抱歉，这个机器人只对指定用户开放。如需使用，请联系管理员把你的 ID（{user}）加入白名单。",
         "en": "Sorry, this bot only serves listed users. Ask its admin to add your id ({user}) to BOT_ALLOWED_USERS.",
     },
+    "slow_down": {
+        "zh": "消息发得太快了，请 {seconds} 秒后再发。",
+        "en": "That is a lot of messages at once. Please wait {seconds} s and send it again.",
+    },
     "empty": {"zh": "消息是空的。请用文字告诉我你的出行需求。", "en": "That message was empty. Please tell me about your trip in words."},
     "too_long": {
         "zh": "消息太长了（{n} 个字符，上限 {max}）。请精简后再发。",
