@@ -20,6 +20,7 @@ from agent_core.validator.findings import CheckReport
 from agent_core.validator.labels import Label, worst
 from agent_core.validator.reference import validation_input
 from agent_core.validator.rubric import RubricResult, ValidatorAgent
+from agent_core.validator.trip_length import check_requested_length
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.plan import TripPlan
@@ -54,6 +55,7 @@ class Validator:
         if plan is not None:
             constraints = read_constraints(person_texts(request, messages), now.date())
             report = await self.checker.check(plan, constraints)
+            check_requested_length(plan, request, messages, report)  # read apart from the planner's parse
         if self.model is None:
             return Assessment(report.label() if report else Label.EXCELLENT, report, None, True)
         agent = ValidatorAgent.create(
