@@ -154,12 +154,17 @@ async def chat(settings: Settings) -> None:
 async def _chat(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
     surface = ConsoleSurface()
     runtime = assemble(settings, resources, serve_http=False, extra=[surface])
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C ends the chat at once, cleanly
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
     await runtime.start(reach_timeout())
     freeze_startup_heap()
     for line in describe(settings):
         print(line, flush=True)
     try:
-        await run_console(runtime.manager, surface)
+        await run_console(runtime.manager, surface, stop=stop)
     finally:
         await runtime.stop()
 
