@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -37,7 +38,12 @@ def _sh(*args: str | Path, cwd: Path | None = None, timeout: float = 600) -> str
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """bin/ of a fresh venv with the wheel installed (module-scoped: built once)."""
     work = tmp_path_factory.mktemp("wheel")
-    _sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", ROOT, cwd=work)
+    left_build = not (ROOT / "build").exists()
+    try:
+        _sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", ROOT, cwd=work)
+    finally:
+        if left_build:  # setuptools builds in the checkout: leave it as it was
+            shutil.rmtree(ROOT / "build", ignore_errors=True)
     wheels = list((work / "dist").glob("travel_agent_bot-*.whl"))
     assert len(wheels) == 1, wheels
     _sh(sys.executable, "-m", "venv", work / "venv")
