@@ -47,6 +47,7 @@ from agent_core.model import TokenUsage, ToolChoice
 from agent_core.schema import Function, Message, Role, ToolCall
 from agent_core.text_tool_calls import recover_tool_calls, strip_think
 from agent_core.tokens import TokenCounter
+from agent_core.tool_output import quote_tool_output
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +215,8 @@ class LLM:
                 out.append({"role": "user", "content": held})
                 held = []
             wire = msg.to_openai()
+            if msg.role is Role.TOOL:  # quoted, under the fixed line that it is untrusted data
+                wire["content"] = quote_tool_output(msg.name, wire["content"])
             if msg.base64_image:
                 if not self.vision:
                     wire["content"] = f"{wire.get('content') or ''}\n{_NO_IMAGE_NOTE}".strip()
