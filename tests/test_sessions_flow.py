@@ -252,7 +252,8 @@ async def test_bad_tool_arguments_become_an_observation(tmp_path):
             await rt.manager.submit(msg(A, "weather"))
             await surface.wait_count("answer", 1)
             results = fake.requests[1].tool_results()
-            assert results["c1"].startswith("Error:") and "not valid JSON" in results["c1"]
+            # quoted as tool output (agent_core/tool_output.py), the observation itself starts with Error:
+            assert '<tool_output tool="lookup">\nError:' in results["c1"] and "not valid JSON" in results["c1"]
             results = fake.requests[2].tool_results()
             assert "city: required field is missing" in results["c2"]
         finally:
