@@ -194,8 +194,8 @@ async def test_empty_and_huge_messages_get_a_clear_answer(tmp_path, text):
             assert await rt.manager.submit(msg(A, text)) is SubmitOutcome.INVALID
             notice = surface.of("notice")[0]
             assert notice.kind == "invalid"
-            if text.strip():
-                assert "too long" in notice.text and "100000" in notice.text
+            if text.strip():  # "xxx…" is no language either: the default, Chinese
+                assert "太长" in notice.text and "100000" in notice.text
             else:
                 assert "空" in notice.text  # no language to go by: the default, Chinese
             await rt.manager.submit(msg(A, "a real request"))

@@ -43,8 +43,8 @@ from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM, route_button, route_event
 from adapters.slack.mrkdwn import escape
 from adapters.slack.progress import ProgressBoard
-from adapters.slack.texts import t
 from adapters.slack.signing import SignedRequests
+from adapters.slack.texts import t
 from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted
 from agent_core.events import Verdict as PlanVerdict
 from bot.chat import ChatKey, Notice, RunInfo, SubmitOutcome

@@ -14,7 +14,9 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 
-from slack_bolt.middleware.request_verification.async_request_verification import AsyncRequestVerification
+from slack_bolt.middleware.request_verification.async_request_verification import (
+    AsyncRequestVerification,
+)
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
