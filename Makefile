@@ -1,24 +1,26 @@
 # Every target bootstraps .venv from nothing: a fresh machine needs only python3.
+# Installs are pinned by constraints.txt (the versions the tests passed with).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PIN := -c constraints.txt
 
-.PHONY: run test bench lint chat clean
+.PHONY: run test bench lint chat check wheel clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.runtime: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+$(VENV)/.runtime: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/pip install -q $(PIN) -e .
 	touch $@
 
-$(VENV)/.test: pyproject.toml $(VENV)/.runtime
-	$(BIN)/pip install -q -e '.[test]'
+$(VENV)/.test: pyproject.toml constraints.txt $(VENV)/.runtime
+	$(BIN)/pip install -q $(PIN) -e '.[test]'
 	touch $@
 
-$(VENV)/.bench: pyproject.toml $(VENV)/.test
-	$(BIN)/pip install -q -e '.[bench]'
+$(VENV)/.bench: pyproject.toml constraints.txt $(VENV)/.test
+	$(BIN)/pip install -q $(PIN) -e '.[bench]'
 	touch $@
 
 run: $(VENV)/.runtime
@@ -26,6 +28,13 @@ run: $(VENV)/.runtime
 
 chat: $(VENV)/.runtime
 	$(BIN)/python bot.py chat
+
+check: $(VENV)/.runtime
+	$(BIN)/python bot.py check
+
+# the wheel a deployment installs (tests/test_wheel_install.py installs it into a fresh venv)
+wheel: $(BIN)/python
+	$(BIN)/pip wheel -q --no-deps -w dist .
 
 test: $(VENV)/.test
 	$(BIN)/python scripts/ensure_chromium.py
@@ -40,4 +49,4 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build

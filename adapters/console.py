@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
+import textwrap
+import threading
 import uuid
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Awaitable, Callable
+from typing import TextIO, TypeVar
 
 from agent_core.events import (
     AnswerReady,
@@ -23,6 +26,7 @@ from bot.sessions import SessionManager
 from tools.plan import TripPlan
 
 PROMPT = "> "
+T = TypeVar("T")
 
 
 class ConsoleSurface:
@@ -48,7 +52,7 @@ class ConsoleSurface:
         if isinstance(event, StepStarted):
             self._print(f"  · step {event.step}/{event.max_steps}")
         elif isinstance(event, Thought):
-            self._print(f"  · {event.text[:200]}")
+            self._print(_wrapped(event.text, "  · ", "    "))
         elif isinstance(event, ToolCalled) and event.name not in ("ask_human", "submit_plan"):
             args = ", ".join(f"{k}={str(v)[:40]}" for k, v in list(event.arguments.items())[:4])
             self._print(f"  → {event.name}({args})")
@@ -81,6 +85,16 @@ class ConsoleSurface:
             self.turn_done.set()
 
 
+def _wrapped(text: str, first: str, rest: str) -> str:
+    """Whole sentences, wrapped to the terminal: a thought is never cut off mid-word."""
+    width = max(40, shutil.get_terminal_size((100, 24)).columns - 1)
+    out: list[str] = []
+    for i, para in enumerate(p for p in text.strip().splitlines() if p.strip()):
+        out.extend(textwrap.wrap(para, width, initial_indent=first if i == 0 else rest, subsequent_indent=rest,
+                                 break_long_words=True, break_on_hyphens=False) or [first.rstrip()])
+    return "\n".join(out) if out else first.rstrip()
+
+
 def render_plan(plan: TripPlan) -> str:
     lines = [f"== {plan.title} ({plan.start_date} → {plan.end_date}) =="]
     for leg in plan.legs:
@@ -95,24 +109,77 @@ def render_plan(plan: TripPlan) -> str:
     return "\n".join(lines)
 
 
+class StdinLines:
+    """Lines from stdin, read on a daemon thread: waiting for the person to type never holds up
+    Ctrl-C or the exit (a read in the event loop's executor would, until Enter)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stdin
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._wanted = threading.Event()
+        threading.Thread(target=self._run, name="console-stdin", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            try:
+                line = self._stream.readline()
+            except (OSError, ValueError):
+                line = ""
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
+            if not line:
+                return
+
+    async def readline(self) -> str:
+        self._wanted.set()  # read one line only when asked: what follows stays in stdin
+        return await self._queue.get()
+
+
 async def run_console(
-    manager: SessionManager, surface: ConsoleSurface, read_line: Callable[[], str] | None = None
+    manager: SessionManager, surface: ConsoleSurface, read_line: Callable[[], Awaitable[str]] | None = None,
+    *, stop: asyncio.Event | None = None,
 ) -> None:
-    """Read lines until EOF or /quit; each line goes through the inbox like any other message."""
-    reader = read_line or sys.stdin.readline
-    surface._print("Travel planner. Type your trip request; /new, /cancel, /status, /quit. Ctrl-D exits.")
-    while True:
+    """Read lines until EOF (Ctrl-D), /quit or `stop` (bot.py sets it on Ctrl-C and SIGTERM);
+    each line goes through the inbox like any other message."""
+    reader = read_line or StdinLines().readline
+    stop = stop or asyncio.Event()
+    surface._print("Travel planner. Type your trip request; /new, /cancel, /status, /quit. Ctrl-D or Ctrl-C exits.")
+    while not stop.is_set():
         surface.out.write(PROMPT)
         surface.out.flush()
-        line = await asyncio.to_thread(reader)
-        if not line or line.strip() in {"/quit", "/exit"}:
+        line = await _until(reader(), stop)
+        if line is None or not line:  # Ctrl-C, or Ctrl-D: the prompt line still needs its end
+            surface._print("")
+            return
+        if line.strip() in {"/quit", "/exit"}:
             return
         if not line.strip():
             continue
         surface.turn_done.clear()
         text = line.strip()
+        if text.isdigit() and not surface.options:  # asked before a restart: the store has its options
+            pending = await manager.pending_question(surface.chat)
+            surface.options = tuple(pending.options) if pending is not None else ()
         if text.isdigit() and 1 <= int(text) <= len(surface.options):
             text = surface.options[int(text) - 1]
         surface.options = ()
         await manager.submit(IncomingMessage(chat=surface.chat, user_id="console", text=text))
-        await surface.turn_done.wait()
+        if await _until(surface.turn_done.wait(), stop) is None:
+            surface._print("")
+            return
+
+
+async def _until(work: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """`work`'s result, or None as soon as `stop` is set (the work is then cancelled)."""
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    return None

@@ -6,18 +6,22 @@ scripted model or small test tools, so the process they run is the real one.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import gc
 import logging
+import sqlite3
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from agent_core.model import ChatModel
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
 from bot.metrics import Metrics
+from bot.ratelimit import MessageLimiter
 from bot.review import PlanReviewer
-from bot.server import HttpServer
+from bot.server import HttpServer, HttpServerError
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore
@@ -40,26 +44,66 @@ class Runtime:
     server: HttpServer | None
     adapters: list[Adapter] = field(default_factory=list)
 
-    async def start(self) -> None:
-        await self.store.open()
+    async def start(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        """Start everything, or raise StartupError (one line: what failed, which setting to
+        look at) after stopping whatever had started. Each surface that reaches an outside
+        service gets `timeout_s` to do so."""
+        try:
+            await self._start(timeout_s)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self, timeout_s: float) -> None:
+        if self.server is not None:  # a taken port fails first, before anything is reached
+            try:
+                self.server.bind()
+            except HttpServerError as exc:
+                raise StartupError(f"{exc} (set BOT_PORT to a free port, or stop the process that holds it)") from None
+        try:
+            await self.store.open()
+        except (OSError, sqlite3.Error) as exc:
+            raise StartupError(f"cannot open the database {self.settings.db_path}: {one_line(exc)} (check BOT_DB_PATH)") from None
         await self.manager.start()  # recovery first: surfaces are attached, inbound not yet open
         for adapter in self.adapters:
-            await adapter.start()
+            hint = HINTS.get(adapter.platform, "check its settings")
+            try:
+                await within(adapter.platform, adapter.start(), timeout_s, hint)
+            except StartupError as exc:
+                raise StartupError(self._redact(str(exc))) from None
+            except Exception as exc:
+                raise StartupError(self._redact(f"{adapter.platform} could not start: {one_line(exc)} ({hint})")) from None
         if self.server is not None:
-            await self.server.start()
+            try:
+                await self.server.start()
+            except HttpServerError as exc:
+                raise StartupError(str(exc)) from None
 
-    async def stop(self) -> None:
+    def _redact(self, line: str) -> str:
+        """Tokens never reach the terminal (python-telegram-bot quotes a refused token)."""
+        s = self.settings
+        for secret in (s.telegram_bot_token, s.slack_bot_token, s.slack_app_token, s.slack_signing_secret,
+                       s.openai_api_key, s.web_token):
+            if secret:
+                line = line.replace(secret, "<redacted>")
+        return line
+
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop everything, also after a partial start; each part gets `timeout_s`."""
         # Adapters first: open SSE streams and pollers close, so the server stops at once.
         for adapter in reversed(self.adapters):
-            try:
-                await adapter.stop()
-            except Exception:
-                log.warning("stopping %s failed", adapter.platform, exc_info=True)
+            await self._stop_part(adapter.platform, adapter.stop(), timeout_s)
         if self.server is not None:
-            with contextlib.suppress(Exception):
-                await self.server.stop()
-        await self.manager.stop()
-        await self.store.close()
+            await self._stop_part("http", self.server.stop(), timeout_s)
+        await self._stop_part("sessions", self.manager.stop(), timeout_s)
+        await self._stop_part("store", self.store.close(), timeout_s)
+
+    @staticmethod
+    async def _stop_part(name: str, stopping: Awaitable[None], timeout_s: float) -> None:
+        try:
+            await asyncio.wait_for(stopping, timeout_s)
+        except Exception:
+            log.warning("stopping %s failed", name, exc_info=True)
 
 
 def freeze_startup_heap() -> int:
@@ -91,8 +135,9 @@ def build_runtime(
 ) -> Runtime:
     store = SqliteStore(settings.db_path)
     metrics = metrics or Metrics()
+    limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
-    manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer)
+    manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits)
     adapters: list[Adapter] = list(extra_surfaces or [])
     server = HttpServer(settings, metrics, {"store": store.ping}) if serve_http else None
     if server is not None:

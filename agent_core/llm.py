@@ -7,9 +7,15 @@ anything is sent), send it, retry transient faults only (connection errors, time
 5xx; `Retry-After` honoured), then strip `<think>` and recover tool calls written as text.
 Callers see the typed errors of agent_core.errors, never openai's.
 
-The retry loop is written out rather than delegated to tenacity: its per-call retry object is a
-reference cycle, so every model call left garbage that only a full collection frees, and a
-waiting conversation's memory grew with it.
+Retries are tenacity's, with one long-lived `AsyncRetrying` per client (the policy: transient
+faults, `max_retries` more attempts, our backoff and Retry-After cap), called once per model
+call. A retry object made per call is a reference cycle (it holds bound methods of itself), and
+so is an exception stored with the traceback of the frame that holds it: every model call then
+left garbage that only the collector's rare full passes free, and a thousand waiting
+conversations grew the process. So the attempt returns a failure as a value (never raises into
+tenacity), and the one retry object lives as long as the client: a call leaves nothing behind
+(tests/test_memory_cycles.py). The SDK's own retries are off; see README, "Model retries", for
+the measurement that chose tenacity over them.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ import binascii
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion
+from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
 from agent_core.llm_config import LLMConfig, is_reasoning_model
@@ -39,6 +47,7 @@ from agent_core.model import TokenUsage, ToolChoice
 from agent_core.schema import Function, Message, Role, ToolCall
 from agent_core.text_tool_calls import recover_tool_calls, strip_think
 from agent_core.tokens import TokenCounter
+from agent_core.tool_output import quote_tool_output
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +90,41 @@ def _mime(raw: bytes) -> str:
     return "image/jpeg"
 
 
+@dataclass(frozen=True, slots=True)
+class GaveUp:
+    """How a call through the retry policy ended without a response: the last error, and how
+    many attempts were made."""
+
+    error: openai.APIError
+    attempts: int
+
+
+def model_retry_policy(config: LLMConfig) -> AsyncRetrying:
+    """The one retry object of a client: attempts return their failure as a value (an
+    openai.APIError); transient ones are retried up to `max_retries` times, with the server's
+    Retry-After (capped) or exponential backoff with jitter in between. Every way of stopping
+    ends in a GaveUp. Its callbacks close over the config only: no cycle back to the client."""
+
+    def failed(outcome: object) -> bool:
+        return isinstance(outcome, openai.APIError)
+
+    def give_up(state: RetryCallState) -> bool:
+        error = state.outcome.result() if state.outcome is not None else None
+        return state.attempt_number > config.max_retries or not is_transient(error)  # type: ignore[arg-type]
+
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.result() if state.outcome is not None else None
+        return retry_delay(state.attempt_number, error, config.backoff_base_s, config.backoff_cap_s,  # type: ignore[arg-type]
+                           config.retry_after_cap_s)
+
+    def gave_up(state: RetryCallState) -> GaveUp:
+        assert state.outcome is not None
+        return GaveUp(state.outcome.result(), state.attempt_number)
+
+    return AsyncRetrying(retry=retry_if_result(failed), stop=give_up, wait=wait, retry_error_callback=gave_up,
+                         sleep=asyncio.sleep)
+
+
 class LLM:
     """An OpenAI-compatible chat model. Implements agent_core.model.ChatModel."""
 
@@ -97,10 +141,11 @@ class LLM:
         self.context_window = config.context_window
         self.counter = counter or TokenCounter(config.model)
         self._observer = observer
-        # Retries are ours (typed, transient-only), so the SDK's own are off.
+        # Retries are ours (typed, transient-only, observed), so the SDK's own are off.
         self._client = openai.AsyncOpenAI(
             api_key=config.api_key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0
         )
+        self._retrying = model_retry_policy(config)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -170,6 +215,8 @@ class LLM:
                 out.append({"role": "user", "content": held})
                 held = []
             wire = msg.to_openai()
+            if msg.role is Role.TOOL:  # quoted, under the fixed line that it is untrusted data
+                wire["content"] = quote_tool_output(msg.name, wire["content"])
             if msg.base64_image:
                 if not self.vision:
                     wire["content"] = f"{wire.get('content') or ''}\n{_NO_IMAGE_NOTE}".strip()
@@ -209,31 +256,30 @@ class LLM:
             raise TokenLimitExceeded(needed, limit)
         kwargs = self._request_kwargs(formatted, tools, tool_choice)
         started = time.monotonic()
-        attempts = 0
-        while True:
-            attempts += 1
-            try:
-                # The wire dicts are final: the SDK's documented low-level post skips its
-                # recursive parameter transform, which cost more CPU than the call.
-                response = await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion)
-                break
-            except openai.APIError as exc:
-                self._report(exc)
-                if not is_transient(exc) or attempts > self.config.max_retries:
-                    self._raise_typed(exc, needed, attempts, usage)
-                delay = retry_delay(
-                    attempts, exc, self.config.backoff_base_s, self.config.backoff_cap_s, self.config.retry_after_cap_s
-                )
-            await asyncio.sleep(delay)
+        outcome: ChatCompletion | GaveUp = await self._retrying(self._attempt, kwargs)
+        if isinstance(outcome, GaveUp):
+            self._raise_typed(outcome.error, needed, outcome.attempts, usage)
+        response: ChatCompletion = outcome
         if not response.choices:
             self._error("unavailable", usage)
-            raise LLMUnavailable("the endpoint returned no choices", attempts)
+            raise LLMUnavailable("the endpoint returned no choices", 1)
         prompt, completion = self._usage_of(response, needed)
         if usage is not None:
             usage.add(prompt, completion)
         if self._observer is not None:
             self._observer.on_call(time.monotonic() - started, prompt, completion)
         return response.choices[0].message
+
+    async def _attempt(self, kwargs: dict[str, Any]) -> ChatCompletion | openai.APIError:
+        """One request. A failure is returned, not raised: an exception kept by the retry
+        policy would hold the traceback of the frame that holds it (a cycle per call)."""
+        try:
+            # The wire dicts are final: the SDK's documented low-level post skips its
+            # recursive parameter transform, which cost more CPU than the call.
+            return await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion)
+        except openai.APIError as exc:
+            self._report(exc)
+            return exc
 
     def _raise_typed(self, exc: openai.APIError, needed: int, attempts: int, usage: TokenUsage | None) -> NoReturn:
         if isinstance(exc, openai.APIStatusError):

@@ -42,7 +42,8 @@ async def _serve(db: Path, latency_s: float) -> None:
     from tests.fakes.process import until_signalled
     from tests.web_runtime import web_model, web_settings, web_stack
 
-    settings = web_settings(db, BOT_LOG_LEVEL="WARNING")
+    # every simulated browser comes from 127.0.0.1: the per-address limit would throttle the load itself
+    settings = web_settings(db, BOT_LOG_LEVEL="WARNING", BOT_RATE_PER_IP=0)
     async with web_stack(db, model=web_model(latency_s=latency_s), settings=settings) as stack:
         freeze_startup_heap()  # as bot.py does after start
         print(json.dumps({"port": stack.server.port}), flush=True)
@@ -78,6 +79,11 @@ async def _conversation(
     # The client names its session and listens before it speaks, so every event is produced
     # while the stream is open: the latency measured is delivery, not a replay of the past.
     sid = f"bench{n:06d}{os.getpid()}"
+    # An event stream opens only for a session the server knows (404 otherwise): a command
+    # creates it (its notice is not measured).
+    async with session.post("/api/chat", json={"message": "/status", "session_id": sid, "lang": "en"}) as res:
+        if res.status != 200:
+            return False
     async with session.get(f"/api/sessions/{sid}/events") as resp:
         events = _events(resp)
         await anext(events)  # the "connected" comment
@@ -91,8 +97,8 @@ async def _conversation(
                 return False
         answered = False
         async for name, data in events:
-            if not name:
-                continue  # keep-alive
+            if not name or name == "notice":
+                continue  # keep-alive, or the reply to the command that created the session
             latencies.append((name, time.time() - json.loads(data)["ts"]))
             if name == "human_input_request" and not answered:
                 answered = True

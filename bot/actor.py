@@ -183,7 +183,7 @@ class ChatActor:
 
     async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None) -> None:
         row, msg = trig.row, trig.msg
-        lang = session.lang if session else texts.detect_lang(msg.text if msg else "", (msg.lang if msg else "") or "zh")
+        lang = _lang(session, trig)
         store = self.d.store
         if t.action is Action.START_RUN:
             assert msg is not None
@@ -391,6 +391,16 @@ def _answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session
     if question.posted_message_id is not None and msg.reply_to == question.posted_message_id:
         return True
     return msg.user_id == (question.asker_id or (session.asker_id if session else ""))
+
+
+def _lang(session: SessionRow | None, trig: _Trigger) -> str:
+    """The conversation's language; a command says nothing of it, so a new chat takes the hint."""
+    if session is not None:
+        return session.lang
+    hint = (trig.msg.lang if trig.msg else "") or "zh"
+    if trig.msg is None or trig.trigger in _COMMANDS.values():
+        return hint
+    return texts.detect_lang(trig.msg.text, hint)
 
 
 def _lang_hint(body: str) -> str:

@@ -60,6 +60,7 @@ class SubmitOutcome(StrEnum):
     DUPLICATE = "duplicate"
     REFUSED = "refused"  # not on the allowlist
     INVALID = "invalid"  # empty or too long: the person was told why
+    LIMITED = "limited"  # over the per-user rate limit (bot.ratelimit): the person was told when to retry
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
+import importlib.metadata
 import logging
 import socket
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any
 
 import uvicorn
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -122,6 +124,36 @@ async def _too_large(send: Send, limit: int) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"permissions-policy", b"geolocation=(self), camera=(), microphone=(), payment=(), usb=()"),
+]
+
+
+class SecurityHeadersMiddleware:
+    """The headers every response carries (the page adds its Content-Security-Policy itself)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 class _EmbeddedServer(uvicorn.Server):
     """uvicorn without its signal handlers: bot.py owns SIGINT/SIGTERM for the whole process."""
 
@@ -154,7 +186,14 @@ class HttpServer:
         self._health_timeout_s = health_timeout_s
         self._shutdown_timeout_s = shutdown_timeout_s
         self._max_body_bytes = max_body_bytes
-        self.app = FastAPI(title="travel-agent-bot", docs_url=None, redoc_url=None, openapi_url=None)
+        # /docs: FastAPI's OpenAPI page for the web API that others may build on (the Swagger UI
+        # assets come from FastAPI's default CDN; /openapi.json is served from here)
+        self.app = FastAPI(
+            title="travel-agent-bot", version=_version(), docs_url="/docs", redoc_url=None, openapi_url="/openapi.json",
+            description="The web chat's API: send messages, answer questions, read a session's history and "
+            "follow its Server-Sent Events. With BOT_WEB_TOKEN set, every /api request needs "
+            "`Authorization: Bearer <token>` (or the cookie `POST /api/login` sets).",
+        )
         self.app.add_api_route("/healthz", self._healthz, methods=["GET"], include_in_schema=False)
         self.app.add_api_route("/metrics", self._metrics_route, methods=["GET"], include_in_schema=False)
         self._server: _EmbeddedServer | None = None
@@ -189,14 +228,22 @@ class HttpServer:
     def running(self) -> bool:
         return self._server is not None and self._server.started and not self._server.should_exit
 
+    def bind(self) -> None:
+        """Take the address now (a taken port fails here, before anything else starts);
+        `start()` serves on it later. Raises HttpServerError."""
+        if self._socket is None:
+            sock = self._bind(self._settings.host, self._settings.port)
+            self._socket = sock
+            self._port = int(sock.getsockname()[1])
+
     async def start(self) -> None:
         if self._task is not None:
             return
-        sock = self._bind(self._settings.host, self._settings.port)
-        self._socket = sock
-        self._port = int(sock.getsockname()[1])
+        self.bind()
+        sock = self._socket
+        assert sock is not None
         config = uvicorn.Config(
-            BodyLimitMiddleware(self.app, self._max_body_bytes),
+            SecurityHeadersMiddleware(BodyLimitMiddleware(self.app, self._max_body_bytes)),
             lifespan="off",
             log_level="warning",
             access_log=False,
@@ -210,13 +257,16 @@ class HttpServer:
             if self._task.done():
                 exc = self._task.exception()
                 self._task = None
-                raise HttpServerError(self._settings.host, self._port, repr(exc))
+                raise HttpServerError(self._settings.host, self.port, repr(exc))
             await asyncio.sleep(0.01)
         log.info("HTTP server listening on %s", self.base_url)
 
     async def stop(self) -> None:
         server, task = self._server, self._task
         if server is None or task is None:
+            if self._socket is not None:  # bound, never served
+                self._socket.close()
+                self._socket = None
             return
         server.should_exit = True
         try:
@@ -264,6 +314,18 @@ class HttpServer:
             log.warning("health check %s failed: %r", name, exc)
             return False
 
-    async def _metrics_route(self) -> Response:
+    async def _metrics_route(self, request: Request) -> Response:
+        token = self._settings.web_token
+        if token:  # with a token, the metrics need it too (Prometheus: `authorization: {credentials: ...}`)
+            given = request.headers.get("authorization", "")
+            if given[:7].lower() != "bearer " or not hmac.compare_digest(given[7:].strip().encode(), token.encode()):
+                return Response(status_code=401, headers={"WWW-Authenticate": 'Bearer realm="tripbot"'})
         await self._metrics.refresh()
         return Response(self._metrics.render(), media_type=self._metrics.content_type)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("travel-agent-bot")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"

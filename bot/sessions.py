@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import time
 import uuid
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
 from bot.metrics import Metrics
 from bot.outbox import DeliveryPolicy, DeliveryWorker
+from bot.ratelimit import MessageLimiter
 from bot.records import (
     AgentFactory,
     HistoryEntry,
@@ -50,10 +52,13 @@ class SessionManager:
         reviewer: PlanReviewer | None = None,
         clock: Callable[[], float] = time.time,
         delivery: DeliveryPolicy | None = None,
+        limits: MessageLimiter | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.metrics = metrics or Metrics()
+        # one per-user limit on every surface, so nobody runs up the model bill
+        self.limits = limits or MessageLimiter(settings)
         self._actors: dict[str, ChatActor] = {}
         self._surfaces: dict[str, Surface] = {}
         self._changed = asyncio.Event()
@@ -107,6 +112,12 @@ class SessionManager:
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             await self.progress.notice_now(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
+        if (wait := self.limits.check(msg)) > 0:
+            self.metrics.messages_in.labels(platform, "limited").inc()
+            lang = texts.detect_lang(msg.text, msg.lang or "zh")
+            notice = Notice("limited", texts.text("slow_down", lang, seconds=math.ceil(wait)))
+            await self.progress.notice_now(msg.chat, notice)
+            return SubmitOutcome.LIMITED
         problem = await self._invalid(msg)
         if problem is not None:
             self.metrics.messages_in.labels(platform, "invalid").inc()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -42,6 +43,9 @@ class Settings(BaseSettings):
     db_path: Path = Field(default=Path("./data/bot.sqlite3"), validation_alias=_alias("BOT_DB_PATH"))
     host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
+    web_token: str | None = Field(default=None, validation_alias=_alias("BOT_WEB_TOKEN"))
+    rate_per_user: int = Field(default=20, ge=0, validation_alias=_alias("BOT_RATE_PER_USER"))
+    rate_per_ip: int = Field(default=60, ge=0, validation_alias=_alias("BOT_RATE_PER_IP"))
     allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
     human_timeout_s: float = Field(default=86400, gt=0, validation_alias=_alias("BOT_HUMAN_TIMEOUT_S"))
     validate_plans: bool = Field(default=True, validation_alias=_alias("BOT_VALIDATE"))
@@ -85,6 +89,37 @@ class Settings(BaseSettings):
         if isinstance(v, str) and v.strip().lower() in {"off", "no"}:
             return False
         return v
+
+    @field_validator("web_token", mode="after")
+    @classmethod
+    def _token_strength(cls, v: str | None) -> str | None:
+        if v is not None and len(v.strip()) < 16:
+            raise ValueError("must be at least 16 characters (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(24))'`)")
+        return v.strip() if v is not None else None
+
+    @property
+    def host_is_loopback(self) -> bool:
+        host = self.host.strip().strip("[]").lower()
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Settings that are each valid but do not fit together: (SETTING, what is wrong)."""
+        out: list[tuple[str, str]] = []
+        if self.slack_bot_token and not (self.slack_signing_secret or self.slack_app_token):
+            out.append(("SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET "
+                        "(HTTP events) nor SLACK_APP_TOKEN (Socket Mode) is"))
+        if bool(self.telegram_webhook_url) != bool(self.telegram_webhook_secret):
+            missing = "TELEGRAM_WEBHOOK_SECRET" if self.telegram_webhook_url else "TELEGRAM_WEBHOOK_URL"
+            out.append((missing, "webhook mode needs both TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET"))
+        if not self.host_is_loopback and not self.web_token:
+            out.append(("BOT_WEB_TOKEN", f"is required when BOT_HOST={self.host} is not a loopback address "
+                        "(anyone who can reach the port could run up the model bill)"))
+        return out
 
     @property
     def offline_model(self) -> bool:

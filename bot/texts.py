@@ -9,12 +9,25 @@ from agent_core.lang import pick
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
 def detect_lang(text: str, default: str = "en") -> str:
+    """zh for any Chinese; en for English words; `default` (the conversation's language) for
+    text that says neither: a number, a train number, a place name alone, or keyboard mash
+    ("asdf" in a Chinese conversation is no reason to switch to English)."""
     if _CJK.search(text):
         return "zh"
-    if re.search(r"[A-Za-z]{2,}", text):
+    words = _LATIN_WORD.findall(text)
+    if len(words) >= 2 or any(w.lower() in _ENGLISH_ALONE for w in words):
         return "en"
     return default
+
+
+# English words that say "English" even alone
+_ENGLISH_ALONE = frozenset(
+    ["hi", "hello", "hey", "thanks", "thank", "thx", "yes", "no", "ok", "okay", "sure", "please", "help", "status", "cancel", "new", "start", "stop", "tomorrow", "today", "tonight", "weekend", "next", "cheaper", "flight", "flights", "train", "trains", "hotel", "why", "what", "how", "when", "where"]
+)
 
 
 _TEXTS: dict[str, dict[str, str]] = {
@@ -35,6 +48,10 @@ _TEXTS: dict[str, dict[str, str]] = {
     "refused": {
         "zh": "抱歉，这个机器人只对指定用户开放。如需使用，请联系管理员把你的 ID（{user}）加入白名单。",
         "en": "Sorry, this bot only serves listed users. Ask its admin to add your id ({user}) to BOT_ALLOWED_USERS.",
+    },
+    "slow_down": {
+        "zh": "消息发得太快了，请 {seconds} 秒后再发。",
+        "en": "That is a lot of messages at once. Please wait {seconds} s and send it again.",
     },
     "empty": {"zh": "消息是空的。请用文字告诉我你的出行需求。", "en": "That message was empty. Please tell me about your trip in words."},
     "too_long": {

@@ -143,6 +143,7 @@ def make_settings(tmp: Path, **overrides: Any) -> Settings:
         "db_path": tmp / "bot.sqlite3",
         "openai_api_key": "sk-test",
         "delivery_backoff_s": 0.05,
+        "rate_per_user": 0,  # tests send bursts a person would not; the limit has its own tests
         "human_timeout_s": 3600,
         "validate_plans": False,
     }

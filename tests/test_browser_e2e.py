@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,9 +19,12 @@ from pathlib import Path
 import pytest
 
 from tests.scripted_trip import DAYS, QUESTION_EN
-from tests.web_runtime import WebStack, web_model, web_stack
+from tests.web_runtime import WebStack, web_model, web_settings, web_stack
 
 pytestmark = pytest.mark.browser
+
+# emoji and dingbats that render as boxes where no emoji font is installed
+EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF]")
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -78,8 +82,15 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             page.set_default_timeout(10000)
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
+            # a missing favicon, a blocked inline script or style: each is a console error
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             await page.goto(stack.base_url + "/")
             await expect(page.locator("#title")).to_have_text("Trip planner")
+            await expect(page.locator("#empty")).to_be_visible()
+            # icons are inline SVG, never emoji that need an emoji font
+            assert await page.locator("#loc svg use").count() == 1
+            assert not EMOJI.search(await page.evaluate("document.body.innerText"))
+            await page.wait_for_load_state("networkidle")  # the favicon has been asked for by now
 
             await page.fill("#input", "Beijing to Shanghai for one night, please")
             await page.press("#input", "Enter")
@@ -112,12 +123,18 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             await expect(card).to_contain_text("G1")
             await expect(card).to_contain_text("北京南 → 上海虹桥")
             await expect(card).to_contain_text("Bund Riverside Hotel")
-            await expect(card).to_contain_text("The Bund")
+            await expect(card.locator(".row", has_text="The Bund").locator(".price")).to_have_text("Free")
             await expect(card.locator(".total")).to_contain_text("1,033")
             await expect(card.locator(".sandbox")).to_be_visible()
-            await expect(page.locator(".msg.assistant").last).to_contain_text(DAYS[1])
+            # the plan shows once, as the card; its text is folded away for copying
+            await expect(page.locator(".msg.assistant")).to_have_count(0)
+            await expect(card.locator("details.plan-text pre")).to_be_hidden()
+            await expect(card.locator("details.plan-text pre")).to_contain_text(DAYS[1])
+            await expect(card.locator("button.copy")).to_be_visible()
             await expect(page.locator("#input")).to_be_enabled()
             await expect(page.locator("details.timeline summary").last).to_contain_text("Done")
+            # no timeline header still waits for an answer once the run is over
+            await expect(page.locator("details.timeline summary", has_text="waiting for your answer")).to_have_count(0)
             await page.screenshot(path=str(ARTIFACTS / "web-e2e-plan.png"), full_page=True)
 
             sideways = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth")
@@ -128,6 +145,8 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             await expect(page.locator(".plan-card")).to_be_visible()
             await expect(page.locator(".msg.user").first).to_have_text("Beijing to Shanghai for one night, please")
             await expect(page.locator(".question.answered .q-text")).to_have_text(QUESTION_EN)
+            await expect(page.locator(".plan-card")).to_have_count(1)
+            assert not EMOJI.search(await page.evaluate("document.body.innerText"))
             assert errors == []
         finally:
             await context.close()
@@ -152,5 +171,99 @@ async def test_the_page_speaks_chinese_to_a_chinese_browser(stack: WebStack, tmp
             await expect(page.locator(".plan-card")).to_contain_text("合计")
             await expect(page.locator(".plan-card .sandbox")).to_contain_text("沙盒数据")
             await page.screenshot(path=str(ARTIFACTS / "web-e2e-zh.png"), full_page=True)
+        finally:
+            await context.close()
+
+
+async def test_commands_never_stick_the_page_and_reply_in_the_browsers_language(tmp_path: Path):
+    from playwright.async_api import async_playwright, expect
+
+    async with web_stack(tmp_path / "bot.sqlite3") as stack, async_playwright() as pw:
+        context = await _launch(pw, tmp_path / "profile-cmd", "en-US", {"width": 390, "height": 844})
+        try:
+            page = context.pages[0] if context.pages else await context.new_page()
+            page.set_default_timeout(10000)
+            await page.goto(stack.base_url + "/")
+            for command, reply in (("/help", "I plan trips"), ("/status", "Idle"),
+                                   ("/cancel", "nothing running to cancel"), ("/new", "Fresh start")):
+                await page.fill("#input", command)
+                await page.press("#input", "Enter")
+                await expect(page.locator(".msg.notice").last).to_contain_text(reply)
+                await expect(page.locator("#input")).to_be_enabled()
+                await expect(page.locator("#status")).to_have_text("")
+                await expect(page.locator("details.timeline")).to_have_count(0)
+            await page.screenshot(path=str(ARTIFACTS / "web-e2e-commands.png"), full_page=True)
+            # a reload of a conversation that holds only commands greets again
+            await page.reload()
+            await expect(page.locator("#empty")).to_be_visible()
+            await expect(page.locator("#input")).to_be_enabled()
+            # a command while a question waits is answered and leaves the question waiting
+            await page.fill("#input", "Beijing to Shanghai for one night")
+            await page.press("#input", "Enter")
+            await expect(page.locator(".question:not(.answered) .q-text")).to_have_text(QUESTION_EN)
+            await page.fill("#input", "/status")
+            await page.press("#input", "Enter")
+            await expect(page.locator(".msg.notice").last).to_contain_text("Waiting for your answer")
+            await expect(page.locator("#input")).to_have_class("answering")
+            await page.fill("#input", "/cancel")
+            await page.press("#input", "Enter")
+            await expect(page.locator(".msg.notice").last).to_contain_text("Stopped")
+            await expect(page.locator(".question:not(.answered)")).to_have_count(0)
+            await expect(page.locator("#input")).to_be_enabled()
+            await expect(page.locator("details.timeline summary", has_text="waiting for your answer")).to_have_count(0)
+        finally:
+            await context.close()
+
+
+async def test_the_placeholder_fits_a_phone_screen(stack: WebStack, tmp_path: Path):
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        for locale in ("en-US", "zh-CN"):
+            context = await _launch(pw, tmp_path / f"profile-phone-{locale}", locale, {"width": 360, "height": 740})
+            try:
+                page = context.pages[0] if context.pages else await context.new_page()
+                await page.goto(stack.base_url + "/")
+                room = await page.evaluate(
+                    """() => {
+                        const input = document.getElementById("input");
+                        const style = getComputedStyle(input);
+                        const ctx = document.createElement("canvas").getContext("2d");
+                        ctx.font = style.font;
+                        const inner = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+                        return [inner, ctx.measureText(input.placeholder).width, input.placeholder];
+                    }"""
+                )
+                assert room[1] <= room[0], f"the placeholder {room[2]!r} is clipped on a phone: {room}"
+            finally:
+                await context.close()
+
+
+async def test_the_page_shows_a_rate_limit_and_asks_for_the_token(tmp_path: Path):
+    from playwright.async_api import async_playwright, expect
+
+    token = "a-token-of-sixteen-chars-or-more"
+    settings = web_settings(tmp_path / "bot.sqlite3", BOT_WEB_TOKEN=token, BOT_RATE_PER_USER=1)
+    async with web_stack(tmp_path / "bot.sqlite3", settings=settings) as stack, async_playwright() as pw:
+        context = await _launch(pw, tmp_path / "profile-limits", "en-US", {"width": 390, "height": 844})
+        try:
+            page = context.pages[0] if context.pages else await context.new_page()
+            page.set_default_timeout(10000)
+            await page.goto(stack.base_url + "/")
+            await expect(page.locator("#token")).to_be_visible()
+            await expect(page.locator("#input")).to_be_hidden()
+            await page.fill("#token", "not-the-token-at-all")
+            await page.press("#token", "Enter")
+            await expect(page.locator("#hint")).to_contain_text("not right")
+            await page.fill("#token", token)
+            await page.press("#token", "Enter")
+            await expect(page.locator("#input")).to_be_visible()
+            for _ in range(4):  # a burst of 3 a chat, then the limit
+                await page.fill("#input", "/help")
+                await page.press("#input", "Enter")
+            await expect(page.locator(".msg.limited")).to_contain_text("wait")
+            await expect(page.locator("#input")).to_be_enabled()
+            await expect(page.locator(".msg.notice")).to_have_count(3)  # the stream (with the cookie) works
+            await page.screenshot(path=str(ARTIFACTS / "web-e2e-limited.png"), full_page=True)
         finally:
             await context.close()

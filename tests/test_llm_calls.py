@@ -14,6 +14,7 @@ from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig, known_context_window
 from agent_core.model import TokenUsage
 from agent_core.schema import Function, Message, Role, ToolCall
+from agent_core.tool_output import quote_tool_output
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 
 WEATHER_TOOL: dict[str, Any] = {
@@ -55,7 +56,7 @@ async def test_native_tool_call_round_trip() -> None:
         assert final.content == "Sunny." and final.tool_calls is None
         first, second = fake.requests
         assert first.body["tool_choice"] == "auto" and first.tool_names() == ["get_weather"]
-        assert second.tool_results() == {"call_w1": "晴, 25°C"}
+        assert second.tool_results() == {"call_w1": quote_tool_output("get_weather", "晴, 25°C")}  # quoted, untrusted
         assert second.messages[2]["tool_calls"][0]["id"] == "call_w1"
         fake.assert_complete()
         await llm.aclose()

@@ -141,3 +141,21 @@ async def test_server_side_context_overflow_is_token_limit_and_not_retried() -> 
         assert len(fake.requests) == 1 and fake.requests[0].error is not None
         assert fake.requests[0].error["error"]["code"] == "context_length_exceeded"
         assert usage.errors == 1
+
+
+async def test_one_retry_policy_serves_concurrent_calls() -> None:
+    """The client's single long-lived retry object is shared by every call: concurrent calls
+    keep their own attempts, waits and outcomes."""
+    import asyncio
+
+    script = [fault(503) for _ in range(10)] + [reply("ok") for _ in range(10)]
+    async with FakeOpenAI(script) as fake:
+        rec = Recorder()
+        llm = make_llm(fake, rec, max_retries=1)
+        try:
+            answers = await asyncio.gather(*(llm.ask(HELLO) for _ in range(10)))
+        finally:
+            await llm.aclose()
+        assert answers == ["ok"] * 10
+        assert rec.errors == ["server"] * 10 and len(rec.calls) == 10
+        fake.assert_complete()

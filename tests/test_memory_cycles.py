@@ -88,3 +88,22 @@ async def test_a_retried_model_call_leaves_no_cycles() -> None:
             fake.assert_complete()
         finally:
             await llm.aclose()
+
+
+async def test_a_call_that_gives_up_leaves_no_cycles() -> None:
+    from agent_core.errors import LLMUnavailable
+
+    async with FakeOpenAI([reply("warm"), fault(503), fault(503), fault(503)]) as fake:
+        llm = make_llm(fake.base_url, backoff_base_s=0.01, backoff_cap_s=0.02, max_retries=2)
+        try:
+            assert await llm.ask([Message.user("hi")]) == "warm"
+            with cyclic_garbage() as found:
+                try:
+                    await llm.ask([Message.user("hi")])
+                except LLMUnavailable as exc:
+                    assert exc.attempts == 3
+                else:
+                    raise AssertionError("the call should have given up")
+            assert not found, found.most_common(10)
+        finally:
+            await llm.aclose()

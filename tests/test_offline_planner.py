@@ -328,3 +328,41 @@ async def test_a_fresh_planner_resumes_a_stored_conversation(gazetteer: Gazettee
     assert (await a.ask_tool(stored)).model_dump() == (await b.ask_tool(stored)).model_dump()
     reply = await b.ask_tool(stored)
     assert {tc.function.name for tc in reply.tool_calls or []} >= {"train_search", "poi_search"}
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Plan a 3-day trip from Beijing to Shanghai, leaving 2026-12-05", "en"),
+        ("3 day trip from Beijing to Shanghai, leaving 2026-12-05", "en"),
+        ("Beijing to Shanghai for three days from 2026-12-05", "en"),
+        ("北京到上海3天，12月5日出发", "zh"),
+        ("北京到上海三天两晚，12月5日出发", "zh"),
+    ],
+)
+async def test_a_three_day_request_gets_three_days_with_a_hotel_and_sights(planner, tools, text: str, lang: str):
+    d = await drive(planner, tools, text, lang=lang)
+    origin, destination = ("北京", "上海") if lang == "zh" else ("Beijing", "Shanghai")
+    p = assert_sound_plan(d, origin=origin, destination=destination, start="2026-12-05", nights=2)
+    assert p.end_date == "2026-12-07" and p.stays and sum(s.nights for s in p.stays) == 2 and p.visits
+
+
+async def test_a_long_weekend_is_three_days(planner, tools):
+    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing", answers=["2026-12-05"], lang="en")
+    assert d.plan is not None and (d.plan.start_date, d.plan.end_date) == ("2026-12-05", "2026-12-07")
+
+
+async def test_after_a_plan_gibberish_is_not_thanked_and_another_trip_asks_its_date(planner, tools):
+    first = await drive(planner, tools, "Beijing to Shanghai, 2 days, leaving 2026-12-05", lang="en")
+    assert first.plan is not None
+    after_first = list(first.messages)
+    thanks = await drive(planner, tools, "thanks!", lang="en", messages=first.messages)
+    assert "welcome" in (thanks.final_text or "")
+    gibberish = await drive(planner, tools, "asdf", lang="en", messages=thanks.messages)
+    assert "welcome" not in (gibberish.final_text or "") and "did not understand" in (gibberish.final_text or "")
+    second = await drive(planner, tools, "Now Beijing to Hangzhou, 2 days", lang="en", messages=gibberish.messages)
+    assert second.plan is None and second.pending is not None, second.final_text
+    assert "day" in second.pending.lower()  # the date of the new trip is asked, not copied
+    changed = await drive(planner, tools, "one more night please", lang="en", messages=after_first)
+    assert changed.plan is not None  # a change keeps the trip, and its date
+    assert (changed.plan.start_date, changed.plan.end_date) == ("2026-12-05", "2026-12-07")

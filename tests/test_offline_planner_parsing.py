@@ -158,3 +158,25 @@ def test_readers_keep_the_tools_ids_and_skip_what_cannot_be_had() -> None:
     late = opening(Sight("Q", "公园", hours="06:00-01:00"), friday)
     assert late is not None and late[1] - late[0] == timedelta(hours=19)
     assert opening(Sight("R", "古镇", hours="周六日 09:00-17:00"), friday) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "days", "nights"),
+    [
+        ("Plan a 3-day trip from Beijing to Shanghai", 3, 2),
+        ("3 day trip from Beijing to Shanghai", 3, 2),
+        ("three days in Shanghai", 3, 2),
+        ("a long weekend in Shanghai", 3, 2),
+        ("北京到上海3天", 3, 2),
+        ("北京到上海三天两晚", 3, 2),
+        ("a day trip to Tianjin", 1, 0),
+        ("天津一日游", 1, 0),
+        ("周末去杭州", 2, 1),
+        ("Shanghai for 4 nights", None, 4),
+    ],
+)
+def test_lengths_people_write(text: str, days: int | None, nights: int) -> None:
+    r = read_wishes(text, TODAY)
+    assert r.trip_nights == nights, (text, r.days, r.nights)
+    if days is not None:
+        assert r.days == days

@@ -199,8 +199,8 @@ async def test_empty_and_huge_messages_get_a_clear_answer(tmp_path, text):
             assert await rt.manager.submit(msg(A, text)) is SubmitOutcome.INVALID
             notice = surface.of("notice")[0]
             assert notice.kind == "invalid"
-            if text.strip():
-                assert "too long" in notice.text and "100000" in notice.text
+            if text.strip():  # "xxx…" is no language either: the default, Chinese
+                assert "太长" in notice.text and "100000" in notice.text
             else:
                 assert "空" in notice.text  # no language to go by: the default, Chinese
             await rt.manager.submit(msg(A, "a real request"))
@@ -257,7 +257,8 @@ async def test_bad_tool_arguments_become_an_observation(tmp_path):
             await rt.manager.submit(msg(A, "weather"))
             await surface.wait_count("answer", 1)
             results = fake.requests[1].tool_results()
-            assert results["c1"].startswith("Error:") and "not valid JSON" in results["c1"]
+            # quoted as tool output (agent_core/tool_output.py), the observation itself starts with Error:
+            assert '<tool_output tool="lookup">\nError:' in results["c1"] and "not valid JSON" in results["c1"]
             results = fake.requests[2].tool_results()
             assert "city: required field is missing" in results["c2"]
         finally:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
+import pytest
+from slack_bolt.request.async_request import AsyncBoltRequest
+
 from adapters.slack.inbound import command_or_text, route_button, route_event
-from adapters.slack.verify import RequestVerifier, Verdict
+from adapters.slack.signing import SignedRequests
 from bot.chat import ChatKey, MessageKind
 from tests.fakes.slack_events import sign
 
@@ -82,22 +86,24 @@ def test_a_button_press_answers_with_the_option() -> None:
     assert route_button({"type": "block_actions"}) is None
 
 
-def test_signature_checks() -> None:
-    now = 1_700_000_000.0
-    v = RequestVerifier("secret", clock=lambda: now)
-    body = b'{"type":"event_callback"}'
+async def test_signature_checks_are_bolts_and_never_log_the_body(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    now = time.time()
+    signed = SignedRequests("secret")
+    body = b'{"type":"event_callback","marker":"SECRET-BODY-MARKER"}'
     ts = str(int(now))
 
-    def headers(ts: str, sig: str) -> dict[str, str]:
-        return {"x-slack-request-timestamp": ts, "x-slack-signature": sig}
+    def request(ts: str, sig: str, payload: bytes = body) -> AsyncBoltRequest:
+        headers = {"x-slack-request-timestamp": ts, "x-slack-signature": sig} if ts or sig else {}
+        return AsyncBoltRequest(body=payload.decode(), headers=headers)
 
-    assert v.check(headers(ts, sign("secret", ts, body)), body) is Verdict.OK
-    assert v.check(headers(ts, sign("other", ts, body)), body) is Verdict.FORGED
-    assert v.check(headers(ts, sign("secret", ts, body)), body + b" ") is Verdict.FORGED
+    assert await signed.refusal(request(ts, sign("secret", ts, body))) is None
+    assert await signed.refusal(request(ts, sign("other", ts, body))) == "forged"
+    assert await signed.refusal(request(ts, sign("secret", ts, body), body + b" ")) == "forged"
     old = str(int(now) - 301)
-    assert v.check(headers(old, sign("secret", old, body)), body) is Verdict.STALE
+    assert await signed.refusal(request(old, sign("secret", old, body))) == "stale"
     future = str(int(now) + 301)
-    assert v.check(headers(future, sign("secret", future, body)), body) is Verdict.STALE
-    assert v.check({}, body) is Verdict.UNSIGNED
-    assert v.check(headers("abc", "v0=1"), body) is Verdict.FORGED
-    assert RequestVerifier("secret").check(headers(str(int(time.time())), "v0=00"), body) is Verdict.FORGED
+    assert await signed.refusal(request(future, sign("secret", future, body))) == "stale"
+    assert await signed.refusal(request("", "")) == "unsigned"
+    assert await signed.refusal(request("abc", "v0=1")) == "forged"
+    assert "SECRET-BODY-MARKER" not in caplog.text and "Invalid request signature" in caplog.text

@@ -240,17 +240,27 @@ async def test_session_view_for_reload(client: httpx.AsyncClient, stack: WebStac
 async def test_keepalive_comments_flow_while_idle(tmp_path):
     async with web_stack(tmp_path / "bot.sqlite3", keepalive_s=0.2) as stack, httpx.AsyncClient(
         base_url=stack.base_url, timeout=10
-    ) as client, client.stream("GET", "/api/sessions/quietsession1/events") as res:
-        reader = SseReader(res)
-        assert await reader.comment(within=3) == "connected"
-        started = asyncio.get_running_loop().time()
-        assert (await reader.comment(within=3)).startswith("ping")
-        assert (await reader.comment(within=3)).startswith("ping")
-        assert asyncio.get_running_loop().time() - started < 2
+    ) as client:
+        sid = await _start(client, "/help")  # a session with nothing running: only keep-alives flow
+        await stack.manager.wait_until_idle(ChatKey("web", sid), 5)
+        after = {"after": stack.web.log_for(sid).last_id}
+        async with client.stream("GET", f"/api/sessions/{sid}/events", params=after) as res:
+            await _keepalives(SseReader(res))
+
+
+async def _keepalives(reader: SseReader) -> None:
+    assert await reader.comment(within=3) == "connected"
+    started = asyncio.get_running_loop().time()
+    assert (await reader.comment(within=3)).startswith("ping")
+    assert (await reader.comment(within=3)).startswith("ping")
+    assert asyncio.get_running_loop().time() - started < 2
 
 
 async def test_stopping_the_adapter_ends_open_streams(stack: WebStack, client: httpx.AsyncClient):
-    async with client.stream("GET", "/api/sessions/listener0001/events") as res:
+    sid = await _start(client, "/help")
+    await stack.manager.wait_until_idle(ChatKey("web", sid), 5)
+    after = {"after": stack.web.log_for(sid).last_id}
+    async with client.stream("GET", f"/api/sessions/{sid}/events", params=after) as res:
         reader = SseReader(res)
         await reader.comment(within=3)  # "connected"
         await stack.web.stop()
@@ -262,9 +272,10 @@ async def test_page_health_and_nothing_from_the_internet(client: httpx.AsyncClie
     page = await client.get("/")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert "default-src 'none'" in page.headers["content-security-policy"]
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.text)
-    assert "EventSource" in page.text and "/api/human_response" in page.text
+    script = await client.get("/app.js")
+    assert "EventSource" in script.text and "/api/human_response" in script.text
     health = await client.get("/healthz")
     assert health.status_code == 200
     assert health.json()["checks"] == {"http": True, "store": True, "web": True}

@@ -1,8 +1,8 @@
 """The Slack surface: Bolt (async) receives events, the SDK's AsyncWebClient talks back.
 
-HTTP mode serves `POST /slack/events` through `router()`: the signature is checked here
-(five-minute window; refusals are logged without the body), then Bolt acks at once and runs
-the listener as a task. The listener only maps the event and submits it to the
+HTTP mode serves `POST /slack/events` through `router()`: Bolt's request verification checks
+the signature first (five-minute window; refusals are logged without the body, see
+adapters/slack/signing.py), then the empty 200 acks at once and Bolt runs the listener as a task. The listener only maps the event and submits it to the
 SessionManager; it never waits for a run. Socket Mode (SLACK_APP_TOKEN) feeds the same Bolt
 app over a websocket instead.
 
@@ -17,7 +17,7 @@ import contextlib
 import logging
 import re
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -35,14 +35,15 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
 )
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM, route_button, route_event
 from adapters.slack.mrkdwn import escape
 from adapters.slack.progress import ProgressBoard
+from adapters.slack.signing import SignedRequests
 from adapters.slack.texts import t
-from adapters.slack.verify import RequestVerifier, Verdict
 from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted
 from agent_core.events import Verdict as PlanVerdict
 from bot.chat import ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
@@ -88,11 +89,12 @@ class SlackAdapter:
                 AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
             ],
         )
-        # Bolt's own verification is off: RequestVerifier does it without logging bodies.
+        # Bolt's verification runs in _events_endpoint, before the ack (SignedRequests), not again
+        # in the app's middleware after it.
         self._app = AsyncApp(client=self._client, signing_secret=secret or "", logger=log,
                              request_verification_enabled=False, process_before_response=False)
         self._handler = AsyncSlackRequestHandler(self._app)
-        self._verifier = RequestVerifier(secret) if secret else None
+        self._verifier = SignedRequests(secret, logger=log) if secret else None
         self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -146,10 +148,11 @@ class SlackAdapter:
     async def _events_endpoint(self, request: Request) -> Response:
         body = await request.body()
         assert self._verifier is not None
-        verdict = self._verifier.check(request.headers, body)
-        if verdict is not Verdict.OK:
+        bolt_request = to_async_bolt_request(request, body)
+        refused = await self._verifier.refusal(bolt_request)
+        if refused is not None:
             log.warning("slack: refused a request to %s (%s; timestamp %r, %d bytes) from %s", EVENTS_PATH,
-                        verdict.value, request.headers.get("x-slack-request-timestamp"), len(body),
+                        refused, request.headers.get("x-slack-request-timestamp"), len(body),
                         request.client.host if request.client else "?")
             return JSONResponse({"error": "invalid request"}, status_code=401)
         if _answered_inline(body):
@@ -157,7 +160,7 @@ class SlackAdapter:
             # No listener for this payload: still a delivery we accept, or Slack would retry it.
             return Response(status_code=200) if response.status_code == 404 else response
         # Events and clicks: the empty 200 is the ack; Bolt routes the payload after we answered.
-        self._spawn_dispatch(to_async_bolt_request(request, body))
+        self._spawn_dispatch(bolt_request)
         return Response(status_code=200)
 
     def _spawn_dispatch(self, bolt_request: AsyncBoltRequest) -> None:
@@ -189,8 +192,8 @@ class SlackAdapter:
         log.debug("slack: %s in %s -> %s", inbound.message.dedup_id, chat, outcome.value)
         if outcome is SubmitOutcome.ACCEPTED and not inbound.needs_session:
             # 👀 on the request: seen, even before the status message appears
-            self._spawn(self._call("reactions.add", channel=chat.chat_id, timestamp=event.get("ts"),
-                                   name="eyes"), quiet=True)
+            self._spawn(self._call("reactions.add", self._client.reactions_add(
+                channel=chat.chat_id, timestamp=str(event.get("ts") or ""), name="eyes")), quiet=True)
         await self._count(outcome.value)
 
     async def _on_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -211,9 +214,9 @@ class SlackAdapter:
             info = await self._manager.session_info(chat)
             blocks = (body.get("message") or {}).get("blocks") or []
             lang = info.lang if info else "zh"
-            self._spawn(self._call("chat.update", channel=chat.chat_id, ts=press.question_ts,
-                                   text=escape(press.message.text),
-                                   blocks=render.chosen(blocks, press.message.user_id, press.message.text, lang)))
+            self._spawn(self._call("chat.update", self._client.chat_update(
+                channel=chat.chat_id, ts=press.question_ts, text=escape(press.message.text),
+                blocks=render.chosen(blocks, press.message.user_id, press.message.text, lang))))
 
     async def _count(self, outcome: str) -> None:
         async with self._inbound_changed:
@@ -245,15 +248,16 @@ class SlackAdapter:
         opened = self._board.update(chat, event, run)
         if opened and isinstance(event, StepStarted) and chat.chat_id.startswith("D"):
             # Assistant threads (DMs with the app) also show a native "is typing"-like status.
-            self._spawn(self._call("assistant.threads.setStatus", channel_id=chat.chat_id,
-                                   thread_ts=chat.thread_id, status=t("working", run.lang, step=event.step,
-                                                                      max=event.max_steps)), quiet=True)
+            self._spawn(self._call("assistant.threads.setStatus", self._client.assistant_threads_setStatus(
+                channel_id=chat.chat_id, thread_ts=chat.thread_id,
+                status=t("working", run.lang, step=event.step, max=event.max_steps))), quiet=True)
 
     async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         await self._board.settle(chat, "paused")
         post = render.question(question, run.user_id, run.lang)
-        resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
-                                text=post.text, blocks=post.blocks, unfurl_links=False)
+        resp = await self._call("chat.postMessage", self._client.chat_postMessage(
+            channel=chat.chat_id, thread_ts=chat.thread_id or None, text=post.text, blocks=post.blocks,
+            unfurl_links=False))
         await parts.sent(str(resp["ts"]), more=False)
 
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
@@ -269,15 +273,17 @@ class SlackAdapter:
     async def _post_parts(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog) -> None:
         """The parts an earlier attempt posted are in the thread already: never posted twice."""
         for i in range(parts.done, len(posts)):
-            resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
-                                    text=posts[i].text, blocks=posts[i].blocks or None, unfurl_links=False)
+            resp = await self._call("chat.postMessage", self._client.chat_postMessage(
+                channel=chat.chat_id, thread_ts=chat.thread_id or None, text=posts[i].text,
+                blocks=posts[i].blocks or None, unfurl_links=False))
             await parts.sent(str(resp.get("ts", "")), more=i < len(posts) - 1)
 
     # -- Web API ----------------------------------------------------------------------------
-    async def _call(self, method: str, **kwargs: Any) -> dict[str, Any]:
-        args = {k: v for k, v in kwargs.items() if v is not None}
+    async def _call(self, method: str, call: Awaitable[AsyncSlackResponse]) -> dict[str, Any]:
+        """Await one typed Web API call (`self._client.chat_postMessage(...)` and friends): its
+        failures become SlackCallFailed naming `method`."""
         try:
-            resp = await self._client.api_call(method, json=args)
+            resp = await call
         except SlackApiError as exc:
             raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code))) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
@@ -285,12 +291,12 @@ class SlackAdapter:
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
     async def _post_status(self, chat: ChatKey, text: str) -> str:
-        resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
-                                text=text, unfurl_links=False)
+        resp = await self._call("chat.postMessage", self._client.chat_postMessage(
+            channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False))
         return str(resp["ts"])
 
     async def _edit_status(self, chat: ChatKey, ts: str, text: str) -> None:
-        await self._call("chat.update", channel=chat.chat_id, ts=ts, text=text)
+        await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:
         async def guarded() -> None:

@@ -13,24 +13,27 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, HTTPException, Query
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import HTMLResponse
+from fastapi.responses import Response
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from adapters.web.auth import WebAuth
 from adapters.web.log import EventLogBook, SessionLog
 from adapters.web.payloads import (
     SESSION_ID_PATTERN,
     AnswerData,
+    AuthState,
     ChatRequest,
     ChatResponse,
     ErrorData,
     HistoryEntryOut,
     HumanResponseAck,
     HumanResponseRequest,
+    LoginRequest,
     NoticeData,
     PendingOut,
     QuestionData,
@@ -46,6 +49,7 @@ from agent_core.events import (
     Verdict,
 )
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.ratelimit import RateLimiter, retry_after_header
 from bot.settings import Settings
 from tools.base import SharedLocation
 
@@ -53,11 +57,18 @@ log = logging.getLogger(__name__)
 
 PLATFORM = "web"
 STATIC_DIR = Path(__file__).parent / "static"
-# One file, inline script and style; nothing may come from elsewhere.
+# The page, its script, style and icon: nothing inline runs, nothing comes from elsewhere.
 PAGE_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+STATIC_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/favicon.svg": ("favicon.svg", "image/svg+xml"),
+    "/favicon.ico": ("favicon.svg", "image/svg+xml"),  # browsers ask for it whatever the page says
+}
 
 SessionIdPath = Annotated[str, PathParam(pattern=SESSION_ID_PATTERN)]
 
@@ -80,8 +91,13 @@ class WebAdapter:
         self._keepalive_s = keepalive_s
         self._retry_ms = retry_ms
         self._book = EventLogBook(max_sessions=max_sessions, max_events=max_events)
-        self._page = (STATIC_DIR / "index.html").read_bytes()
+        self._static = {route: ((STATIC_DIR / name).read_bytes(), media) for route, (name, media) in STATIC_FILES.items()}
         self._running = False
+        if settings.web_token is None and not settings.host_is_loopback:
+            raise ValueError(f"BOT_WEB_TOKEN is required when BOT_HOST={settings.host} is not loopback")
+        self._auth = WebAuth(settings.web_token)
+        # per address (every API write and login attempt) and per chat (messages and answers)
+        self._per_ip = RateLimiter(settings.rate_per_ip, max(5, settings.rate_per_ip // 4))
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -127,6 +143,8 @@ class WebAdapter:
             await parts.sent(self._emit(chat, "verdict", verdict_data(verdict)), more=False)
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
+        if notice.kind == "limited":  # the 429 that refused the message says it, with its Retry-After
+            return
         if notice.kind == "error":
             event_id = self._emit(chat, "error", ErrorData(message=notice.text))
         else:
@@ -141,23 +159,65 @@ class WebAdapter:
 
     def router(self) -> APIRouter:
         r = APIRouter()
-        r.add_api_route("/", self._index, methods=["GET"], include_in_schema=False)
-        r.add_api_route("/api/chat", self._chat, methods=["POST"], response_model=ChatResponse)
+        for route in STATIC_FILES:
+            r.add_api_route(route, self._file, methods=["GET"], include_in_schema=False)
+        r.add_api_route("/api/auth", self._auth_state, methods=["GET"], response_model=AuthState,
+                        summary="Whether this server needs BOT_WEB_TOKEN, and whether this client has it")
+        r.add_api_route("/api/login", self._login, methods=["POST"], status_code=204, response_class=Response,
+                        summary="Exchange BOT_WEB_TOKEN for the page's session cookie",
+                        responses={401: {"description": "wrong token"}, 429: {"description": "too many attempts"}})
+        guarded = [Depends(self._auth)]
+        r.add_api_route("/api/chat", self._chat, methods=["POST"], response_model=ChatResponse, dependencies=guarded,
+                        summary="Send a message: starts a run, continues the session, or answers its question",
+                        responses=_ERRORS)
         r.add_api_route(
-            "/api/human_response", self._human_response, methods=["POST"], response_model=HumanResponseAck
+            "/api/human_response", self._human_response, methods=["POST"], response_model=HumanResponseAck,
+            dependencies=guarded, summary="Answer the question the session is waiting on",
+            responses={**_ERRORS, 404: {"description": "unknown session"}, 409: {"description": "no question waiting"}},
         )
-        r.add_api_route("/api/sessions/{session_id}", self._session, methods=["GET"], response_model=SessionView)
-        r.add_api_route("/api/sessions/{session_id}/events", self._events, methods=["GET"])
+        r.add_api_route("/api/sessions/{session_id}", self._session, methods=["GET"], response_model=SessionView,
+                        dependencies=guarded, summary="The conversation so far (for a reload)",
+                        responses={401: _ERRORS[401], 404: {"description": "unknown session"}})
+        r.add_api_route(
+            "/api/sessions/{session_id}/events", self._events, methods=["GET"], dependencies=guarded,
+            summary="Server-Sent Events of the session (see the README for the events)",
+            response_class=EventSourceResponse,
+            responses={200: {"content": {"text/event-stream": {}}}, 401: _ERRORS[401], 404: {"description": "unknown session"}},
+        )
         return r
 
-    async def _index(self) -> HTMLResponse:
-        return HTMLResponse(
-            self._page,
-            headers={"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-cache"},
-        )
+    async def _file(self, request: Request) -> Response:
+        body, media = self._static[request.url.path]
+        headers = {"Cache-Control": "no-cache"}
+        if media.startswith("text/html"):
+            headers["Content-Security-Policy"] = PAGE_CSP
+        return Response(body, media_type=media, headers=headers)
 
-    async def _chat(self, body: ChatRequest) -> ChatResponse:
+    async def _auth_state(self, request: Request) -> AuthState:
+        return AuthState(required=self._auth.required, authenticated=self._auth.allowed(request))
+
+    async def _login(self, body: LoginRequest, request: Request, response: Response) -> Response:
+        self._limit(self._per_ip.hit(_client_ip(request)))
+        if not self._auth.required:
+            return Response(status_code=204)
+        if not self._auth.token_matches(body.token):
+            raise HTTPException(401, "wrong token")
+        done = Response(status_code=204)
+        self._auth.set_cookie(request, done)
+        return done
+
+    @staticmethod
+    def _limit(wait_s: float) -> None:
+        if wait_s > 0:
+            seconds = retry_after_header(wait_s)
+            raise HTTPException(429, f"too many requests: try again in {seconds} s", headers={"Retry-After": seconds})
+
+    def _check_rates(self, request: Request, session_id: str) -> None:
+        self._limit(self._per_ip.hit(_client_ip(request)))  # per chat: the runtime's own limit (LIMITED)
+
+    async def _chat(self, body: ChatRequest, request: Request) -> ChatResponse:
         session_id = body.session_id or uuid.uuid4().hex
+        self._check_rates(request, session_id)
         location = None
         if body.location is not None:
             location = SharedLocation(body.location.latitude, body.location.longitude, body.location.label)
@@ -167,10 +227,14 @@ class WebAdapter:
             text=body.message.strip(),
             dedup_id=_dedup_id(session_id, body.client_message_id),
             location=location,
+            lang=body.lang or "",
         )
-        return ChatResponse(session_id=session_id, outcome=await self._submit(msg))
+        outcome = await self._submit(msg)
+        self._book.get(session_id)  # known from now on: its event stream may open at once
+        return ChatResponse(session_id=session_id, outcome=outcome)
 
-    async def _human_response(self, body: HumanResponseRequest) -> HumanResponseAck:
+    async def _human_response(self, body: HumanResponseRequest, request: Request) -> HumanResponseAck:
+        self._check_rates(request, body.session_id)
         chat = _chat_key(body.session_id)
         if await self._manager.session_info(chat) is None:
             raise HTTPException(404, "unknown session")
@@ -197,6 +261,8 @@ class WebAdapter:
             raise HTTPException(403, "this user may not use the bot")
         if outcome is SubmitOutcome.INVALID:  # the page also gets the reason as a notice event
             raise HTTPException(422, "the message is empty or too long")
+        if outcome is SubmitOutcome.LIMITED:  # the runtime's own per-user limit (see bot.ratelimit)
+            raise HTTPException(429, "too many messages: try again in a minute", headers={"Retry-After": "60"})
         return "duplicate" if outcome is SubmitOutcome.DUPLICATE else "accepted"
 
     async def _session(self, session_id: SessionIdPath) -> SessionView:
@@ -235,6 +301,8 @@ class WebAdapter:
     ) -> EventSourceResponse:
         # EventSource cannot set headers on its first connection; `after` carries the id then.
         resume_from = last_event_id or after
+        if self._book.peek(session_id) is None and await self._manager.session_info(_chat_key(session_id)) is None:
+            raise HTTPException(404, "unknown session")
         session_log = self._book.get(session_id)
         return EventSourceResponse(
             self._stream(session_log, resume_from),
@@ -262,6 +330,19 @@ class WebAdapter:
                     yield logged.wire
         finally:
             session_log.subscribers -= 1
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "BOT_WEB_TOKEN is set and the request does not carry it"},
+    403: {"description": "the allowlist (BOT_ALLOWED_USERS) excludes this session"},
+    422: {"description": "a bad body, or a message over BOT_MAX_MESSAGE_CHARS"},
+    429: {"description": "over the per-address or per-chat rate limit; see the Retry-After header"},
+}
+
+
+def _client_ip(request: Request) -> str:
+    """The peer address (uvicorn puts a trusted proxy's X-Forwarded-For here: FORWARDED_ALLOW_IPS)."""
+    return request.client.host if request.client else "?"
 
 
 def _chat_key(session_id: str) -> ChatKey:

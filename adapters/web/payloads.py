@@ -43,6 +43,9 @@ class ChatRequest(_Strict):
         default=None, pattern=CLIENT_ID_PATTERN, description="makes a double submit harmless"
     )
     location: LocationIn | None = None
+    lang: Literal["zh", "en"] | None = Field(
+        default=None, description="the browser's language: replies to commands use it until the conversation has its own"
+    )
 
     @field_validator("message")
     @classmethod
@@ -50,6 +53,15 @@ class ChatRequest(_Strict):
         if not v.strip():
             raise ValueError("the message must not be blank")
         return v
+
+
+class LoginRequest(_Strict):
+    token: str = Field(min_length=1, max_length=512)
+
+
+class AuthState(BaseModel):
+    required: bool
+    authenticated: bool
 
 
 class ChatResponse(BaseModel):

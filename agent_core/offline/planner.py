@@ -152,7 +152,7 @@ class _Decider:
         if refused is not None and not refused.ok:
             return self.say("plan_refused", reason=(refused.output or "")[7:200])
         if self.t.last_plan is not None and not self.u.new_info and not self.t.phase:
-            return self.say("nothing_new")
+            return self.say("nothing_new" if self.u.thanks else "not_understood")
 
         dest = self.resolve_slot("destination")
         if isinstance(dest, Turn):

@@ -77,8 +77,9 @@ _WEEK_ZH = re.compile(rf"(?P<n>{NUM})?\s*(?:个)?(?:星期|周)(?![一二三四�
 _DAYS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+days?\b(?!\s+(?:from\s+(?:now|today)\b|later|ago))", re.I)
 _NIGHTS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+nights?\b", re.I)
 _WEEK_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+weeks?\b", re.I)
-_DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|day[\s-]trip", re.I)
+_DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|(?<![\w-])(?:a\s+)?day[\s-]trip", re.I)
 _WEEKEND = re.compile(r"周末|weekend", re.I)
+_LONG_WEEKEND = re.compile(r"小长假|三天假期|long[\s-]weekend", re.I)
 
 _BUDGET = [
     re.compile(rf"预算\D{{0,4}}?(?P<v>\d+(?:\.\d+)?|{NUM})\s*(?P<u>[kK千万w])?"),
@@ -137,30 +138,37 @@ def _amount(m: re.Match[str]) -> float | None:
     return value * _UNITS.get(unit or "", 1)
 
 
-def _length(text: str) -> tuple[int | None, int | None]:
-    """(days, nights) stated in the text."""
-    if _DAY_TRIP.search(text):
-        return 1, 0
+def _length(undated: str, text: str | None = None) -> tuple[int | None, int | None]:
+    """(days, nights) stated in the text. `undated` has the dates blanked out; `text` is the whole
+    request ("weekend" is a date there, and a length here).
+
+    An explicit length wins over a kind of trip: "a 3-day trip" is three days, not a day trip.
+    """
+    text = undated if text is None else text
     days = nights = None
-    m = _DAYS_NIGHTS_ZH.search(text)
+    m = _DAYS_NIGHTS_ZH.search(undated)
     if m:
         days = to_int(m.group("d"))
         if m.group("n"):
             nights = to_int(m.group("n"))
-    if nights is None and (m2 := _NIGHTS_ZH.search(text)):
+    if nights is None and (m2 := _NIGHTS_ZH.search(undated)):
         nights = to_int(m2.group("n"))
-    if days is None and (m3 := _DAYS_EN.search(text)):
+    if days is None and (m3 := _DAYS_EN.search(undated)):
         days = to_int(m3.group("n"))
-    if nights is None and (m4 := _NIGHTS_EN.search(text)):
+    if nights is None and (m4 := _NIGHTS_EN.search(undated)):
         nights = to_int(m4.group("n"))
-    if days is None and nights is None:
-        week = _WEEK_ZH.search(text) or _WEEK_EN.search(text)
-        if week and (week.group("n") or re.search(r"一周|a week|one week", text, re.I)):
-            n = to_int(week.group("n") or "1") or 1
-            days = 7 * n
-        elif _WEEKEND.search(text):
-            days = 2
-    return days, nights
+    if days is not None or nights is not None:
+        return days, nights
+    if _DAY_TRIP.search(undated):
+        return 1, 0
+    week = _WEEK_ZH.search(undated) or _WEEK_EN.search(undated)
+    if week and (week.group("n") or re.search(r"一周|a week|one week", undated, re.I)):
+        return 7 * (to_int(week.group("n") or "1") or 1), None
+    if _LONG_WEEKEND.search(text):
+        return 3, None
+    if _WEEKEND.search(text):
+        return 2, None
+    return None, None
 
 
 def read_wishes(text: str, today: date) -> TripRequest:
@@ -173,7 +181,7 @@ def read_wishes(text: str, today: date) -> TripRequest:
 
     date_spans = [(d.start, d.end) for d in dates]
     undated = "".join(" " if any(s <= i < e for s, e in date_spans) else ch for i, ch in enumerate(text))
-    days, nights = _length(undated)
+    days, nights = _length(undated, text)
 
     travellers = None
     for pattern in _TRAVELLERS:

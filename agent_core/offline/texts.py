@@ -83,6 +83,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "不客气！如果想调整，可以直接说，比如“便宜一点”“改坐飞机”“多住一晚”“改到下周六”。",
         "en": "You're welcome! To change the plan, just say so, for example \"make it cheaper\", \"fly instead\", \"one more night\" or \"move it to next Saturday\".",
     },
+    "not_understood": {
+        "zh": "抱歉，我没看懂这句话。想调整刚才的行程可以直接说，比如“便宜一点”“改坐飞机”“多住一晚”；想规划另一次出行，请告诉我从哪里到哪里、哪天、玩几天，比如“下周五北京去杭州，玩两天”。",
+        "en": "Sorry, I did not understand that. To change the plan, say so, for example \"make it cheaper\", \"fly instead\" or \"one more night\"; to plan another trip, tell me from where to where, when and for how long, for example \"Beijing to Hangzhou next Friday, 2 days\".",
+    },
     "sandbox_note": {
         "zh": "车次、航班、酒店和景点均来自内置沙盒数据（按真实地理生成，非实时），出行前请在官方渠道核实并购票。",
         "en": "Trains, flights, hotels and sights come from the built-in sandbox data (generated from real geography, not live); check and book through official channels before you go.",

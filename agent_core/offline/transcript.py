@@ -51,6 +51,7 @@ class Turn:
     slot: str | None = None  # the question's slot when this is an answer
     options: tuple[str, ...] = ()
     question: str | None = None
+    after_plan: bool = False  # said after a plan had been given (it may start another trip)
 
 
 @dataclass(slots=True)
@@ -89,7 +90,7 @@ def read_transcript(messages: Sequence[Message]) -> Transcript:
     for msg in messages:
         if msg.role is Role.USER:
             if msg.content and msg.content.strip():
-                t.turns.append(Turn(msg.content.strip()))
+                t.turns.append(Turn(msg.content.strip(), after_plan=t.last_plan is not None))
                 t.phase = []
                 t.plan_in_phase = False
                 t.asks_in_phase = {}

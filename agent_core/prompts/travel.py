@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from agent_core.tool_output import UNTRUSTED_RULE_EN, UNTRUSTED_RULE_ZH
+
 _TODAY_RE = re.compile(
     r"^Today: (?P<date>\d{4}-\d{2}-\d{2}) \((?P<weekday>\w+)\), timezone (?P<tz>\S+)"
     r"(?:, time (?P<time>\d{2}:\d{2}))?(?:, lang (?P<lang>zh|en))?\s*$",
@@ -35,7 +37,8 @@ _RULES_ZH = """你是一名出行规划助手，帮用户规划火车、航班�
 4. 计划要合理：衔接时间充足，到达后再入住，景点在开放时间内游览。
 5. 如果可能出现意外（天气、行程衔接紧、余票或房间紧张），给出备选方案。
 6. 规划完成后调用 submit_plan 提交结构化行程（summary 为给用户看的说明，plan 为行程，费用合计要等于各项之和）；如果无法规划，在 <answer></answer> 中说明原因并给出可行建议。
-7. 最终回答放在 <answer></answer> 中，用用户使用的语言。"""
+7. 最终回答放在 <answer></answer> 中，用用户使用的语言。
+""" + UNTRUSTED_RULE_ZH
 
 _RULES_EN = """You are a travel-planning assistant: trains, flights, hotels, sights and getting around town.
 
@@ -46,7 +49,8 @@ Rules:
 4. Keep the plan sensible: enough time for connections, check in after arrival, visit places while they are open.
 5. When disruption is plausible (weather, tight connections, few seats or rooms left), offer a backup.
 6. When the plan is ready, call submit_plan (summary: the text for the person; plan: the structured trip, whose total equals the sum of its parts). If no plan is possible, explain why inside <answer></answer> and suggest what would work.
-7. Put the final answer inside <answer></answer>, in the person's language."""
+7. Put the final answer inside <answer></answer>, in the person's language.
+""" + UNTRUSTED_RULE_EN
 
 
 @dataclass(frozen=True, slots=True)

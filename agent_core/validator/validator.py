@@ -26,6 +26,7 @@ from agent_core.validator.findings import CheckReport
 from agent_core.validator.labels import Label, worst
 from agent_core.validator.reference import reply_without_reasoning, validation_input
 from agent_core.validator.rubric import RubricResult, ValidatorAgent
+from agent_core.validator.trip_length import check_requested_length
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.plan import TripPlan
@@ -68,7 +69,9 @@ class Validator:
         constraints = read_constraints(person_texts(request, messages), now.date())
         evidence = RunEvidence.from_messages(messages)
         if plan is not None:
-            return await self.checker.check(plan, constraints, evidence=evidence, text=reply_without_reasoning(reply)), False
+            report = await self.checker.check(plan, constraints, evidence=evidence, text=reply_without_reasoning(reply))
+            check_requested_length(plan, request, messages, report)  # read apart from the planner's parse
+            return report, False
         report, read = await self.checker.check_text(reply_without_reasoning(reply), constraints, evidence, now.date())
         return (None, False) if read.empty else (report, True)
 

@@ -1,0 +1,5 @@
+"""`python -m tripbot` is the `tripbot` command."""
+
+from tripbot.cli import entry
+
+entry()
