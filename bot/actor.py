@@ -174,7 +174,7 @@ class ChatActor:
         state = state_of(session)
         question = await self.d.store.question_for_chat(self.skey) if state is ChatState.ASKING else None
         facts = Facts(
-            answers=question is not None and trig.msg is not None and _answers(row, trig.msg, question, session),
+            answers=question is not None and trig.msg is not None and answers(row, trig.msg, question, session),
             current=question is not None and question.tool_call_id == trig.data.get("tool_call_id")
             and question.session_id == trig.data.get("session_id"),
             idle_run=self.run_task is None,
@@ -298,7 +298,9 @@ class ChatActor:
 
     def _drop_steering(self) -> None:
         self._steer.take()
-        self._handled.clear()
+        if self._handled:  # what the stopped run never read is read again, as the chat now is
+            self._handled.clear()
+            self.wake()
 
     async def _apply_outcome(self, outcome: RunOutcome) -> None:
         self.run_task = None
@@ -334,6 +336,7 @@ class ChatActor:
         if t.target is not ChatState.ASKING:  # what the run never took is a new turn now
             for inbox_id in self._steer.left():
                 self._handled.discard(inbox_id)
+                self.wake()
             self._steer.take()
         self._handled.difference_update(getattr(outcome, "inbox_done", ()))
 
@@ -378,7 +381,7 @@ def _classify(row: InboxRow) -> _Trigger:
     return _Trigger(row, Trigger.MESSAGE, msg, {})
 
 
-def _answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
+def answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
     """Does this message answer the waiting question? See bot.chat_machine (the `answers` fact)."""
     if msg.question_id is not None:
         return msg.question_id == question.tool_call_id

@@ -62,6 +62,17 @@ class DeadlineWatcher:
                 await asyncio.sleep(1)
 
     async def _once(self) -> None:
+        now = await self.check_now()
+        nxt = await self.store.next_deadline(after=now)
+        delay = self.max_sleep_s if nxt is None else max(0.0, min(self.max_sleep_s, nxt - self.clock()))
+        if delay > 0:
+            self._wakeup.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await self._wakeup.wait()
+
+    async def check_now(self) -> float:
+        """Tell the chats of every question due by now (once each); returns the `now` it used."""
         now = self.clock()
         due = await self.store.due_questions(now)
         fresh = [q for q in due if (q.session_id, q.tool_call_id) not in self._told]
@@ -78,10 +89,4 @@ class DeadlineWatcher:
             for key in keys:
                 self.wake_chat(key)
         self._told = {(q.session_id, q.tool_call_id) for q in due}  # forget the ones resolved since
-        nxt = await self.store.next_deadline(after=now)
-        delay = self.max_sleep_s if nxt is None else max(0.0, min(self.max_sleep_s, nxt - self.clock()))
-        if delay > 0:
-            self._wakeup.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(delay):
-                    await self._wakeup.wait()
+        return now

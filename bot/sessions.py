@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable
 
 from bot import texts
-from bot.actor import ActorDeps, ChatActor, state_with_run
+from bot.actor import ActorDeps, ChatActor, answers, state_with_run
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
@@ -32,6 +32,7 @@ from bot.records import (
     PendingQuestion,
     SessionInfo,
     history_from_messages,
+    message_from_json,
     message_to_json,
 )
 from bot.review import PlanReviewer
@@ -182,8 +183,15 @@ class SessionManager:
         session = await self.store.get_session(key)
         if session is not None and session.state == "working":
             return False
-        pending = await self.store.inbox_for(key, limit=1)
-        return not pending or (session is not None and session.state == "asking")
+        pending = await self.store.inbox_for(key)
+        if not pending:
+            return True
+        question = await self.store.question_for_chat(key)
+        # quiet with rows left only when each is a message held for the question (not its answer)
+        return question is not None and all(
+            row.kind == "message" and not answers(row, message_from_json(row.body), question, session)
+            for row in pending
+        )
 
     async def _refresh_gauges(self, metrics: Metrics) -> None:
         counts = await self.store.counts()
