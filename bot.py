@@ -31,11 +31,13 @@ from bot.llm_metrics import LLMMetrics
 from bot.metrics import Metrics
 from bot.review import PlanReviewer
 from bot.settings import Settings
+from bot.store.base import StoreUnavailable
 from bot.validation import build_plan_validator
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 
 log = logging.getLogger("bot")
+EXIT_STORE_UNAVAILABLE = 3  # the database could not be reached (BOT_DB_URL)
 
 
 def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> ChatModel:
@@ -92,6 +94,12 @@ def describe(settings: Settings) -> list[str]:
     lines.append("model: offline planner (set OPENAI_API_KEY to use an LLM)" if settings.offline_model
                  else f"model: {settings.llm_model} at {settings.openai_base_url or 'the OpenAI API'}")
     lines.append(f"travel data: {settings.travel_data}")
+    if settings.db_url:
+        from bot.store.pg_connect import redact
+
+        lines.append(f"store: PostgreSQL at {redact(settings.db_url)}")
+    else:
+        lines.append(f"store: SQLite file {settings.db_path}")
     if settings.telegram_bot_token:
         lines.append("telegram: " + ("webhook" if settings.telegram_webhook_url else "long polling"))
     if settings.slack_bot_token:
@@ -164,11 +172,16 @@ def main(argv: list[str] | None = None) -> int:
         level=settings.log_level.upper(), stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    if args.command == "chat":
-        logging.getLogger().setLevel(logging.WARNING)  # keep the terminal for the conversation
-        asyncio.run(chat(settings))
-    else:
-        asyncio.run(serve(settings))
+    try:
+        if args.command == "chat":
+            logging.getLogger().setLevel(logging.WARNING)  # keep the terminal for the conversation
+            asyncio.run(chat(settings))
+        else:
+            asyncio.run(serve(settings))
+    except StoreUnavailable as exc:  # e.g. PostgreSQL down at start: say what to fix, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        print(f"The bot did not start (exit code {EXIT_STORE_UNAVAILABLE}).", file=sys.stderr)
+        return EXIT_STORE_UNAVAILABLE
     return 0
 
 

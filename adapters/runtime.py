@@ -20,7 +20,7 @@ from bot.review import PlanReviewer
 from bot.server import HttpServer
 from bot.sessions import SessionManager
 from bot.settings import Settings
-from bot.store import SqliteStore
+from bot.store import SqliteStore, Store
 from tools.collection import ToolCollection
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ class Adapter(Surface, Protocol):
 @dataclass
 class Runtime:
     settings: Settings
-    store: SqliteStore
+    store: Store
     metrics: Metrics
     manager: SessionManager
     server: HttpServer | None
@@ -78,6 +78,15 @@ def freeze_startup_heap() -> int:
     return gc.get_freeze_count()
 
 
+def make_store(settings: Settings) -> Store:
+    """PostgreSQL when BOT_DB_URL is set (it wins over BOT_DB_PATH), else the SQLite file."""
+    if settings.db_url:
+        from bot.store.postgres import PostgresStore  # asyncpg is loaded only when used
+
+        return PostgresStore(settings.db_url, pool_max=settings.db_pool_max)
+    return SqliteStore(settings.db_path)
+
+
 def build_runtime(
     settings: Settings,
     *,
@@ -89,7 +98,7 @@ def build_runtime(
     extra_surfaces: list[Adapter] | None = None,
     metrics: Metrics | None = None,
 ) -> Runtime:
-    store = SqliteStore(settings.db_path)
+    store = make_store(settings)
     metrics = metrics or Metrics()
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer)

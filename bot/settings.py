@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     slack_api_base_url: str = Field(default="https://slack.com/api/", validation_alias=_alias("SLACK_API_BASE_URL"))
 
     db_path: Path = Field(default=Path("./data/bot.sqlite3"), validation_alias=_alias("BOT_DB_PATH"))
+    # PostgreSQL instead of SQLite (wins over BOT_DB_PATH): several processes on one database
+    db_url: str | None = Field(default=None, validation_alias=_alias("BOT_DB_URL"))
+    db_pool_max: int = Field(default=20, ge=2, le=200, validation_alias=_alias("BOT_DB_POOL_MAX"))
     host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
     allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
@@ -76,6 +79,17 @@ class Settings(BaseSettings):
             return [str(v)]
         return v
 
+    @field_validator("db_url", mode="before")
+    @classmethod
+    def _postgres_url(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = v.strip()
+            if not v:
+                return None
+            if not v.startswith(("postgresql://", "postgres://")):
+                raise ValueError("must be a postgresql://user@host:port/database URL (SQLite takes BOT_DB_PATH)")
+        return v
+
     @field_validator("validate_plans", mode="before")
     @classmethod
     def _on_off(cls, v: object) -> object:
@@ -84,6 +98,10 @@ class Settings(BaseSettings):
         if isinstance(v, str) and v.strip().lower() in {"off", "no"}:
             return False
         return v
+
+    @property
+    def store_kind(self) -> Literal["sqlite", "postgres"]:
+        return "postgres" if self.db_url else "sqlite"
 
     @property
     def offline_model(self) -> bool:
