@@ -82,7 +82,7 @@ async def fresh_database() -> AsyncIterator[str]:
         if not _swept:
             _swept = True
             await _sweep_leftovers(admin)
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
     finally:
         await admin.close()
     try:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+import uuid
 from collections.abc import AsyncIterator
 from functools import partial
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -226,6 +228,32 @@ async def test_an_update_stored_anywhere_wakes_the_listener_and_it_relistens_aft
         await listener.stop()
 
 
+# -- losing the database -------------------------------------------------------------------
+
+
+async def test_the_store_serves_again_once_the_server_dropped_its_connections(two):
+    a, _ = two
+    await asyncio.gather(*(a.add_inbox("test", str(i), KEY, "{}") for i in range(4)))  # the pool is warm
+    admin = await asyncpg.connect(a.url)
+    try:
+        await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    finally:
+        await admin.close()
+    failures = 0
+    async with asyncio.timeout(5):
+        while True:  # a write on a connection that is gone is a StoreUnavailable, never a hang
+            try:
+                await a.add_inbox("test", "after", KEY, "{}")
+                break
+            except StoreUnavailable as exc:
+                assert "BOT_DB_URL" in str(exc)
+                failures += 1
+                await asyncio.sleep(0.05)
+    assert failures <= a.pool_max
+    assert await a.ping() and len(await a.inbox_for(KEY)) == 5
+
+
 # -- opening: migrations, settings, errors -------------------------------------------------
 
 
@@ -287,3 +315,19 @@ def test_bot_db_url_selects_postgres_and_wins_over_bot_db_path(tmp_path):
     assert isinstance(make_store(Settings(_env_file=None, BOT_DB_URL="")), SqliteStore)  # type: ignore[call-arg]
     with pytest.raises(ValidationError, match="postgresql://"):
         Settings(_env_file=None, BOT_DB_URL="mysql://u@h/x")  # type: ignore[call-arg]
+
+
+async def test_a_role_that_may_not_create_tables_is_told_so(pg_url):
+    admin = await asyncpg.connect(pg_url)
+    role = f"bot_test_ro_{uuid.uuid4().hex[:8]}"
+    try:
+        await admin.execute(f"CREATE ROLE {role} LOGIN")
+        await admin.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {role}")
+        parts = urlsplit(pg_url)
+        url = urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port or 5432}"))
+        with pytest.raises(StoreUnavailable, match="Grant that role CREATE"):
+            await PostgresStore(url).open()
+    finally:
+        await admin.execute(f"DROP OWNED BY {role}")
+        await admin.execute(f"DROP ROLE {role}")
+        await admin.close()

@@ -39,6 +39,9 @@ LOST_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.PostgresConnectionError,  # includes ConnectionDoesNotExistError
     asyncpg.OperatorInterventionError,  # pg_terminate_backend, server shutdown or restart
     asyncpg.IdleInTransactionSessionTimeoutError,
+    # a connection whose server process was ended while it sat idle in the pool: its next use
+    # finds the protocol in a failed state (the pool replaces it once it is released)
+    asyncpg.InternalClientError,
 )
 # What opening a connection raises when the database cannot be had.
 CONNECT_ERRORS: tuple[type[BaseException], ...] = (
@@ -78,6 +81,8 @@ def unavailable(url: str, exc: BaseException, doing: str = "connect to PostgreSQ
     hint = "Start PostgreSQL or fix BOT_DB_URL"
     if isinstance(exc, asyncpg.InvalidCatalogNameError):
         hint = "Create that database (the bot creates its tables, not the database) or fix BOT_DB_URL"
+    elif isinstance(exc, asyncpg.InsufficientPrivilegeError):
+        hint = "Grant that role CREATE on the database's schema (the bot creates its tables) or fix BOT_DB_URL"
     return StoreUnavailable(f"cannot {doing} at {URL_SETTING}={redact(url)}: {reason}. {hint}.")
 
 

@@ -94,8 +94,8 @@ class PostgresStore:
         conn = await connect(self.url, idle_in_transaction_s=self.idle_in_transaction_s)
         try:
             await apply_migrations(conn, migrations)
-        except LOST_ERRORS as exc:
-            raise unavailable(self.url, exc, "migrate the database") from exc
+        except (*LOST_ERRORS, asyncpg.InsufficientPrivilegeError) as exc:
+            raise unavailable(self.url, exc, "create the bot's tables") from exc
         finally:
             with contextlib.suppress(Exception):
                 await conn.close()
