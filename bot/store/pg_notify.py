@@ -94,7 +94,7 @@ class Listener:
         conn = await connect(self.url)
         try:
             self._lost.clear()
-            conn.add_termination_listener(lambda _conn: self._lost.set())
+            conn.add_termination_listener(self._terminated)
             for channel in self.channels:
                 await conn.add_listener(channel, self._deliver)
         except BaseException:
@@ -144,6 +144,10 @@ class Listener:
                 await asyncio.wait_for(conn.execute("SELECT 1"), timeout=self._check_s)
             except (*LOST_ERRORS, TimeoutError, asyncpg.InterfaceError):
                 return
+
+    def _terminated(self, conn: object) -> None:
+        if conn is self._conn:  # not the one closed on the way to its successor
+            self._lost.set()
 
     def _deliver(self, _conn: object, _pid: int, channel: str, payload: str) -> None:
         self._spawn(self._on_notify(channel, payload))
