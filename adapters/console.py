@@ -18,7 +18,7 @@ from agent_core.events import (
     ToolFinished,
     Verdict,
 )
-from bot.chat import ChatKey, IncomingMessage, Notice, RunInfo
+from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from bot.sessions import SessionManager
 from tools.plan import TripPlan
 
@@ -55,24 +55,27 @@ class ConsoleSurface:
         elif isinstance(event, ToolFinished):
             self._print(f"  {'✓' if event.ok else '✗'} {event.summary[:160]}")
 
-    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         self.options = question.options
         self._print(f"\n? {question.question}")
         for i, option in enumerate(question.options, 1):
             self._print(f"   {i}. {option}")
         self.turn_done.set()
-        return uuid.uuid4().hex[:12]
+        await parts.sent(uuid.uuid4().hex[:12], more=False)
 
-    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo) -> None:
+    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo,
+                          parts: PartLog) -> None:
         self._print("\n" + answer.text)
         if answer.plan is not None and answer.plan.title not in answer.text:
             self._print(render_plan(answer.plan))
-        if verdict is not None:
+        if verdict is not None and not verdict.graded:
+            self._print("[未评分：没有可核对的内容]" if run.lang == "zh" else "[not graded: nothing could be checked]")
+        elif verdict is not None:
             label = verdict.label if run.lang == "zh" else verdict.label_en
             self._print(f"[{label}]")
         self.turn_done.set()
 
-    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         self._print(f"({notice.text})")
         if notice.kind != "queued":
             self.turn_done.set()

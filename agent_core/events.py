@@ -66,13 +66,22 @@ class AnswerReady(Event):
 
 @dataclass(frozen=True, slots=True)
 class Verdict(Event):
+    """The review of an answer: one of the six labels, or (graded False) the outcome "not graded"
+    — nothing in the answer could be checked and no model graded it, so no label is claimed
+    (label and label_en are empty; surfaces say "not graded", and `reasons` say why)."""
+
     kind: ClassVar[str] = "verdict"
-    label: str  # one of the six Chinese labels
+    label: str  # one of the six Chinese labels; "" when not graded
     label_en: str
     reasons: tuple[str, ...] = ()
     failed_checks: tuple[str, ...] = ()
     rubric_skipped: bool = False
     rounds: int = 1
+    graded: bool = True
+
+    @classmethod
+    def not_graded(cls, reasons: tuple[str, ...], *, rounds: int = 1) -> Verdict:
+        return cls("", "", reasons, (), True, rounds, graded=False)
 
 
 @dataclass(frozen=True, slots=True)

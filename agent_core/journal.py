@@ -19,6 +19,11 @@ class PendingAsk:
 
 
 class RunJournal(Protocol):
+    def incoming(self) -> Sequence[Message]:
+        """Messages the person sent while the run worked, to add before the next model call (they
+        steer the run); the journal writes them with that step."""
+        ...
+
     async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
         """Append messages in one transaction, before the agent acts on them.
 
@@ -31,6 +36,9 @@ class RunJournal(Protocol):
 
 class NullJournal:
     """A journal that keeps nothing (scripts and benchmarks without durability)."""
+
+    def incoming(self) -> Sequence[Message]:
+        return ()
 
     async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
         return None

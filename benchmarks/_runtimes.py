@@ -65,9 +65,9 @@ class Driver(Protocol):
     async def close(self) -> None: ...
 
 
-def make_driver(name: str, base_url: str, db_path: Path, *, park_after_s: float = 300.0) -> Driver:
+def make_driver(name: str, base_url: str, db_path: Path) -> Driver:
     if name == "ours":
-        return OursDriver(base_url, db_path, park_after_s)
+        return OursDriver(base_url, db_path)
     if name == "langgraph":
         return LangGraphDriver(base_url, db_path)
     if name == "agents":
@@ -110,16 +110,16 @@ class BenchSurface:
     async def show_progress(self, chat: Any, event: Any, run: Any) -> None:
         return None
 
-    async def post_question(self, chat: Any, question: Any, run: Any) -> str:
+    async def post_question(self, chat: Any, question: Any, run: Any, parts: Any) -> None:
         self.questions += 1
         self._resolve(chat.chat_id, "question", question.question)
-        return f"q{self.questions}"
+        await parts.sent(f"q{self.questions}", more=False)
 
-    async def post_answer(self, chat: Any, answer: Any, verdict: Any, run: Any) -> None:
+    async def post_answer(self, chat: Any, answer: Any, verdict: Any, run: Any, parts: Any) -> None:
         self.answers += 1
         self._resolve(chat.chat_id, "answer", answer.text)
 
-    async def post_notice(self, chat: Any, notice: Any) -> None:
+    async def post_notice(self, chat: Any, notice: Any, parts: Any) -> None:
         if notice.kind in ("error", "invalid", "refused"):
             self.notices.append(notice.text)
             for kind in ("question", "answer"):
@@ -170,10 +170,9 @@ def _prompt(lang: str, now: Any, tz: str, location: str | None) -> str:
 class OursDriver:
     name = "ours"
 
-    def __init__(self, base_url: str, db_path: Path, park_after_s: float) -> None:
+    def __init__(self, base_url: str, db_path: Path) -> None:
         self.base_url = base_url
         self.db_path = db_path
-        self.park_after_s = park_after_s
         self.surface = BenchSurface()
         self.runtime: Any = None
         self.llm: Any = None
@@ -191,7 +190,7 @@ class OursDriver:
 
         settings = Settings(  # type: ignore[call-arg]
             _env_file=None, db_path=self.db_path, openai_api_key=API_KEY, openai_base_url=self.base_url,
-            park_after_s=self.park_after_s, human_timeout_s=86400, validate_plans=False, llm_model=MODEL,
+            human_timeout_s=86400, validate_plans=False, llm_model=MODEL,
         )
         self.llm = LLM(LLMConfig(model=MODEL, api_key=API_KEY, base_url=self.base_url, timeout_s=120))
         self.runtime = build_runtime(

@@ -167,7 +167,7 @@ async def child_serve(name: str, base_url: str, db: Path) -> None:
 
 
 async def child_rss(name: str, base_url: str, db: Path, paused: int) -> None:
-    driver = make_driver(name, base_url, db, park_after_s=0)
+    driver = make_driver(name, base_url, db)
     await driver.open()
     for i in range(3):
         await Timeline.run(driver, f"rw-{name}-{i}")

@@ -55,7 +55,7 @@ async def settled(driver: OursDriver, prefix: str, n: int, timeout: float = 120)
 
 
 async def run(base_url: str, db: Path, sessions: int, batch: int) -> dict[str, Any]:
-    driver = OursDriver(base_url, db, park_after_s=0)
+    driver = OursDriver(base_url, db)
     await driver.open()
     try:
         await park(driver, "warm-", WARMUP, batch)

@@ -37,7 +37,7 @@ SCRIPT = str(Path(__file__).resolve())
 
 
 async def make_templates(base_url: str, db: Path) -> None:
-    driver = OursDriver(base_url, db, park_after_s=0)
+    driver = OursDriver(base_url, db)
     await driver.open()
     try:
         await asyncio.gather(*(driver.ask(f"t-{i}") for i in range(TEMPLATES)))
@@ -82,7 +82,7 @@ def clone(db: Path, total: int) -> int:
 
 async def measure(base_url: str, db: Path) -> dict[str, Any]:
     """In a fresh process: build the runtime, time start(), then answer one copied conversation."""
-    driver = OursDriver(base_url, db, park_after_s=0)
+    driver = OursDriver(base_url, db)
     driver.build()  # build_runtime: imports, the LLM client, the token counter
     before = rss_bytes()
     started = time.monotonic()

@@ -1,4 +1,9 @@
-"""Who is talking where: chat keys, incoming messages, and the Surface protocol adapters implement."""
+"""Who is talking where: chat keys, incoming messages, and the Surface protocol adapters implement.
+
+Errors a surface raises when it cannot deliver::
+
+    DeliveryError             a post did not reach the chat (reason; permanent; retry_after)
+"""
 
 from __future__ import annotations
 
@@ -47,6 +52,7 @@ class IncomingMessage:
     is_group: bool = False
     received_at: float = field(default_factory=time.time)
     lang: str = ""  # the platform's hint ("zh"/"en", e.g. Telegram's language_code); "" = none
+    question_id: str | None = None  # an answer that names its question (the web API's tool_call_id)
 
 
 class SubmitOutcome(StrEnum):
@@ -75,19 +81,41 @@ class Notice:
     text: str  # already in the person's language
 
 
+class DeliveryError(Exception):
+    """A surface could not post: `permanent` (blocked, chat gone, refused) is never retried;
+    otherwise the delivery worker retries, after `retry_after` seconds when the platform said so."""
+
+    def __init__(self, reason: str, *, permanent: bool, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.permanent = permanent
+        self.retry_after = retry_after
+
+
+class PartLog(Protocol):
+    """The delivery record of one outgoing item that a surface may send as several messages."""
+
+    @property
+    def done(self) -> int:
+        """Parts already delivered by an earlier attempt: the surface skips them."""
+        ...
+
+    async def sent(self, message_id: str, *, more: bool) -> None:
+        """One more part was delivered (`more`: others follow). Recorded before the next is sent."""
+
+
 class Surface(Protocol):
     platform: str
 
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         """Steps and tool calls; best effort (a failure must not stop the run)."""
 
-    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
-        """Post the question as a new message and return its platform message id."""
-        ...
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
+        """Post the question as new messages (the last carries the buttons); raise DeliveryError."""
 
     async def post_answer(
-        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo
+        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo, parts: PartLog
     ) -> None:
-        """Post the final answer (and the verdict when there is one)."""
+        """Post the final answer (and the verdict when there is one); raise DeliveryError."""
 
-    async def post_notice(self, chat: ChatKey, notice: Notice) -> None: ...
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None: ...

@@ -1,18 +1,21 @@
 """DeadlineWatcher: one task for every question's deadline, however many questions wait.
 
 Deadlines live in the store (they survive restarts); the watcher sleeps until the earliest
-one (at most `max_sleep_s`, and less when a new question wakes it) and hands each due question
-to `on_due`. No timer is held per question, so ten thousand parked sessions cost nothing here.
+one (at most `max_sleep_s`, and less when a new question wakes it). It never touches a chat:
+for each due question it writes an `expired` event to the chat's inbox (once: the event's id
+is the question's) and wakes the chat, whose own task decides. No timer is held per question,
+so ten thousand parked sessions cost nothing here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
-from bot.store.base import QuestionRow, Store
+from bot.store.base import ChatEvent, Store
 
 log = logging.getLogger(__name__)
 
@@ -21,12 +24,13 @@ class DeadlineWatcher:
     def __init__(
         self,
         store: Store,
-        on_due: Callable[[QuestionRow], Awaitable[None]],
+        wake_chat: Callable[[str], None],
         clock: Callable[[], float],
         max_sleep_s: float = 30.0,
     ) -> None:
         self.store = store
-        self.on_due = on_due
+        self.wake_chat = wake_chat
+        self._told: set[tuple[str, str]] = set()  # questions whose expiry is in an inbox already
         self.clock = clock
         self.max_sleep_s = max_sleep_s
         self._wakeup = asyncio.Event()
@@ -58,13 +62,26 @@ class DeadlineWatcher:
                 await asyncio.sleep(1)
 
     async def _once(self) -> None:
-        nxt = await self.store.next_deadline()
+        now = self.clock()
+        due = await self.store.due_questions(now)
+        fresh = [q for q in due if (q.session_id, q.tool_call_id) not in self._told]
+        if fresh:
+            events, keys = [], []
+            for q in fresh:
+                session = await self.store.session_by_id(q.session_id)
+                if session is None:
+                    continue
+                body = json.dumps({"session_id": q.session_id, "tool_call_id": q.tool_call_id})
+                events.append(ChatEvent(session.chat_key, "expired", body, f"expired:{q.session_id}:{q.tool_call_id}"))
+                keys.append(session.chat_key)
+            await self.store.add_events(events)
+            for key in keys:
+                self.wake_chat(key)
+        self._told = {(q.session_id, q.tool_call_id) for q in due}  # forget the ones resolved since
+        nxt = await self.store.next_deadline(after=now)
         delay = self.max_sleep_s if nxt is None else max(0.0, min(self.max_sleep_s, nxt - self.clock()))
         if delay > 0:
             self._wakeup.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await self._wakeup.wait()
-            return
-        for question in await self.store.due_questions(self.clock()):
-            await self.on_due(question)

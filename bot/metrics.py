@@ -1,6 +1,13 @@
-"""Prometheus metrics on a registry owned by the runtime (no process-global registry)."""
+"""Prometheus metrics on a registry owned by the runtime (no process-global registry).
+
+Counters and histograms count where things happen; the gauges of what is waiting (questions,
+parked sessions, outbox rows) are read from the store when /metrics is scraped, so they are
+never wrong by a missed decrement.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -16,7 +23,14 @@ class Metrics:
         self.steps = Counter("bot_steps", "Agent steps taken", registry=r)
         self.tool_calls = Counter("bot_tool_calls", "Tool calls by tool and result", ["tool", "ok"], registry=r)
         self.questions_waiting = Gauge("bot_questions_waiting", "Questions waiting for an answer", registry=r)
-        self.sessions_parked = Gauge("bot_sessions_parked", "Waiting sessions with no coroutine held", registry=r)
+        self.sessions_parked = Gauge(
+            "bot_sessions_parked", "Sessions paused on a question (nothing of them held in memory)", registry=r
+        )
+        self.outbox_pending = Gauge("bot_outbox_pending", "Outbox rows not yet delivered", registry=r)
+        self.outbox_failed = Gauge("bot_outbox_failed", "Outbox rows given up on (see /status and the log)", registry=r)
+        self.deliveries = Counter("bot_deliveries", "Outbox rows by kind and outcome", ["kind", "outcome"], registry=r)
+        self.delivery_retries = Counter("bot_delivery_retries", "Failed delivery attempts by kind", ["kind"], registry=r)
+        self.inbox_set_aside = Counter("bot_inbox_set_aside", "Inbox rows set aside after repeated failures", registry=r)
         self.llm_tokens = Counter("bot_llm_tokens", "LLM tokens by kind", ["kind"], registry=r)
         self.llm_errors = Counter("bot_llm_errors", "LLM errors by kind", ["kind"], registry=r)
         self.messages_in = Counter("bot_messages_in", "Incoming messages by platform and outcome", ["platform", "outcome"], registry=r)
@@ -32,6 +46,16 @@ class Metrics:
             "bot_run_seconds", "Wall time of one run segment (start or resume to pause or end)", registry=r,
             buckets=(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
         )
+
+        self._refreshers: list[Callable[[Metrics], Awaitable[None]]] = []
+
+    def refresh_with(self, refresher: Callable[[Metrics], Awaitable[None]]) -> None:
+        """Run `refresher` before every scrape (it sets the gauges read from the store)."""
+        self._refreshers.append(refresher)
+
+    async def refresh(self) -> None:
+        for refresher in self._refreshers:
+            await refresher(self)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

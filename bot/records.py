@@ -30,7 +30,7 @@ class PendingQuestion:
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
     session_id: str
-    state: str  # idle | running | waiting | parked
+    state: str  # idle | working | asking | parked (asking, nothing held in memory)
     lang: str
     run_no: int
     steps: int
@@ -75,6 +75,7 @@ def message_to_json(msg: IncomingMessage) -> str:
             "received_at": msg.received_at,
             "location": None if loc is None else [loc.latitude, loc.longitude, loc.label],
             "lang": msg.lang,
+            "question_id": msg.question_id,
         },
         ensure_ascii=False,
     )
@@ -95,6 +96,7 @@ def message_from_json(raw: str) -> IncomingMessage:
         received_at=float(data.get("received_at", 0)),
         location=None if not loc else SharedLocation(float(loc[0]), float(loc[1]), loc[2]),
         lang=data.get("lang", ""),
+        question_id=data.get("question_id"),
     )
 
 

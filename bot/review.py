@@ -24,7 +24,7 @@ class ReviewRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReviewOutcome:
-    verdict: Verdict | None  # None: nothing to grade (a short reply without a plan, no rubric model)
+    verdict: Verdict | None  # None: no review; Verdict.graded False: reviewed, but nothing could be checked
     replan_feedback: str | None = None  # set when the planner should try again with these findings
 
 

@@ -265,4 +265,5 @@ class HttpServer:
             return False
 
     async def _metrics_route(self) -> Response:
+        await self._metrics.refresh()
         return Response(self._metrics.render(), media_type=self._metrics.content_type)

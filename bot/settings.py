@@ -54,7 +54,8 @@ class Settings(BaseSettings):
     timezone: str = Field(default="Asia/Shanghai", validation_alias=_alias("BOT_TIMEZONE"))
 
     max_steps: int = Field(default=20, ge=1, le=200, validation_alias=_alias("BOT_MAX_STEPS"))
-    park_after_s: float = Field(default=300, ge=0, validation_alias=_alias("BOT_PARK_AFTER_S"))
+    delivery_attempts: int = Field(default=8, ge=1, le=100, validation_alias=_alias("BOT_DELIVERY_ATTEMPTS"))
+    delivery_backoff_s: float = Field(default=0.5, gt=0, le=60, validation_alias=_alias("BOT_DELIVERY_BACKOFF_S"))
     history_messages: int = Field(default=60, ge=4, validation_alias=_alias("BOT_HISTORY_MESSAGES"))
     max_message_chars: int = Field(default=8000, ge=100, validation_alias=_alias("BOT_MAX_MESSAGE_CHARS"))
     log_level: str = Field(default="INFO", validation_alias=_alias("BOT_LOG_LEVEL"))

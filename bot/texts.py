@@ -46,6 +46,22 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "I can only read text (and shared locations). Please describe your trip in words.",
     },
     "location_saved": {"zh": "已记下你的位置。", "en": "Got your location."},
+    "steered": {
+        "zh": "收到，我会在下一步把这条考虑进去。",
+        "en": "Got it: I'll take that into account at my next step.",
+    },
+    "held": {
+        "zh": "已记下。请先回答我上面的问题，之后我会把这条一并考虑。",
+        "en": "Noted. Please answer my question above first; I'll take this into account right after.",
+    },
+    "stale_answer": {
+        "zh": "那个问题已经回答过或已过期，这次选择没有改变什么。",
+        "en": "That question has already been answered or has expired, so this changes nothing.",
+    },
+    "status_failed": {
+        "zh": "有 {n} 条消息没能送达（最近一次：{reason}）。",
+        "en": "{n} message(s) could not be delivered (last: {reason}).",
+    },
     "err_llm_unavailable": {
         "zh": "模型服务暂时连不上。你的消息已保存，请稍后再发一次。",
         "en": "The model service is not reachable right now. Your message is kept; please send it again in a minute.",
@@ -88,3 +104,4 @@ NO_ANSWER = (
     "which ones you made, or finish politely and say what you still need."
 )
 CANCELLED_CALL = "Cancelled: the person stopped this run."
+UNDELIVERABLE_CALL = "Not asked: the question could not be delivered to the person ({reason})."

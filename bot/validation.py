@@ -1,9 +1,11 @@
 """PlanValidator: the runtime's PlanReviewer on top of agent_core.validator.
 
-Deterministic checks always run; the rubric runs only when the reviewer was given a real model
-(the offline planner has none to lend, and the verdict then says the rubric was skipped). When
-the verdict is 不满意 the findings go back to the planner as re-plan feedback; the runtime
-decides how many rounds it allows.
+Deterministic checks always run (on the structured plan, or on the rides, hotels, times and
+prices read from a reply written only as text); the rubric runs only when the reviewer was given
+a real model (the offline planner has none to lend, and the verdict then says the rubric was
+skipped). Nothing checked and no rubric verdict: the verdict is "not graded" (Verdict.graded
+False), never a label. When the verdict is 不满意 the findings go back to the planner as re-plan
+feedback; the runtime decides how many rounds it allows.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from agent_core.validator.labels import Label
 from agent_core.validator.provider_facts import ProviderFacts
 from agent_core.validator.tool_facts import ToolFacts
 from agent_core.validator.validator import Assessment, Validator
+from agent_core.validator.wording_run import NOTHING_CHECKED
 from bot.review import ReviewOutcome, ReviewRequest
 from bot.settings import Settings
 from tools.collection import ToolCollection
@@ -58,27 +61,37 @@ class PlanValidator:
         self._clock = clock or (lambda: datetime.now(self._tz))
 
     async def review(self, request: ReviewRequest) -> ReviewOutcome:
-        if request.answer.plan is None and not self.grades_text:
-            return ReviewOutcome(None)  # a reply with no plan and no rubric model: no badge to give
+        """A plan is checked; a reply without one has its rides, hotels, times and prices read
+        from the text and checked; when nothing could be checked and no model graded it, the
+        verdict says "not graded" rather than claiming a label."""
         found = await self.validator.assess(
             request=request.request, reply=request.answer.text, plan=request.answer.plan,
             messages=request.messages, lang=request.lang, now=self._clock(), usage=request.usage,
         )
         verdict = verdict_of(found, request.lang, rounds=request.round + 1)
-        feedback = replan_feedback(found, request.lang) if found.label.unsatisfied else None
+        feedback = replan_feedback(found, request.lang) if found.unsatisfied else None
         return ReviewOutcome(verdict, feedback)
 
 
 def verdict_of(found: Assessment, lang: str, *, rounds: int) -> Verdict:
     zh = lang == "zh"
     report = found.report
+    if found.label is None:
+        why = [NOTHING_CHECKED().render(lang)]
+        if found.rubric_error is not None:
+            why.append(f"模型评审没有给出结论（{found.rubric_error.reason}）" if zh
+                       else f"the model review gave no verdict ({found.rubric_error.reason})")
+        return Verdict.not_graded(tuple(why), rounds=rounds)
     failed = tuple(f.line(lang) for f in report.findings) if report else ()
     reasons: list[str] = []
     if report is not None:
         for f in report.findings:
             problem = f.problem_text(lang)
             reasons.append(f"{f.category.text(lang)}：{f.item}：{problem}" if zh else f"{f.category.text(lang)}: {f.item}: {problem}")
-        if report.ok:
+        if report.ok and found.from_text:
+            reasons.append(f"回复没有结构化行程；从文字中读出 {report.lookups} 项（车次/航班、酒店）并核对，时间和价格一致"
+                           if zh else f"the reply has no structured plan; {report.lookups} items read from its text (rides, hotels) were checked: times and prices match")
+        elif report.ok:
             reasons.append(f"已按工具重新核对 {report.lookups} 项（车次/航班、酒店、景点），时间、价格、城市一致"
                            if zh else f"{report.lookups} items re-checked with the tools (rides, hotels, sights): times, prices and cities match")
         if report.ok and not report.has_backups and found.rubric_skipped:
@@ -102,6 +115,7 @@ def replan_feedback(found: Assessment, lang: str) -> str:
     reads the note as a turn of the conversation (Chinese findings such as "到达时间 …" would be
     read as a destination)."""
     zh = lang == "zh"
+    assert found.label is not None, "only a graded answer is sent back"
     lines = [
         f"评审结论：{found.label.zh}。请逐条修正下列问题，重新查询工具后再提交行程："
         if zh else f"Review verdict: {found.label.en} ({found.label.zh}). Fix each problem below, re-query the tools, then submit the plan again:"
@@ -109,6 +123,8 @@ def replan_feedback(found: Assessment, lang: str) -> str:
     report = found.report
     if report is not None:
         lines += [f"- {f.line()}" for f in report.findings[:MAX_FEEDBACK_FINDINGS]]
+    if found.from_text:
+        lines.append("- The reply has no structured plan: end with submit_plan(summary, plan) built from the tool results.")
     if found.rubric is not None and (report is None or report.ok or found.rubric.label is Label.NOT_LOGICAL):
         lines += [f"- {r}" for r in found.rubric.reasons]
     return "\n".join(lines)

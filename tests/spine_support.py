@@ -20,7 +20,7 @@ from adapters.runtime import Runtime, build_runtime
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
-from bot.chat import ChatKey, IncomingMessage, Notice, RunInfo
+from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from bot.settings import Settings
 from tools.ask_human import AskHuman
 from tools.base import BaseTool, ToolContext, ToolResult
@@ -109,18 +109,20 @@ class RecordingSurface:
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         self._add(Posted("progress", chat, event))
 
-    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         if self.fail_questions > 0:
             self.fail_questions -= 1
             raise ConnectionError("surface down")
         self._next_id += 1
         self._add(Posted("question", chat, question))
-        return f"q{self._next_id}"
+        await parts.sent(f"q{self._next_id}", more=False)
 
-    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo) -> None:
+    async def post_answer(
+        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo, parts: PartLog
+    ) -> None:
         self._add(Posted("answer", chat, answer, verdict))
 
-    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         self._add(Posted("notice", chat, notice))
 
     def of(self, kind: str, chat: ChatKey | None = None) -> list[Any]:
@@ -140,7 +142,7 @@ def make_settings(tmp: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "db_path": tmp / "bot.sqlite3",
         "openai_api_key": "sk-test",
-        "park_after_s": 300,
+        "delivery_backoff_s": 0.05,
         "human_timeout_s": 3600,
         "validate_plans": False,
     }

@@ -32,6 +32,9 @@ class CommitLog:
     commits: list[Commit] = field(default_factory=list)
     deferred: list[Message] = field(default_factory=list)
 
+    def incoming(self) -> Sequence[Message]:
+        return ()
+
     async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
         if defer:
             self.deferred.extend(messages)

@@ -48,9 +48,9 @@ async def test_pausing_answering_and_finishing_leave_no_cycles(tmp_path):
     scripts = {f"c{i}": [*ask(i), reply("<answer>Friday it is.</answer>")] for i in range(10)}
     scripts["warm"] = [*ask(99), reply("<answer>Warm.</answer>")]
     surface = RecordingSurface()
-    # park_after_s=0: a run that has posted its question is dropped from memory at once
+    # a run that has posted its question holds nothing in memory
     async with FakeOpenAI(scripts=scripts) as fake:
-        rt = await start_runtime(make_settings(tmp_path, park_after_s=0), make_llm(fake.base_url), surface)
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
         try:
             warm = ChatKey("test", "warm")  # first use fills caches and pools: not garbage, not measured
             await rt.manager.submit(msg(warm, "[conv:warm] hi", dedup="w"))

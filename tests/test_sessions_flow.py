@@ -86,24 +86,29 @@ async def test_two_chats_at_once_do_not_cross_talk(tmp_path):
             await rt.stop()
 
 
-async def test_message_during_a_run_is_queued_and_handled_after(tmp_path):
+async def test_message_during_a_run_steers_it_at_its_next_step(tmp_path):
     surface = RecordingSurface()
     async with FakeOpenAI() as fake:
         gate = fake.gate("slow")
-        fake.add(reply(tool_calls=[call("lookup", {"city": "Xi'an"})], gate=gate), reply("first done"), reply("second done"))
+        fake.add(reply(tool_calls=[call("lookup", {"city": "Xi'an"})], gate=gate), reply("done, by train"))
         rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
         try:
             await rt.manager.submit(msg(A, "first request"))
             await fake.wait_for_requests(1)
-            assert await rt.manager.submit(msg(A, "second request")) is SubmitOutcome.ACCEPTED
-            await surface.wait_for(lambda s: any(n.kind == "queued" for n in s.of("notice")))
+            assert await rt.manager.submit(msg(A, "also, I prefer trains")) is SubmitOutcome.ACCEPTED
+            await surface.wait_for(lambda s: any(n.kind == "queued" for n in s.of("notice")))  # told it was taken in
             gate.set()
-            await surface.wait_count("answer", 2)
-            assert [a.text for a in surface.of("answer")] == ["first done", "second done"]
+            await surface.wait_count("answer", 1)
+            await rt.manager.wait_until_idle(A, 5)
+            assert [a.text for a in surface.of("answer")] == ["done, by train"]
             last = fake.requests[-1].messages
+            roles = [m["role"] for m in last]
+            assert roles[-3:] == ["assistant", "tool", "user"]  # after the step's result, before the next call
             user_texts = [m["content"] for m in last if m["role"] == "user"]
-            assert user_texts == ["first request", "second request"]  # the conversation continues
+            assert user_texts == ["first request", "also, I prefer trains"]
             fake.assert_complete()
+            history = [(h.role, h.text) for h in await rt.manager.history(A)]
+            assert ("user", "also, I prefer trains") in history
         finally:
             await rt.stop()
 
@@ -276,13 +281,13 @@ async def test_parked_session_is_redriven_from_the_store(tmp_path):
     surface = RecordingSurface()
     script = [reply(tool_calls=[call("ask_human", {"inquire": "How many nights?"}, id="ask9")]), reply("3 nights booked")]
     async with FakeOpenAI(script) as fake:
-        rt = await start_runtime(make_settings(tmp_path, park_after_s=0), make_llm(fake.base_url), surface)
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
         try:
             await rt.manager.submit(msg(A, "hotel please"))
             await surface.wait_count("question", 1)
             async with asyncio.timeout(5):  # nothing is held in memory for a parked session
                 while (info := await rt.manager.session_info(A)) is None or info.state != "parked" or (
-                    str(A) in rt.manager._chats
+                    str(A) in rt.manager._actors
                 ):
                     await asyncio.sleep(0.01)
             await rt.manager.submit(msg(A, "3"))
@@ -320,18 +325,20 @@ async def test_question_posting_is_retried(tmp_path):
 
 async def test_group_chat_answers_only_from_the_asker_or_a_reply(tmp_path):
     surface = RecordingSurface()
-    script = [reply(tool_calls=[call("ask_human", {"inquire": "Which date?"}, id="g1")]), reply("ok"), reply("second")]
+    script = [reply(tool_calls=[call("ask_human", {"inquire": "Which date?"}, id="g1")]), reply("ok")]
     async with FakeOpenAI(script) as fake:
         rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
         try:
             await rt.manager.submit(msg(A, "trip for us", user="alice", is_group=True))
             await surface.wait_count("question", 1)
+            await rt.manager.wait_until_idle(A, 5)
             await rt.manager.submit(msg(A, "I want pizza", user="bob", is_group=True))
             await rt.manager.submit(msg(A, "Dec 5", user="alice", is_group=True))
-            await surface.wait_count("answer", 2)
+            await surface.wait_count("answer", 1)
             assert fake.requests[1].tool_results() == {"g1": "Dec 5"}
-            user_texts = [m["content"] for m in fake.requests[2].messages if m["role"] == "user"]
-            assert user_texts[-1] == "I want pizza"
+            user_texts = [m["content"] for m in fake.requests[1].messages if m["role"] == "user"]
+            assert user_texts[-1] == "I want pizza"  # held for the run, after the answer
+            fake.assert_complete()
         finally:
             await rt.stop()
 

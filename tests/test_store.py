@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.store.base import QuestionRow, Store, StoreClosed, TurnStart
+from bot.store.base import ChatEvent, QuestionRow, Store, StoreClosed, TurnStart
 from bot.store.migrate import MIGRATIONS_DIR, discover
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR
 from bot.store.postgres import PostgresStore
@@ -95,7 +95,7 @@ async def test_a_turn_creates_the_session_and_consumes_its_inbox_row(store: Stor
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     assert inbox is not None
     session = await store.start_turn(turn(inbox))
-    assert session.state == "running" and session.run_no == 1 and session.lang == "en"
+    assert session.state == "working" and session.run_no == 1 and session.lang == "en"
     assert await store.inbox_for(KEY) == []
     assert [m.content for m in await store.load_messages(session.id)] == ["hello"]
     again = await store.start_turn(turn(inbox, "more"))
@@ -107,22 +107,63 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     session = await store.start_turn(turn(inbox or 0))
     call = ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))
     await store.append(session.id, [Message.assistant(None, [call])], step=1)
-    await store.pause(session.id, [], question(session.id), step=1)
-    assert (await store.get_session(KEY)).state == "waiting"  # type: ignore[union-attr]
+    question_row = await store.pause(session.id, [], question(session.id), step=1)
+    assert (await store.get_session(KEY)).state == "asking"  # type: ignore[union-attr]
     q = await store.get_question(session.id)
-    assert q is not None and q.options == ("Fri", "Sat") and q.posted_message_id is None
-    await store.set_question_posted(session.id, "call_q", "m42")
-    assert [w.posted_message_id for w in await store.waiting_questions()] == ["m42"]
+    assert q is not None and q.options == ("Fri", "Sat") and q.posted_message_id is None and q.posted_after is None
+    [row] = await store.pending_outbox(KEY)  # the question's posting is queued with the pause
+    assert row.id == question_row and row.kind == "question" and row.tool_call_id == "call_q"
+    later = await store.add_inbox("test", "2", KEY, "{}")
+    await store.outbox_sent(question_row, 1, "m42")  # posted: later messages may answer it
+    [w] = await store.waiting_questions()
+    assert w.posted_message_id == "m42" and w.posted_after == later
     answer = Message.tool("Fri", tool_call_id="call_q", name="ask_human")
     assert await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
     assert not await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
     msgs = await store.load_messages(session.id)
     assert [m.role.value for m in msgs] == ["user", "assistant", "tool"]
-    outbox_id = await store.finish_run(session.id, [Message.assistant("done")], outbox_kind="answer", outbox_body='{"text": "done"}')
+    [outbox_id] = await store.finish_run(session.id, [Message.assistant("done")], outbox=[("answer", '{"text": "done"}')])
     assert (await store.get_session(KEY)).state == "idle"  # type: ignore[union-attr]
     assert [o.id for o in await store.pending_outbox()] == [outbox_id]
-    await store.outbox_sent(outbox_id or 0)
+    await store.outbox_sent(outbox_id, 1, None)
     assert await store.pending_outbox() == []
+
+
+async def test_a_failed_question_row_tells_its_chat_and_counts(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    row = await store.pause(session.id, [], question(session.id), step=1)
+    await store.outbox_attempt_failed(row, "timed out")
+    [pending] = await store.pending_outbox(KEY)
+    assert pending.attempts == 1 and pending.error == "timed out"
+    await store.outbox_failed(row, "Forbidden: bot was blocked by the user")
+    await store.outbox_failed(row, "Forbidden: bot was blocked by the user")  # told once
+    [failed] = await store.failed_outbox(KEY)
+    assert failed.status == "failed" and failed.error == "Forbidden: bot was blocked by the user"
+    [event] = await store.inbox_for(KEY)
+    assert event.kind == "undeliverable" and "call_q" in event.body
+    counts = await store.counts()
+    assert (counts.outbox_failed, counts.outbox_pending, counts.questions_waiting, counts.sessions_asking) == (1, 0, 1, 1)
+    assert counts.inbox_pending == 1
+
+
+async def test_events_are_stored_once_and_set_aside_rows_leave_the_inbox(store: Store):
+    event = ChatEvent(KEY, "resume", '{"session_id": "s"}', "resume:s:boot1")
+    await store.add_events([event, event])
+    [row] = await store.inbox_for(KEY)
+    assert row.kind == "resume"
+    await store.fail_inbox(row.id, "ValueError: bad")
+    assert await store.inbox_for(KEY) == [] and await store.chats_with_inbox() == []
+
+
+async def test_steering_rows_close_with_the_step_that_read_them(store: Store):
+    first = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(first or 0))
+    steer = await store.add_inbox("test", "2", KEY, "{}")
+    assert [r.id for r in await store.inbox_for(KEY)] == [steer]
+    await store.append(session.id, [Message.user("also, trains"), Message.assistant("ok")], step=1,
+                       inbox_done=[steer or 0])
+    assert await store.inbox_for(KEY) == []
 
 
 async def test_due_questions_and_the_next_deadline(store: Store):

@@ -24,9 +24,16 @@ from bot.chat import ChatKey
 from bot.validation import PlanValidator, build_plan_validator
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import Posted, RecordingSurface, make_llm, make_settings, msg
-from tests.validator_support import Sandbox, load_sandbox
+from tests.validator_support import (
+    Sandbox,
+    grounded_messages,
+    load_sandbox,
+    run_clock,
+    search_calls,
+)
 from tools.base import BaseTool, ToolContext, ToolResult
 from tools.collection import ToolCollection
+from tools.plan import TripPlan
 
 CORPUS = Path(__file__).parent / "validator_corpus"
 CHAT = ChatKey("test", "trip")
@@ -66,12 +73,18 @@ def submit(name: str) -> Any:
     return call("submit_plan", {"summary": f"行程：{name}", "plan": plan_of(name)})
 
 
-SEARCH = call("train_search", {"depart_station": "北京", "arrive_station": "上海", "depart_date": "2027-03-05", "is_transfer": 0})
+
+async def searches_for(sandbox: Sandbox, request: str, name: str) -> Any:
+    """The searches behind the corpus plan `name`: a scripted planner that makes them has every
+    item of that plan in its run's tool results."""
+    plan = TripPlan.model_validate(plan_of(name))
+    messages = await grounded_messages(sandbox, request, plan, run_clock("2026-12-01"))
+    return reply(tool_calls=[call(tool, args) for tool, args in search_calls(messages)])
 
 
 async def test_planted_hallucination_is_replanned_before_the_person_sees_it(tmp_path: Path, sandbox: Sandbox) -> None:
     scripts = {
-        "planner": [reply(tool_calls=[SEARCH]), reply(tool_calls=[submit("no_such_ride_bj_sh_train")]),
+        "planner": [await searches_for(sandbox, REQUEST, "ok_bj_sh_train"), reply(tool_calls=[submit("no_such_ride_bj_sh_train")]),
                     reply(tool_calls=[submit("ok_bj_sh_train")])],
         "validator": [reply("G9999 在车次查询里不存在。\n结论：不满意，信息不真实"),
                       reply("车次、酒店、景点都已核对，有备选方案。\n结论：非常满意")],

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from agent_core.schema import Function, Message, ToolCall
 from agent_core.validator.labels import Label
 from agent_core.validator.validator import Validator
 from tests.fakes.openai_server import FakeOpenAI, call, fault, reply
 from tests.spine_support import make_llm
-from tests.validator_support import Sandbox, load_sandbox, run_clock
+from tests.validator_support import Sandbox, grounded_messages, load_sandbox, run_clock
 from tools.plan import TripPlan
 
 CORPUS = Path(__file__).parent / "validator_corpus"
@@ -30,23 +29,15 @@ def entry(name: str) -> dict[str, Any]:
     return json.loads((CORPUS / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def planner_messages(request: str) -> list[Message]:
-    """A planner conversation: the request, one train search and its (real-looking) result."""
-    tc = ToolCall(id="call_t1", function=Function(name="train_search", arguments=json.dumps(
-        {"depart_station": "北京", "arrive_station": "上海", "depart_date": "2027-03-05", "is_transfer": 0}, ensure_ascii=False)))
-    return [
-        Message.user(request),
-        Message.assistant(None, [tc]),
-        Message.tool('{"trains": [{"number": "G1710", "depart": "2027-03-05 07:35"}]}', tool_call_id="call_t1", name="train_search"),
-    ]
-
-
 async def assess(sandbox: Sandbox, fake: FakeOpenAI, name: str, reply_text: str = "<think>draft</think>行程如下") -> Any:
+    """The planner's conversation is the offline planner's run for the request: the plan's items
+    come from its tool results."""
     e = entry(name)
+    plan = TripPlan.model_validate(e["plan"])
     validator = Validator(facts=sandbox.facts(), tools=sandbox.tools, model=make_llm(fake.base_url))
     return await validator.assess(
-        request=e["request"], reply=reply_text, plan=TripPlan.model_validate(e["plan"]),
-        messages=planner_messages(e["request"]), lang="zh", now=NOW,
+        request=e["request"], reply=reply_text, plan=plan,
+        messages=await grounded_messages(sandbox, e["request"], plan, NOW), lang="zh", now=NOW,
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.validator import wording, wording_facts, wording_plan
+from agent_core.validator import wording, wording_facts, wording_plan, wording_run
 from agent_core.validator.checker import PlanChecker
 from agent_core.validator.constraints import read_constraints
 from agent_core.validator.findings import Category, CheckReport
@@ -29,7 +29,7 @@ ENGLISH_CLAUSE = re.compile(r"\b[A-Za-z]{2,}(?:\s+[A-Za-z]{2,}){2,}\b")  # three
 
 
 def phrases() -> list[wording.Phrase]:
-    return [v for m in (wording, wording_facts, wording_plan) for v in vars(m).values() if isinstance(v, wording.Phrase)]
+    return [v for m in (wording, wording_facts, wording_plan, wording_run) for v in vars(m).values() if isinstance(v, wording.Phrase)]
 
 
 def test_every_phrase_has_both_languages_with_the_same_values() -> None:

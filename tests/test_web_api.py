@@ -210,7 +210,7 @@ async def test_a_double_submit_with_the_same_client_id_is_harmless(stack: WebSta
     view = (await client.get(f"/api/sessions/{sid}")).json()
     assert [e["role"] for e in view["entries"]] == ["user", "question"]
     assert view["pending"]["question"] == QUESTION_EN
-    assert view["state"] in {"waiting", "parked"}
+    assert view["state"] in {"asking", "parked"}
 
 
 async def test_shared_location_reaches_the_session(stack: WebStack, client: httpx.AsyncClient):

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import re
-from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -46,7 +45,7 @@ from adapters.slack.texts import t
 from adapters.slack.verify import RequestVerifier, Verdict
 from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import ChatKey, Notice, RunInfo, SubmitOutcome
+from bot.chat import ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -56,7 +55,6 @@ log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
-_POSTED_MEMORY = 2000
 
 
 def _answered_inline(body: bytes) -> bool:
@@ -97,7 +95,6 @@ class SlackAdapter:
         self._verifier = RequestVerifier(secret) if secret else None
         self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
-        self._posted: OrderedDict[str, int] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._socket: Any = None
         # what became of each inbound event: accepted, duplicate, refused, invalid, ignored, stale
@@ -252,31 +249,29 @@ class SlackAdapter:
                                    thread_ts=chat.thread_id, status=t("working", run.lang, step=event.step,
                                                                       max=event.max_steps)), quiet=True)
 
-    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         await self._board.settle(chat, "paused")
         post = render.question(question, run.user_id, run.lang)
         resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
                                 text=post.text, blocks=post.blocks, unfurl_links=False)
-        return str(resp["ts"])
+        await parts.sent(str(resp["ts"]), more=False)
 
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
-                          run: RunInfo) -> None:
+                          run: RunInfo, parts: PartLog) -> None:
         await self._board.settle(chat, "done")
-        posts = render.answer(answer, verdict, run.lang)
-        # The driver retries a failed delivery: parts already in the thread are not posted twice.
-        key = hashlib.sha256(f"{chat}|{run.session_id}|{answer.text}".encode()).hexdigest()
-        done = self._posted.get(key, 0)
-        for i in range(done, len(posts)):
-            await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
-                             text=posts[i].text, blocks=posts[i].blocks, unfurl_links=False)
-            self._remember_posted(key, i + 1)
+        await self._post_parts(chat, render.answer(answer, verdict, run.lang), parts)
 
-    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         if notice.kind in _STOPPING_NOTICES:
             await self._board.settle(chat, "stopped")
-        for post in render.notice(notice):
-            await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
-                             text=post.text, unfurl_links=False)
+        await self._post_parts(chat, render.notice(notice), parts)
+
+    async def _post_parts(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog) -> None:
+        """The parts an earlier attempt posted are in the thread already: never posted twice."""
+        for i in range(parts.done, len(posts)):
+            resp = await self._call("chat.postMessage", channel=chat.chat_id, thread_ts=chat.thread_id or None,
+                                    text=posts[i].text, blocks=posts[i].blocks or None, unfurl_links=False)
+            await parts.sent(str(resp.get("ts", "")), more=i < len(posts) - 1)
 
     # -- Web API ----------------------------------------------------------------------------
     async def _call(self, method: str, **kwargs: Any) -> dict[str, Any]:
@@ -296,12 +291,6 @@ class SlackAdapter:
 
     async def _edit_status(self, chat: ChatKey, ts: str, text: str) -> None:
         await self._call("chat.update", channel=chat.chat_id, ts=ts, text=text)
-
-    def _remember_posted(self, key: str, count: int) -> None:
-        self._posted[key] = count
-        self._posted.move_to_end(key)
-        while len(self._posted) > _POSTED_MEMORY:
-            self._posted.popitem(last=False)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:
         async def guarded() -> None:

@@ -2,10 +2,13 @@
 
     SlackAdapterError            root of everything raised here
      ├── SlackNotConfigured      the settings lack what the chosen mode needs (missing: names)
-     └── SlackCallFailed         a Web API call failed after the SDK's retries (method, error)
+     └── SlackCallFailed         a Web API call failed after the SDK's retries (method, error);
+                                 also a bot.chat.DeliveryError (permanent unless worth a retry)
 """
 
 from __future__ import annotations
+
+from bot.chat import DeliveryError
 
 
 class SlackAdapterError(Exception):
@@ -18,8 +21,18 @@ class SlackNotConfigured(SlackAdapterError):
         self.missing = missing
 
 
-class SlackCallFailed(SlackAdapterError):
-    def __init__(self, method: str, error: str) -> None:
-        super().__init__(f"Slack {method} failed: {error}")
+# Slack's error codes that no retry will change (the rest — ratelimited, internal_error,
+# fatal_error, network trouble — are worth another try)
+PERMANENT_ERRORS = frozenset({
+    "channel_not_found", "not_in_channel", "is_archived", "account_inactive", "invalid_auth", "not_authed",
+    "token_revoked", "msg_too_long", "no_text", "invalid_blocks", "restricted_action", "thread_not_found",
+    "message_not_found", "cant_update_message", "missing_scope", "user_not_found", "invalid_arguments",
+})
+
+
+class SlackCallFailed(SlackAdapterError, DeliveryError):
+    def __init__(self, method: str, error: str, *, retry_after: float | None = None) -> None:
+        DeliveryError.__init__(self, f"Slack {method} failed: {error}", permanent=error in PERMANENT_ERRORS,
+                               retry_after=retry_after)
         self.method = method
         self.error = error

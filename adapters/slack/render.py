@@ -161,6 +161,8 @@ def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
 
 
 def verdict_block(verdict: Verdict, lang: str) -> Block:
+    if not verdict.graded:  # no label is claimed: say so, and why
+        return context("\n".join([t("not_graded", lang), *(f"• {escape(r)}" for r in verdict.reasons[:3])]))
     label = verdict.label if lang == "zh" else f"{verdict.label_en} ({verdict.label})"
     lines = [t("verdict", lang, label=escape(label))]
     lines += [f"• {escape(r)}" for r in verdict.reasons[:3]]

@@ -30,6 +30,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "⚠️ Some data comes from the sandbox examples; check before you travel.",
     },
     "verdict": {"zh": "🧭 评审：{label}", "en": "🧭 Review: {label}"},
+    "not_graded": {"zh": "🧭 评审：未评分（没有可核对的内容）", "en": "🧭 Review: not graded (nothing could be checked)"},
     "answer_more": {"zh": "（续）", "en": "(continued)"},
 }
 

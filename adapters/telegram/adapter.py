@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
-from adapters.telegram.errors import DeliveryFailed, TelegramConfigError
-from adapters.telegram.pacing import Observer, Outbox
+from adapters.telegram.errors import AdapterStopped, DeliveryFailed, TelegramConfigError
+from adapters.telegram.pacing import Observer, Outbox, retry_seconds
 from adapters.telegram.polling import Poller
 from adapters.telegram.progress import RunProgress
 from adapters.telegram.split import split_html
@@ -34,7 +34,8 @@ from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update
 from agent_core.events import AnswerReady, Event, QuestionAsked, RunFinished, Verdict
 from bot import texts as bot_texts
-from bot.chat import ChatKey, IncomingMessage, Notice, RunInfo, SubmitOutcome
+from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.delivery import UNRECORDED
 from bot.records import PendingQuestion, SessionInfo
 from bot.settings import Settings
 
@@ -187,8 +188,11 @@ class TelegramAdapter:
     async def _media(self, mapped: Mapped) -> None:
         info = await self.manager.session_info(ChatKey(PLATFORM, str(mapped.chat_id), ""))
         lang = info.lang if info is not None else mapped.lang
-        await self.post_notice(ChatKey(PLATFORM, str(mapped.chat_id), ""),
-                               Notice("invalid", bot_texts.text("unsupported", lang)))
+        try:  # a reply to a message the bot does not read: best effort, not an outbox row
+            await self.post_notice(ChatKey(PLATFORM, str(mapped.chat_id), ""),
+                                   Notice("invalid", bot_texts.text("unsupported", lang)), UNRECORDED)
+        except DeliveryFailed as exc:
+            log.warning("%s", exc)
 
     # -- bot.chat.Surface ---------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
@@ -216,7 +220,7 @@ class TelegramAdapter:
         if tracker is not None:
             tracker.seal()
 
-    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         chat_id = int(chat.chat_id)
         self._pause(chat_id)
         is_group = chat_id < 0
@@ -227,32 +231,41 @@ class TelegramAdapter:
                                            for i, option in enumerate(question.options[:20])])
         elif is_group:
             markup = ForceReply(selective=True, input_field_placeholder=texts.text("question_placeholder", run.lang))
-        ids = await self._send_all(chat_id, "question", render.question_html(question, run.lang, mention), markup)
-        return str(ids[-1])
+        await self._send_all(chat_id, "question", render.question_html(question, run.lang, mention), parts, markup)
 
-    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo) -> None:
+    async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo,
+                          parts: PartLog) -> None:
         chat_id = int(chat.chat_id)
         self._pause(chat_id)
-        await self._send_all(chat_id, "answer", render.answer_html(answer, verdict, run.lang))
+        await self._send_all(chat_id, "answer", render.answer_html(answer, verdict, run.lang), parts)
 
-    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         chat_id = int(chat.chat_id)
         if notice.kind in _ENDING_NOTICES:
             self._pause(chat_id)
-        try:
-            await self._send_all(chat_id, "notice", render.notice_html(notice.text))
-        except DeliveryFailed as exc:
-            log.warning("%s", exc)
+        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts)
 
-    async def _send_all(self, chat_id: int, kind: str, html: str, markup: Markup = None) -> list[int]:
-        """Send `html` in as many messages as it takes; the markup goes on the last one."""
-        parts = split_html(html)
-        ids: list[int] = []
-        for i, part in enumerate(parts):
+    async def _send_all(self, chat_id: int, kind: str, html: str, parts: PartLog, markup: Markup = None) -> None:
+        """Send `html` in as many messages as it takes (the markup on the last), skipping the
+        parts an earlier attempt delivered; each part is recorded before the next is sent."""
+        chunks = split_html(html)
+        for i in range(parts.done, len(chunks)):
+            last = i == len(chunks) - 1
             send: Callable[[], Awaitable[Any]] = functools.partial(
-                self.transport.send_html, chat_id, part, markup=markup if i == len(parts) - 1 else None)
+                self.transport.send_html, chat_id, chunks[i], markup=markup if last else None)
             try:
-                ids.append(await self.outbox.send(chat_id, kind, send))
+                message_id = await self.outbox.send(chat_id, kind, send)
             except TelegramError as exc:
-                raise DeliveryFailed(chat_id, kind, str(exc)) from exc
-        return ids
+                raise delivery_failed(chat_id, kind, exc) from exc
+            except AdapterStopped as exc:
+                raise DeliveryFailed(chat_id, kind, str(exc), permanent=False) from exc
+            await parts.sent(str(message_id), more=not last)
+
+
+def delivery_failed(chat_id: int, kind: str, exc: TelegramError) -> DeliveryFailed:
+    """Blocked, chat gone, a request Telegram refuses: never retried. Network trouble and flood
+    waits: retried by the delivery worker (after the wait Telegram asked for)."""
+    if isinstance(exc, RetryAfter):
+        return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc))
+    permanent = isinstance(exc, Forbidden | BadRequest | InvalidToken)
+    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent)

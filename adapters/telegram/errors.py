@@ -4,11 +4,14 @@ One root, typed fields::
 
     TelegramAdapterError
      ├── TelegramConfigError     the settings cannot start the adapter (no token, half a webhook)
-     ├── DeliveryFailed          Telegram refused a message for good (blocked, chat gone, bad request)
+     ├── DeliveryFailed          a message did not reach Telegram; also a bot.chat.DeliveryError
+     │                           (permanent: blocked, chat gone, bad request; else worth a retry)
      └── AdapterStopped          the adapter stopped before the message could be sent
 """
 
 from __future__ import annotations
+
+from bot.chat import DeliveryError
 
 
 class TelegramAdapterError(Exception):
@@ -22,9 +25,11 @@ class TelegramConfigError(TelegramAdapterError):
         self.detail = detail
 
 
-class DeliveryFailed(TelegramAdapterError):
-    def __init__(self, chat_id: int, kind: str, detail: str) -> None:
-        super().__init__(f"could not send the {kind} to Telegram chat {chat_id}: {detail}")
+class DeliveryFailed(TelegramAdapterError, DeliveryError):
+    def __init__(self, chat_id: int, kind: str, detail: str, *, permanent: bool,
+                 retry_after: float | None = None) -> None:
+        DeliveryError.__init__(self, f"could not send the {kind} to Telegram chat {chat_id}: {detail}",
+                               permanent=permanent, retry_after=retry_after)
         self.chat_id = chat_id
         self.kind = kind
         self.detail = detail

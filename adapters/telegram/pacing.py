@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
-from telegram.error import NetworkError, RetryAfter, TimedOut
+from telegram.error import RetryAfter
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.errors import AdapterStopped
@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 
 URGENT = 0
 PROGRESS = 1
-_NETWORK_RETRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +139,6 @@ class _Job:
     run: Callable[[], Awaitable[Any]]
     future: asyncio.Future[Any]
     enqueued: float
-    network_failures: int = 0
 
 
 class ChatLane:
@@ -207,13 +205,7 @@ class ChatLane:
             self.next_at = self._clock() + retry_seconds(exc)
             log.info("telegram flood wait %.1fs in chat %s", retry_seconds(exc), self.chat_id)
             return  # the job stays at the head and is tried again after the wait
-        except (TimedOut, NetworkError) as exc:
-            job.network_failures += 1
-            if job.network_failures <= _NETWORK_RETRIES:
-                self.next_at = self._clock() + 0.5 * 2**job.network_failures
-                return
-            self._finish(job, started, exc=exc)
-        except Exception as exc:
+        except Exception as exc:  # network faults too: the delivery worker's one policy retries them
             self._finish(job, started, exc=exc)
         else:
             self._finish(job, started, result=result)

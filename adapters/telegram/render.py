@@ -24,7 +24,7 @@ _WORDS = {
         "per_night": "/晚", "breakfast": "含早", "no_breakfast": "不含早", "backups": "备选方案",
         "notes": "备注", "travellers": "人", "check": "校验结果", "min": "分钟", "free": "免费",
         "pick": "点按下面的选项，或直接回复文字。", "reply": "请直接回复这条消息。",
-        "rubric_skipped": "（部分检查未完成）",
+        "rubric_skipped": "（部分检查未完成）", "not_graded": "未评分（没有可核对的内容）",
     },
     "en": {
         "transport": "Transport", "stay": "Stay", "visits": "Plan", "total": "Total", "nights": "nights",
@@ -32,6 +32,7 @@ _WORDS = {
         "backups": "Backups", "notes": "Notes", "travellers": "travellers", "check": "Check",
         "min": "min", "free": "free", "pick": "Tap an option below or reply in words.",
         "reply": "Just reply to this message.", "rubric_skipped": " (some checks were skipped)",
+        "not_graded": "not graded (nothing could be checked)",
     },
 }
 
@@ -81,6 +82,9 @@ def answer_html(answer: AnswerReady, verdict: Verdict | None, lang: str) -> str:
 
 def verdict_html(verdict: Verdict, lang: str) -> str:
     w = words(lang)
+    if not verdict.graded:  # no label is claimed: say so, and why
+        line = f"🧪 <b>{w['check']}</b>: {escape(w['not_graded'], quote=False)}"
+        return "\n".join([line, *(f"<i>{escape(r, quote=False)}</i>" for r in verdict.reasons[:1] if r.strip())])
     label = verdict.label if lang == "zh" else f"{verdict.label_en} ({verdict.label})"
     line = f"🧪 <b>{w['check']}</b>: {escape(label, quote=False)}"
     if verdict.rubric_skipped:

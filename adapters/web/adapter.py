@@ -45,7 +45,7 @@ from agent_core.events import (
     QuestionAsked,
     Verdict,
 )
-from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, RunInfo, SubmitOutcome
+from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
 from tools.base import SharedLocation
 
@@ -107,27 +107,31 @@ class WebAdapter:
         if data is not None:
             self._emit(chat, *data)
 
-    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo) -> str:
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         data = QuestionData(
             question=question.question,
             session_id=chat.chat_id,
             tool_call_id=question.tool_call_id,
             options=list(question.options) or None,
         )
-        return self._emit(chat, "human_input_request", data)
+        await parts.sent(self._emit(chat, "human_input_request", data), more=False)
 
     async def post_answer(
-        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo
+        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo, parts: PartLog
     ) -> None:
-        self._emit(chat, "answer", AnswerData(text=answer.text, plan=answer.plan))
-        if verdict is not None:
-            self._emit(chat, "verdict", verdict_data(verdict))
+        # the answer and its verdict are two parts: a retry after the first never repeats it
+        if parts.done < 1:
+            await parts.sent(self._emit(chat, "answer", AnswerData(text=answer.text, plan=answer.plan)),
+                             more=verdict is not None)
+        if verdict is not None and parts.done < 2:
+            await parts.sent(self._emit(chat, "verdict", verdict_data(verdict)), more=False)
 
-    async def post_notice(self, chat: ChatKey, notice: Notice) -> None:
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         if notice.kind == "error":
-            self._emit(chat, "error", ErrorData(message=notice.text))
+            event_id = self._emit(chat, "error", ErrorData(message=notice.text))
         else:
-            self._emit(chat, "notice", NoticeData(kind=notice.kind, text=notice.text))
+            event_id = self._emit(chat, "notice", NoticeData(kind=notice.kind, text=notice.text))
+        await parts.sent(event_id, more=False)
 
     def _emit(self, chat: ChatKey, event: str, data: BaseModel) -> str:
         logged = self._book.get(chat.chat_id).append(event, data.model_dump_json(exclude_none=True))
@@ -173,12 +177,17 @@ class WebAdapter:
         pending = await self._manager.pending_question(chat)
         if pending is None:
             raise HTTPException(409, "no question is waiting for an answer in this session")
+        if body.tool_call_id is not None and body.tool_call_id != pending.tool_call_id:
+            raise HTTPException(409, "that question has already been answered or has expired")
+        # the answer names its question: if that one is answered before this is applied, it
+        # changes nothing (the page is told so) instead of answering a later question
         msg = IncomingMessage(
             chat=chat,
             user_id=body.session_id,
             text=body.response.strip(),
             dedup_id=_dedup_id(body.session_id, body.client_message_id),
             kind=MessageKind.BUTTON if body.option else MessageKind.TEXT,
+            question_id=pending.tool_call_id,
         )
         return HumanResponseAck(tool_call_id=pending.tool_call_id, outcome=await self._submit(msg))
 

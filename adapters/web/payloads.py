@@ -6,7 +6,7 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     human_input_request {question, session_id, options?, tool_call_id}
     answer              {text, plan?}            plan = TripPlan.model_dump()
-    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds}
+    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
     error               {message, reason?, retryable}
     notice              {kind, text}             queued, cancelled, status, help, ...
     done                {steps}
@@ -62,6 +62,10 @@ class HumanResponseRequest(_Strict):
     response: str = Field(min_length=1)
     client_message_id: str | None = Field(default=None, pattern=CLIENT_ID_PATTERN)
     option: bool = Field(default=False, description="true when the person pressed an option button")
+    tool_call_id: str | None = Field(
+        default=None, max_length=200,
+        description="the question being answered (from human_input_request); 409 when it is no longer waiting",
+    )
 
     @field_validator("response")
     @classmethod
@@ -93,7 +97,7 @@ class PendingOut(BaseModel):
 
 class SessionView(BaseModel):
     session_id: str
-    state: str  # idle | running | waiting | parked | new (nothing stored yet)
+    state: str  # idle | working | asking | parked | new (nothing stored yet)
     lang: str | None = None
     entries: list[HistoryEntryOut] = Field(default_factory=list)
     pending: PendingOut | None = None
@@ -142,6 +146,7 @@ class VerdictData(_EventData):
     failed_checks: list[str] = Field(default_factory=list)
     rubric_skipped: bool = False
     rounds: int = 1
+    graded: bool = True  # False: "not graded" — label and label_en are empty, no label is claimed
 
 
 class ErrorData(_EventData):

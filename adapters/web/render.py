@@ -60,4 +60,5 @@ def verdict_data(verdict: Verdict) -> VerdictData:
         failed_checks=list(verdict.failed_checks),
         rubric_skipped=verdict.rubric_skipped,
         rounds=verdict.rounds,
+        graded=verdict.graded,
     )

@@ -70,9 +70,19 @@ class ToolCallAgent(ReActAgent):
             return
         self.current_step += 1
         yield StepStarted(self.current_step, self.max_steps)
+        for steering in journal.incoming():  # what the person added while the run worked
+            self.memory.add(steering)
         reply = await self._ask()
         if not reply.tool_calls and not (reply.content or "").strip():
             reply = await self._ask(nudge=EMPTY_REPLY_NUDGE)
+        # A final text the agent does not accept as it is gets one more turn: a note asking for
+        # more (quoting the draft) takes the reply's place, so the person's history never shows a
+        # draft they did not get, and a resumed run asks the model again.
+        again = None if reply.tool_calls or self.current_step >= self.max_steps else self.follow_up(reply)
+        if again is not None:
+            self.memory.add(again)
+            await journal.record([again], step=self.current_step)
+            return
         self.memory.add(reply)
         # A reply that only asks the person has no effect until the pause is stored: it rides
         # with that write (one commit for the step, as for any step); a crash before it re-asks
@@ -96,6 +106,12 @@ class ToolCallAgent(ReActAgent):
         return await self.model.ask_tool(
             messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
         )
+
+    def follow_up(self, reply: Message) -> Message | None:
+        """A note to store instead of `reply` (a text-only reply, not yet in memory) asking the
+        model for one more turn, rather than taking the reply as the final answer; None (the
+        default) takes it."""
+        return None
 
     def _check_loop(self, reply: Message) -> None:
         signature = _signature(reply)

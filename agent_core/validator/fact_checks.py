@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 
 from agent_core.validator import wording_facts as W
 from agent_core.validator.facts import FactSource, HotelFact, PoiFact, RideFact, RideMissing
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.hours import closed_reason
 from agent_core.validator.items import leg_name, same_name, same_place, stay_name, visit_name
-from agent_core.validator.wording import kind
+from agent_core.validator.wording import Text, kind
 from tools.plan import HotelStay, Leg, TripPlan, Visit
 
 PRICE_TOLERANCE = 1.0  # CNY per unit: rounding of fares and rates
@@ -64,13 +64,21 @@ def _compare_ride(i: int, leg: Leg, ride: RideFact | RideMissing, travellers: in
     if leg.kind == "flight" and leg.airline and ride.airline and not same_name(leg.airline, ride.airline):
         report.add(Category.FACT, item, W.WRONG_AIRLINE(stated=leg.airline, actual=ride.airline), said)
     fares = dict(ride.fares)
-    offer = tuple(W.FARE(seat=k, price=v) for k, v in fares.items())
+    problem = fare_problem(leg, fares, travellers)
+    if problem is not None:
+        offer = tuple(W.FARE(seat=k, price=v) for k, v in fares.items())
+        evidence = W.FARES(tool=tool, offer=offer) if problem.key == W.NO_SUCH_SEAT.key else W.FARES_PER_PERSON(tool=tool, offer=offer)
+        report.add(Category.FACT, item, problem, evidence)
+
+
+def fare_problem(leg: Leg, fares: Mapping[str, float], travellers: int) -> Text | None:
+    """What is wrong with the leg's seat or price against the fares per person of its ride."""
     if leg.seat and fares and leg.seat not in fares and not (leg.kind == "flight" and len(fares) == 1):
-        report.add(Category.FACT, item, W.NO_SUCH_SEAT(seat=leg.seat), W.FARES(tool=tool, offer=offer))
-        return
-    candidates = [fares[leg.seat]] if leg.seat in fares else list(fares.values())
+        return W.NO_SUCH_SEAT(seat=leg.seat)
+    candidates = [fares[leg.seat]] if leg.seat and leg.seat in fares else list(fares.values())
     if candidates and not any(abs(leg.price - f * travellers) <= PRICE_TOLERANCE * travellers for f in candidates):
-        report.add(Category.FACT, item, W.WRONG_FARE(price=leg.price, travellers=travellers), W.FARES_PER_PERSON(tool=tool, offer=offer))
+        return W.WRONG_FARE(price=leg.price, travellers=travellers)
+    return None
 
 
 def _compare_hotel(j: int, stay: HotelStay, hotel: HotelFact | None, travellers: int, facts: FactSource, report: CheckReport) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from agent_core.validator.places import Spot
 from agent_core.validator.wording import Text
 from tools.plan import HotelStay, Visit
 
@@ -82,3 +83,9 @@ class FactSource(Protocol):
 
     async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
         """Door-to-door minutes between two places in one city (route_plan); None when unknown."""
+
+    def spot(self, name: str, city: str | None = None) -> Spot | None:
+        """Where a station, airport, sight or city is on the map; None when not known exactly."""
+
+    async def route_km(self, city: str, origin: str, destination: str) -> float | None:
+        """The shortest distance route_plan knows between two places in one city; None when unknown."""

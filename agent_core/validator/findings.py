@@ -67,6 +67,10 @@ class CheckReport:
     lookups: int = 0  # how many facts were re-queried
 
     def add(self, category: Category, item: str, problem: Text, evidence: Text) -> None:
+        """A finding; the same problem of the same item is kept once (the first evidence wins:
+        the run's own tool result is checked before the provider is asked again)."""
+        if any(f.category is category and f.item == item and f.problem == problem for f in self.findings):
+            return
         self.findings.append(Finding(category, item, problem, evidence))
 
     @property

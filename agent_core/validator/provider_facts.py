@@ -9,10 +9,11 @@ from datetime import date
 
 from agent_core.validator import wording_facts as W
 from agent_core.validator.facts import HotelFact, PoiFact, RideFact, RideKind, RideMissing
+from agent_core.validator.places import Locator, Spot
 from tools.errors import ToolError
 from tools.plan import HotelStay, Visit
 from tools.travel.geo import Gazetteer
-from tools.travel.models import Flight, Train
+from tools.travel.models import Flight, Route, Train
 from tools.travel.sandbox import SandboxProvider
 
 
@@ -21,6 +22,7 @@ class ProviderFacts:
         self.provider = provider
         self.gazetteer = gazetteer
         self._cities: dict[str, str | None] = {}  # per instance: names repeat within a plan
+        self.locator = Locator(gazetteer)
 
     def city_id(self, name: str) -> str | None:
         if not name:
@@ -110,15 +112,25 @@ class ProviderFacts:
                        hours=p.opening_hours, other_names=(p.name_en,) if p.name_en else ())
 
     async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
+        route = self._route(city, origin, destination)
+        rides = [m.duration_min for m in route.modes if m.mode in ("taxi", "drive", "transit")] if route else []
+        return min(rides) if rides else None
+
+    def spot(self, name: str, city: str | None = None) -> Spot | None:
+        return self.locator.spot(name, city)
+
+    async def route_km(self, city: str, origin: str, destination: str) -> float | None:
+        route = self._route(city, origin, destination)
+        return min((m.distance_km for m in route.modes), default=None) if route else None
+
+    def _route(self, city: str, origin: str, destination: str) -> Route | None:
         try:
             where = self.gazetteer.city(city)
             a = self.gazetteer.resolve_place(origin, where)
             b = self.gazetteer.resolve_place(destination, where)
         except (ToolError, KeyError):
             return None
-        route = self.provider.routes.plan(a, b, where)
-        rides = [m.duration_min for m in route.modes if m.mode in ("taxi", "drive", "transit")]
-        return min(rides) if rides else None
+        return self.provider.routes.plan(a, b, where)
 
 
 def _train_fact(t: Train, city_id: Callable[[str], str | None]) -> RideFact:

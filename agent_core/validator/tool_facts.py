@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from agent_core.offline.options import Ride, read_flights, read_hotels, read_sights, read_trains
 from agent_core.validator import wording_facts as W
 from agent_core.validator.facts import HotelFact, PoiFact, RideFact, RideKind, RideMissing
 from agent_core.validator.items import same_place
+from agent_core.validator.places import Locator, Spot
 from agent_core.validator.wording import Text, Value
 from agent_core.validator.wording import kind as ride_kind
 from agent_core.validator.wording import raw as as_is
@@ -32,6 +33,7 @@ class ToolFacts:
         self.gazetteer = gazetteer
         self.now = now
         self._cities: dict[str, str | None] = {}  # per checker instance: names repeat within a plan
+        self.locator = Locator(gazetteer)
 
     def city_id(self, name: str) -> str | None:
         if not name:
@@ -59,36 +61,30 @@ class ToolFacts:
             return None, result.output
 
     async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None) -> RideFact | RideMissing:
-        """Searched from an hour before the stated departure, since searches show a page of
-        results: a ride stated a little off its real time is still found, and named."""
-        earliest = _hour_before(depart, day)
+        """Looked up by its number. The search tools take no number and show one page of what
+        they matched, so every departure of the day is read: a window around the stated time
+        first (one call when the plan is right), then the whole day; a window whose page is
+        cut ("matched" above "shown") is split in two until every result has been shown, so a
+        real later train on a busy line never falls off the page. A ride stated a little off
+        its real time is still found, and named."""
         if kind == "train":
             attempts = [(origin, destination), (self._city_name(origin), self._city_name(destination))]
         else:
             attempts = [(self._city_name(origin), self._city_name(destination))]
         seen: list[Text] = []
         for a, b in attempts:
-            if kind == "train":
-                args: dict[str, Any] = {"depart_station": a, "arrive_station": b, "depart_date": day, "is_transfer": 0}
-                if earliest:
-                    args["depart_time_earliest"] = f"{day} {earliest}"
-                data, raw = await self._query("train_search", args)
-                rides = read_trains(data, day) if data is not None else []
+            search = _Search(self, kind, a, b, day, number)
+            windows = [w for w in (_window_around(depart, day), (0, _LAST_MINUTE)) if w is not None]
+            for lo, hi in windows:
+                found = await search.window(lo, hi)
+                if found is not None:
+                    exact = [r for r in found if same_place(r.origin, origin) and same_place(r.destination, destination)]
+                    return self._fact(kind, (exact or found)[0])
+            if search.error:
+                seen.append(as_is(search.error[:160]))
             else:
-                args = {"departure_city_name": a, "arrival_city_name": b, "depart_date": day, "is_transfer": 0}
-                if earliest:
-                    args["depart_time_earliest"] = earliest
-                data, raw = await self._query("flight_search", args)
-                rides = read_flights(data, day) if data is not None else []
-            if data is None and raw.startswith("Error:"):
-                seen.append(as_is(raw[:160]))
-            matches = [r for r in rides if r.number.upper() == number.upper()]
-            exact = [r for r in matches if same_place(r.origin, origin) and same_place(r.destination, destination)]
-            if exact or matches:
-                return self._fact(kind, (exact or matches)[0])
-            numbers: Value = ", ".join(r.number for r in rides[:12]) or W.NOTHING()
-            seen.append(W.SEARCHED_FROM(origin=a, destination=b, day=day, earliest=earliest, numbers=numbers) if earliest
-                        else W.SEARCHED(origin=a, destination=b, day=day, numbers=numbers))
+                numbers: Value = ", ".join(search.numbers()[:12]) or W.NOTHING()
+                seen.append(W.SEARCHED(origin=a, destination=b, day=day, numbers=numbers))
         return RideMissing(W.NOT_SEARCHED(kind=ride_kind(kind), number=number, tool=f"{kind}_search", seen=tuple(seen)))
 
     def _fact(self, kind: RideKind, r: Ride) -> RideFact:
@@ -130,15 +126,72 @@ class ToolFacts:
         data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination, "city": self.gazetteer.city(city).name_zh})
         return _minutes(data)
 
+    def spot(self, name: str, city: str | None = None) -> Spot | None:
+        return self.locator.spot(name, city)
 
-def _hour_before(depart: str | None, day: str) -> str | None:
+    async def route_km(self, city: str, origin: str, destination: str) -> float | None:
+        data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination, "city": self.gazetteer.city(city).name_zh})
+        return _shortest(data, "distance_km")
+
+
+_LAST_MINUTE = 23 * 60 + 59
+_SPLIT_DEPTH = 10  # 1440 minutes halved ten times: windows of under two minutes
+
+
+class _Search:
+    """One ride number between two places on one day, read window by window."""
+
+    def __init__(self, facts: ToolFacts, kind: RideKind, a: str, b: str, day: str, number: str) -> None:
+        self.facts, self.kind, self.a, self.b, self.day, self.number = facts, kind, a, b, day, number.upper()
+        self.rides: dict[tuple[str, str], Ride] = {}
+        self.error: str | None = None
+
+    def numbers(self) -> list[str]:
+        return sorted({r.number for r in self.rides.values()}, key=lambda n: min(r.depart for r in self.rides.values() if r.number == n))
+
+    async def window(self, lo: int, hi: int, depth: int = 0) -> list[Ride] | None:
+        """The rides of that number departing lo..hi (minutes of the day), or None."""
+        if self.kind == "train":
+            args: dict[str, Any] = {"depart_station": self.a, "arrive_station": self.b, "depart_date": self.day, "is_transfer": 0,
+                                    "depart_time_earliest": f"{self.day} {_hhmm(lo)}", "depart_time_latest": f"{self.day} {_hhmm(hi)}"}
+            data, raw = await self.facts._query("train_search", args)
+            rides = read_trains(data, self.day) if data is not None else []
+        else:
+            args = {"departure_city_name": self.a, "arrival_city_name": self.b, "depart_date": self.day, "is_transfer": 0,
+                    "depart_time_earliest": _hhmm(lo), "depart_time_latest": _hhmm(hi)}
+            data, raw = await self.facts._query("flight_search", args)
+            rides = read_flights(data, self.day) if data is not None else []
+        if data is None:
+            if raw.startswith("Error:"):
+                self.error = raw
+            return None
+        for r in rides:
+            self.rides[(r.number, r.depart)] = r
+        hits = [r for r in rides if r.number.upper() == self.number]
+        if hits:
+            return hits
+        matched, shown = data.get("matched"), data.get("shown")
+        cut = isinstance(matched, int) and isinstance(shown, int) and matched > shown
+        if not cut or hi - lo < 2 or depth >= _SPLIT_DEPTH:
+            return None
+        mid = (lo + hi) // 2
+        return await self.window(lo, mid, depth + 1) or await self.window(mid + 1, hi, depth + 1)
+
+
+def _window_around(depart: str | None, day: str) -> tuple[int, int] | None:
+    """An hour either side of the stated departure, within the day."""
     if not depart or not depart.startswith(day):
         return None
     try:
-        moment = datetime.strptime(depart[:16], "%Y-%m-%d %H:%M") - timedelta(hours=1)
+        moment = datetime.strptime(depart[:16], "%Y-%m-%d %H:%M")
     except ValueError:
         return None
-    return None if moment.strftime("%Y-%m-%d") != day else moment.strftime("%H:%M")
+    minute = moment.hour * 60 + moment.minute
+    return max(0, minute - 60), min(_LAST_MINUTE, minute + 60)
+
+
+def _hhmm(minute: int) -> str:
+    return f"{minute // 60:02d}:{minute % 60:02d}"
 
 
 def _minutes(data: Any) -> int | None:
@@ -160,3 +213,22 @@ def _minutes(data: Any) -> int | None:
 
     walk(data)
     return round(min(found)) if found else None
+
+
+def _shortest(data: Any, key: str) -> float | None:
+    """The smallest value of `key` anywhere in a tool answer."""
+    found: list[float] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == key and isinstance(v, int | float):
+                    found.append(float(v))
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(data)
+    return min(found) if found else None

@@ -2,6 +2,11 @@
 
 A failed check caps the verdict: the rubric may only make it worse, never better, so a model
 that is talked round by a confident reply cannot pass a plan whose train does not exist.
+
+What is checked: the structured plan when there is one; otherwise the rides, hotels, times and
+prices read from the reply's text. When neither gave anything to check and no rubric verdict
+was had (no model, or it failed), the outcome is *not graded* (`label` None): no label is
+claimed for a reply nobody checked.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ from agent_core.schema import Message
 from agent_core.validator.checker import PlanChecker
 from agent_core.validator.constraints import person_texts, read_constraints
 from agent_core.validator.errors import RubricUnavailable
+from agent_core.validator.evidence import RunEvidence
 from agent_core.validator.facts import FactSource
 from agent_core.validator.findings import CheckReport
 from agent_core.validator.labels import Label, worst
-from agent_core.validator.reference import validation_input
+from agent_core.validator.reference import reply_without_reasoning, validation_input
 from agent_core.validator.rubric import RubricResult, ValidatorAgent
 from tools.base import ToolContext
 from tools.collection import ToolCollection
@@ -27,11 +33,20 @@ from tools.plan import TripPlan
 
 @dataclass(frozen=True, slots=True)
 class Assessment:
-    label: Label
-    report: CheckReport | None  # None when the reply has no structured plan to check
+    label: Label | None  # None: not graded (nothing could be checked, no rubric verdict)
+    report: CheckReport | None  # None when nothing was checked
     rubric: RubricResult | None
     rubric_skipped: bool  # no rubric model, or it gave no verdict
     rubric_error: RubricUnavailable | None = None
+    from_text: bool = False  # the checks read the plan from the reply's text (no structured plan)
+
+    @property
+    def graded(self) -> bool:
+        return self.label is not None
+
+    @property
+    def unsatisfied(self) -> bool:
+        return self.label is not None and self.label.unsatisfied
 
 
 class Validator:
@@ -46,16 +61,24 @@ class Validator:
         self.max_steps = max_steps
         self.home_city = home_city
 
+    async def checks(
+        self, *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], now: datetime,
+    ) -> tuple[CheckReport | None, bool]:
+        """(the report, whether it was read from the text); None when there was nothing to check."""
+        constraints = read_constraints(person_texts(request, messages), now.date())
+        evidence = RunEvidence.from_messages(messages)
+        if plan is not None:
+            return await self.checker.check(plan, constraints, evidence=evidence, text=reply_without_reasoning(reply)), False
+        report, read = await self.checker.check_text(reply_without_reasoning(reply), constraints, evidence, now.date())
+        return (None, False) if read.empty else (report, True)
+
     async def assess(
         self, *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], lang: str,
         now: datetime, usage: TokenUsage | None = None,
     ) -> Assessment:
-        report = None
-        if plan is not None:
-            constraints = read_constraints(person_texts(request, messages), now.date())
-            report = await self.checker.check(plan, constraints)
+        report, from_text = await self.checks(request=request, reply=reply, plan=plan, messages=messages, now=now)
         if self.model is None:
-            return Assessment(report.label() if report else Label.EXCELLENT, report, None, True)
+            return Assessment(report.label() if report else None, report, None, True, from_text=from_text)
         agent = ValidatorAgent.create(
             model=self.model, tools=self.tools, max_steps=self.max_steps, usage=usage,
             context=ToolContext(tool_call_id="", now=now, lang=lang, home_city=self.home_city),
@@ -64,6 +87,5 @@ class Validator:
         try:
             rubric = await agent.grade()
         except RubricUnavailable as exc:
-            fallback = report.label() if report else Label.EXCELLENT
-            return Assessment(fallback, report, None, True, exc)
-        return Assessment(worst(rubric.label, report.cap() if report else None), report, rubric, False)
+            return Assessment(report.label() if report else None, report, None, True, exc, from_text=from_text)
+        return Assessment(worst(rubric.label, report.cap() if report else None), report, rubric, False, from_text=from_text)

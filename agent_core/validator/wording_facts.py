@@ -13,8 +13,6 @@ WRONG_STRETCH = Phrase("ride.wrong_stretch", "{number} 在 {when} 的运行区�
 NO_FLIGHT = Phrase("ride.no_flight", "{when} 没有航班 {number}", "there is no flight {number} on {when}")
 NOT_SEARCHED = Phrase("ride.not_searched", "没有找到{kind} {number}；{tool} 查到：{seen}", "no {kind} {number} found; {tool} found {seen}")
 SEARCHED = Phrase("ride.searched", "{day} {origin}→{destination}：{numbers}", "{origin}→{destination} on {day}: {numbers}")
-SEARCHED_FROM = Phrase("ride.searched_from", "{day} {earliest} 起 {origin}→{destination}：{numbers}",
-                       "{origin}→{destination} on {day} from {earliest}: {numbers}")
 NOTHING = Phrase("ride.nothing", "无结果", "nothing")
 
 # rides: what is wrong

@@ -52,7 +52,7 @@ class LeaseLost(StoreError):
 class SessionRow:
     id: str
     chat_key: str
-    state: str  # idle | running | waiting
+    state: str  # idle | working | asking (bot.chat_machine.ChatState); closed sessions are not read
     lang: str
     asker_id: str
     asker_name: str
@@ -79,6 +79,7 @@ class QuestionRow:
     deadline: float
     posted_message_id: str | None
     status: str  # waiting | answered | expired | cancelled
+    posted_after: int | None = None  # the last inbox id when it was posted: only later rows answer it
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +88,20 @@ class InboxRow:
     platform: str
     dedup_id: str
     chat_key: str
-    body: str  # IncomingMessage JSON
+    body: str  # IncomingMessage JSON, or the event's JSON
     received_at: float
+    kind: str = "message"  # message | expired | resume | undeliverable
+
+
+@dataclass(frozen=True, slots=True)
+class ChatEvent:
+    """Something that happened to a chat outside its own task (a deadline, a restart, a delivery
+    outcome): written to its inbox, so the chat's task applies it in order with the messages."""
+
+    chat_key: str
+    kind: str  # expired | resume | undeliverable
+    body: str  # JSON
+    dedup_id: str  # the same event twice is stored once
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +109,26 @@ class OutboxRow:
     id: int
     session_id: str
     chat_key: str
-    kind: str
-    body: str
+    kind: str  # question | answer | notice
+    body: str  # JSON (bot.outbox_items)
     created_at: float
+    status: str = "pending"  # pending | sent | failed
+    attempts: int = 0
+    parts_sent: int = 0  # parts already delivered: never sent again
+    message_id: str | None = None
+    error: str | None = None
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCounts:
+    """The gauges, read from the store when they are scraped."""
+
+    questions_waiting: int
+    sessions_asking: int
+    outbox_pending: int
+    outbox_failed: int
+    inbox_pending: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,39 +150,54 @@ class Store(Protocol):
     async def close(self) -> None: ...
     async def ping(self) -> bool: ...
 
-    # inbox: durable before anything is acted on
+    # the inbox: every message and every event of a chat, durable before anything acts on it
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
         """Store an incoming update; None when (platform, dedup_id) was seen before."""
+    async def add_events(self, events: Sequence[ChatEvent]) -> None:
+        """Store events for their chats' tasks, in one transaction (duplicates are dropped)."""
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
-        """The chat's pending updates, oldest first."""
+        """The chat's pending rows, oldest first."""
     async def chats_with_inbox(self) -> list[str]: ...
     async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None: ...
+    async def fail_inbox(self, inbox_id: int, error: str) -> None:
+        """Set a row aside that could not be handled (it stays, with the reason, for the operator)."""
 
     # sessions and runs
     async def get_session(self, chat_key: str) -> SessionRow | None: ...
     async def start_turn(self, turn: TurnStart) -> SessionRow:
-        """Create the chat's session if needed, append the user message, mark it running, close the inbox row."""
+        """Create the chat's session if needed, append the user message, mark it working, close the inbox row."""
     async def load_messages(self, session_id: str) -> list[Message]: ...
-    async def append(self, session_id: str, messages: Sequence[Message], *, step: int) -> None: ...
-    async def pause(self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int) -> None: ...
+    async def append(
+        self, session_id: str, messages: Sequence[Message], *, step: int, inbox_done: Sequence[int] = ()
+    ) -> None:
+        """Append a step's messages; `inbox_done` (messages that steered it) close in the same transaction."""
+    async def pause(
+        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        inbox_done: Sequence[int] = (),
+    ) -> int:
+        """Append, store the question and queue its posting (an outbox row, returned), mark the
+        session asking: one transaction."""
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None: ...
     async def close_session(self, chat_key: str) -> None: ...
     async def session_by_id(self, session_id: str) -> SessionRow | None: ...
     async def finish_run(
-        self, session_id: str, messages: Sequence[Message], *, outbox_kind: str | None, outbox_body: str | None
-    ) -> int | None:
-        """Mark the run over (state idle) and queue its answer for delivery, in one transaction."""
-    async def interrupt(self, session_id: str, fillers: Sequence[Message], *, close: bool) -> None:
-        """Cancel a run: answer its open tool calls with `fillers`, cancel its question, idle (or close) it."""
+        self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
+        inbox_done: Sequence[int] = (),
+    ) -> list[int]:
+        """Mark the run over (idle) and queue what must be delivered, `(kind, body)` each: one transaction."""
+    async def interrupt(
+        self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
+    ) -> None:
+        """Stop a run: answer its open tool calls with `fillers`, cancel its question, idle (or
+        close) it, and queue `notice` (a body) when given: one transaction."""
     async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None: ...
-    async def running_sessions(self) -> list[SessionRow]: ...
+    async def working_sessions(self) -> list[SessionRow]: ...
 
     # questions
     async def get_question(self, session_id: str) -> QuestionRow | None:
         """The waiting question of a session, if any."""
     async def question_for_chat(self, chat_key: str) -> QuestionRow | None:
         """The waiting question of the chat's open session, in one read."""
-    async def set_question_posted(self, session_id: str, tool_call_id: str, message_id: str) -> None: ...
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
     ) -> bool:
@@ -160,8 +205,18 @@ class Store(Protocol):
         transaction; False when the question was no longer waiting."""
     async def waiting_questions(self) -> list[QuestionRow]: ...
     async def due_questions(self, now: float) -> list[QuestionRow]: ...
-    async def next_deadline(self) -> float | None: ...
+    async def next_deadline(self, after: float = 0.0) -> float | None:
+        """The earliest deadline of a waiting question later than `after`."""
 
-    # outbox: answers are delivered at least once, and marked sent right after
-    async def pending_outbox(self) -> list[OutboxRow]: ...
-    async def outbox_sent(self, outbox_id: int) -> None: ...
+    # the outbox: what must arrive, delivered in order per chat by the delivery worker
+    async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...
+    async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]: ...
+    async def chats_with_outbox(self) -> list[str]: ...
+    async def failed_outbox(self, chat_key: str) -> list[OutboxRow]: ...
+    async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None: ...
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+        """Delivered: a question row also marks its question posted, with the inbox watermark."""
+    async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None: ...
+    async def outbox_failed(self, outbox_id: int, error: str) -> None:
+        """Given up: a question row also tells its chat (an `undeliverable` event), same transaction."""
+    async def counts(self) -> StoreCounts: ...

@@ -19,7 +19,16 @@ import aiosqlite
 
 from agent_core.schema import Message
 from bot.store import writes
-from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, StoreClosed, TurnStart
+from bot.store.base import (
+    ChatEvent,
+    InboxRow,
+    OutboxRow,
+    QuestionRow,
+    SessionRow,
+    StoreClosed,
+    StoreCounts,
+    TurnStart,
+)
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 from bot.store.writer import GroupCommitWriter
 
@@ -27,6 +36,8 @@ Row = tuple[Any, ...]
 READER_CACHE_KIB = 256  # reads are by index; the OS caches the file; RSS stays flat as data grows
 _SESSION_COLS = writes.SESSION_COLS
 _QUESTION_COLS = writes.QUESTION_COLS
+_OUTBOX_COLS = writes.OUTBOX_COLS
+_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind"
 
 
 class SqliteStore:
@@ -74,10 +85,13 @@ class SqliteStore:
         return await self._writer.write(partial(writes.add_inbox, platform=platform, dedup_id=dedup_id,
                                                 chat_key=chat_key, body=body))
 
+    async def add_events(self, events: Sequence[ChatEvent]) -> None:
+        if events:
+            await self._writer.write(partial(writes.add_events, events=list(events)))
+
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
         rows = await self._all(
-            "SELECT id, platform, dedup_id, chat_key, body, received_at FROM inbox "
-            "WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?",
+            f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?",
             (chat_key, limit),
         )
         return [InboxRow(*r) for r in rows]
@@ -88,6 +102,9 @@ class SqliteStore:
 
     async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None:
         await self._writer.write(partial(writes.finish_inbox, inbox_id=inbox_id, drop_earlier=drop_earlier))
+
+    async def fail_inbox(self, inbox_id: int, error: str) -> None:
+        await self._writer.write(partial(writes.fail_inbox, inbox_id=inbox_id, error=error))
 
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None:
         await self._writer.write(partial(writes.remember_location, chat_key=chat_key, location=location, lang=lang))
@@ -105,22 +122,33 @@ class SqliteStore:
         rows = await self._all("SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
         return [Message.model_validate_json(r[0]) for r in rows]
 
-    async def append(self, session_id: str, messages: Sequence[Message], *, step: int) -> None:
-        await self._writer.write(partial(writes.append_step, session_id=session_id, bodies=_bodies(messages), step=step))
+    async def append(
+        self, session_id: str, messages: Sequence[Message], *, step: int, inbox_done: Sequence[int] = ()
+    ) -> None:
+        await self._writer.write(partial(writes.append_step, session_id=session_id, bodies=_bodies(messages), step=step,
+                                         inbox_done=list(inbox_done)))
 
-    async def pause(self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int) -> None:
+    async def pause(
+        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        inbox_done: Sequence[int] = (),
+    ) -> int:
         q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
              question.asker_id, question.asked_at, question.deadline)
-        await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages), question=q, step=step))
+        return int(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
+                                                    question=q, step=step, inbox_done=list(inbox_done))))
 
     async def finish_run(
-        self, session_id: str, messages: Sequence[Message], *, outbox_kind: str | None, outbox_body: str | None
-    ) -> int | None:
-        return await self._writer.write(partial(writes.finish_run, session_id=session_id, bodies=_bodies(messages),
-                                                outbox_kind=outbox_kind, outbox_body=outbox_body))
+        self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
+        inbox_done: Sequence[int] = (),
+    ) -> list[int]:
+        return list(await self._writer.write(partial(writes.finish_run, session_id=session_id, bodies=_bodies(messages),
+                                                     outbox=list(outbox), inbox_done=list(inbox_done))))
 
-    async def interrupt(self, session_id: str, fillers: Sequence[Message], *, close: bool) -> None:
-        await self._writer.write(partial(writes.interrupt, session_id=session_id, bodies=_bodies(fillers), close=close))
+    async def interrupt(
+        self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
+    ) -> None:
+        await self._writer.write(partial(writes.interrupt, session_id=session_id, bodies=_bodies(fillers), close=close,
+                                         notice=notice))
 
     async def close_session(self, chat_key: str) -> None:
         await self._writer.write(partial(writes.close_session, chat_key=chat_key))
@@ -130,8 +158,8 @@ class SqliteStore:
             await self._writer.write(partial(writes.add_usage, session_id=session_id, prompt=prompt,
                                              completion=completion, calls=calls))
 
-    async def running_sessions(self) -> list[SessionRow]:
-        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'running' AND closed = 0")
+    async def working_sessions(self) -> list[SessionRow]:
+        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
         return [SessionRow(*r) for r in rows]
 
     async def session_by_id(self, session_id: str) -> SessionRow | None:
@@ -150,15 +178,11 @@ class SqliteStore:
         row = await self._one(
             f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
             "JOIN sessions s ON s.id = q.session_id "
-            "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'waiting' AND q.status = 'waiting' "
+            "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
             "ORDER BY q.asked_at LIMIT 1",
             (chat_key,),
         )
         return _question(row) if row else None
-
-    async def set_question_posted(self, session_id: str, tool_call_id: str, message_id: str) -> None:
-        await self._writer.write(partial(writes.set_question_posted, session_id=session_id, tool_call_id=tool_call_id,
-                                         message_id=message_id))
 
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
@@ -177,19 +201,58 @@ class SqliteStore:
         )
         return [_question(r) for r in rows]
 
-    async def next_deadline(self) -> float | None:
-        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting'")
+    async def next_deadline(self, after: float = 0.0) -> float | None:
+        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting' AND deadline > ?", (after,))
         return float(row[0]) if row and row[0] is not None else None
 
     # -- outbox ----------------------------------------------------------------------------
-    async def pending_outbox(self) -> list[OutboxRow]:
+    async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
+        return int(await self._writer.write(partial(writes.queue_outbox, chat_key=chat_key, session_id=session_id,
+                                                    kind=kind, body=body)))
+
+    async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]:
+        if chat_key is None:
+            rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' ORDER BY id")
+        else:
+            rows = await self._all(
+                f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' AND chat_key = ? ORDER BY id", (chat_key,)
+            )
+        return [OutboxRow(*r) for r in rows]
+
+    async def chats_with_outbox(self) -> list[str]:
+        rows = await self._all("SELECT chat_key FROM outbox WHERE status = 'pending' GROUP BY chat_key ORDER BY MIN(id)")
+        return [r[0] for r in rows]
+
+    async def failed_outbox(self, chat_key: str) -> list[OutboxRow]:
         rows = await self._all(
-            "SELECT id, session_id, chat_key, kind, body, created_at FROM outbox WHERE status = 'pending' ORDER BY id"
+            f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' AND chat_key = ? ORDER BY id", (chat_key,)
         )
         return [OutboxRow(*r) for r in rows]
 
-    async def outbox_sent(self, outbox_id: int) -> None:
-        await self._writer.write(partial(writes.outbox_sent, outbox_id=outbox_id))
+    async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None:
+        await self._writer.write(partial(writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                         message_id=message_id))
+
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+        await self._writer.write(partial(writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                         message_id=message_id))
+
+    async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None:
+        await self._writer.write(partial(writes.outbox_attempt_failed, outbox_id=outbox_id, error=error))
+
+    async def outbox_failed(self, outbox_id: int, error: str) -> None:
+        await self._writer.write(partial(writes.outbox_failed, outbox_id=outbox_id, error=error))
+
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM questions WHERE status = 'waiting'), "
+            "(SELECT COUNT(*) FROM sessions WHERE state = 'asking' AND closed = 0), "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'pending'), "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'failed'), "
+            "(SELECT COUNT(*) FROM inbox WHERE status = 'pending')"
+        )
+        assert row is not None
+        return StoreCounts(*(int(v) for v in row))
 
 
 def _body(message: Message) -> str:

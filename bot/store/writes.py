@@ -7,19 +7,25 @@ already serialised, so the writer thread only runs SQL.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from bot.store.base import TurnStart
+from bot.store.base import ChatEvent, TurnStart
 
 SESSION_COLS = (
     "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at, "
     "run_started_at, prompt_tokens, completion_tokens, llm_calls"
 )
-QUESTION_COLS = "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status"
+QUESTION_COLS = (
+    "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after"
+)
+OUTBOX_COLS = (
+    "id, session_id, chat_key, kind, body, created_at, status, attempts, parts_sent, message_id, error, tool_call_id"
+)
 Row = tuple[Any, ...]
 
 
@@ -41,10 +47,28 @@ def add_inbox(conn: sqlite3.Connection, platform: str, dedup_id: str, chat_key: 
     return cur.lastrowid if cur.rowcount == 1 else None
 
 
+def add_events(conn: sqlite3.Connection, events: Sequence[ChatEvent]) -> None:
+    now = time.time()
+    conn.executemany(
+        "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at, kind) "
+        "VALUES ('internal', ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING",
+        [(e.dedup_id, e.chat_key, e.body, now, e.kind) for e in events],
+    )
+
+
+def close_inbox(conn: sqlite3.Connection, inbox_ids: Sequence[int]) -> None:
+    if inbox_ids:
+        conn.executemany("UPDATE inbox SET status = 'done' WHERE id = ?", [(i,) for i in inbox_ids])
+
+
+def fail_inbox(conn: sqlite3.Connection, inbox_id: int, error: str) -> None:
+    conn.execute("UPDATE inbox SET status = 'failed', error = ? WHERE id = ?", (error[:500], inbox_id))
+
+
 def finish_inbox(conn: sqlite3.Connection, inbox_id: int, drop_earlier: bool) -> None:
-    if drop_earlier:  # /cancel and /new also discard what was queued before them
+    if drop_earlier:  # /cancel and /new also discard the messages sent before them
         conn.execute(
-            "UPDATE inbox SET status = 'done' WHERE status = 'pending' AND id < ? "
+            "UPDATE inbox SET status = 'done' WHERE status = 'pending' AND kind = 'message' AND id < ? "
             "AND chat_key = (SELECT chat_key FROM inbox WHERE id = ?)",
             (inbox_id, inbox_id),
         )
@@ -71,13 +95,13 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
         sid = uuid.uuid4().hex
         conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
-            "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'running', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
+            "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'working', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
             (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now),
         )
     else:
         sid = row[0]
         conn.execute(
-            "UPDATE sessions SET state = 'running', lang = ?, asker_id = ?, asker_name = ?, run_no = run_no + 1, "
+            "UPDATE sessions SET state = 'working', lang = ?, asker_id = ?, asker_name = ?, run_no = run_no + 1, "
             "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ?, run_started_at = ? "
             "WHERE id = ?",
             (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, sid),
@@ -88,43 +112,61 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
     return tuple(fresh)
 
 
-def append_step(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], step: int) -> None:
+def append_step(
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], step: int, inbox_done: Sequence[int]
+) -> None:
     append(conn, session_id, bodies)
     conn.execute("UPDATE sessions SET run_steps = ? WHERE id = ?", (step, session_id))
+    close_inbox(conn, inbox_done)
 
 
-def pause(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], question: Row, step: int) -> None:
+def pause(
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], question: Row, step: int,
+    inbox_done: Sequence[int],
+) -> int:
     append(conn, session_id, bodies)
     conn.execute(
-        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting')", question
+        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL)",
+        question,
     )
     conn.execute(
-        "UPDATE sessions SET state = 'waiting', run_steps = ?, updated_at = ? WHERE id = ?", (step, time.time(), session_id)
+        "UPDATE sessions SET state = 'asking', run_steps = ?, updated_at = ? WHERE id = ?", (step, time.time(), session_id)
     )
+    close_inbox(conn, inbox_done)
+    chat_key, lang, asker_id, asker_name = conn.execute(
+        "SELECT chat_key, lang, asker_id, asker_name FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    body = json.dumps(
+        {"tool_call_id": question[1], "question": question[2], "options": json.loads(question[3]), "lang": lang,
+         "user_id": asker_id, "user_name": asker_name},
+        ensure_ascii=False,
+    )
+    return queue_outbox(conn, chat_key, session_id, "question", body, tool_call_id=question[1])
 
 
 def finish_run(
-    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], outbox_kind: str | None, outbox_body: str | None
-) -> int | None:
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]],
+    inbox_done: Sequence[int],
+) -> list[int]:
     append(conn, session_id, bodies)
     conn.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ?", (time.time(), session_id))
-    if outbox_kind is None or outbox_body is None:
-        return None
-    cur = conn.execute(
-        "INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at) "
-        "SELECT id, chat_key, ?, ?, 'pending', ? FROM sessions WHERE id = ?",
-        (outbox_kind, outbox_body, time.time(), session_id),
-    )
-    return cur.lastrowid
+    close_inbox(conn, inbox_done)
+    (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
 
 
-def interrupt(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], close: bool) -> None:
+def interrupt(
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], close: bool, notice: str | None
+) -> None:
     append(conn, session_id, bodies)
     conn.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = ? AND status = 'waiting'", (session_id,))
     conn.execute(
         "UPDATE sessions SET state = 'idle', closed = ?, updated_at = ? WHERE id = ?",
         (1 if close else 0, time.time(), session_id),
     )
+    if notice is not None:
+        (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        queue_outbox(conn, chat_key, session_id, "notice", notice)
 
 
 def close_session(conn: sqlite3.Connection, chat_key: str) -> None:
@@ -139,13 +181,6 @@ def add_usage(conn: sqlite3.Connection, session_id: str, prompt: int, completion
     )
 
 
-def set_question_posted(conn: sqlite3.Connection, session_id: str, tool_call_id: str, message_id: str) -> None:
-    conn.execute(
-        "UPDATE questions SET posted_message_id = ? WHERE session_id = ? AND tool_call_id = ?",
-        (message_id, session_id, tool_call_id),
-    )
-
-
 def resolve_question(
     conn: sqlite3.Connection, session_id: str, tool_call_id: str, body: str, status: str, inbox_id: int | None
 ) -> bool:
@@ -156,11 +191,57 @@ def resolve_question(
     if cur.rowcount != 1:
         return False
     append(conn, session_id, [body])
-    conn.execute("UPDATE sessions SET state = 'running', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    conn.execute("UPDATE sessions SET state = 'working', updated_at = ? WHERE id = ?", (time.time(), session_id))
     if inbox_id is not None:
         conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
     return True
 
 
-def outbox_sent(conn: sqlite3.Connection, outbox_id: int) -> None:
-    conn.execute("UPDATE outbox SET status = 'sent' WHERE id = ?", (outbox_id,))
+# -- the outbox ------------------------------------------------------------------------------
+def queue_outbox(
+    conn: sqlite3.Connection, chat_key: str, session_id: str, kind: str, body: str, tool_call_id: str | None = None
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at, tool_call_id) "
+        "VALUES (?, ?, ?, ?, 'pending', ?, ?)",
+        (session_id, chat_key, kind, body, time.time(), tool_call_id),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def outbox_part_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str) -> None:
+    conn.execute(
+        "UPDATE outbox SET parts_sent = ?, message_id = ? WHERE id = ?", (parts_sent, message_id, outbox_id)
+    )
+
+
+def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+    conn.execute(
+        "UPDATE outbox SET status = 'sent', parts_sent = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+        (parts_sent, message_id, outbox_id),
+    )
+    row = conn.execute(
+        "SELECT session_id, tool_call_id, message_id FROM outbox WHERE id = ? AND kind = 'question'", (outbox_id,)
+    ).fetchone()
+    if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
+        conn.execute(
+            "UPDATE questions SET posted_message_id = ?, posted_after = (SELECT COALESCE(MAX(id), 0) FROM inbox) "
+            "WHERE session_id = ? AND tool_call_id = ?",
+            (row[2], row[0], row[1]),
+        )
+
+
+def outbox_attempt_failed(conn: sqlite3.Connection, outbox_id: int, error: str) -> None:
+    conn.execute("UPDATE outbox SET attempts = attempts + 1, error = ? WHERE id = ?", (error[:500], outbox_id))
+
+
+def outbox_failed(conn: sqlite3.Connection, outbox_id: int, error: str) -> None:
+    conn.execute(
+        "UPDATE outbox SET status = 'failed', attempts = attempts + 1, error = ? WHERE id = ?", (error[:500], outbox_id)
+    )
+    row = conn.execute(
+        "SELECT chat_key, session_id, tool_call_id FROM outbox WHERE id = ? AND kind = 'question'", (outbox_id,)
+    ).fetchone()
+    if row is not None:  # the chat's task decides what a question nobody can see means for the run
+        body = json.dumps({"session_id": row[1], "tool_call_id": row[2], "error": error[:500]}, ensure_ascii=False)
+        add_events(conn, [ChatEvent(row[0], "undeliverable", body, f"undeliverable:{outbox_id}")])

@@ -179,6 +179,13 @@ class FakeTelegram(UpdateFactory):
     def block(self, chat_id: int) -> None:
         self._chat(chat_id).blocked = True
 
+    def fail_sends(self, chat_id: int, count: int, *, containing: str = "") -> None:
+        """The next `count` sendMessage calls to `chat_id` whose text contains `containing` get a
+        502 Bad Gateway (what Telegram's front answers while the Bot API server restarts)."""
+        chat = self._chat(chat_id)
+        chat.fail_sends = count
+        chat.fail_containing = containing
+
     # ------------------------------------------------------------------ updates
 
     def _after_enqueue(self) -> None:
@@ -344,6 +351,9 @@ class FakeTelegram(UpdateFactory):
     async def _m_sendmessage(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._known_chat(p)
         text, raw, parse_mode, entities = _message_text(p)
+        if chat.fail_sends > 0 and chat.fail_containing in text:
+            chat.fail_sends -= 1
+            raise ApiError(502, "Bad Gateway")
         markup = _reply_markup(p)
         reply_to = _reply_to(p)
         if reply_to is not None and reply_to[0] not in chat.messages and not reply_to[1]:

@@ -77,6 +77,8 @@ class ChatState:
     flood_until: float = 0.0
     flood_told: bool = False  # a 429 was already sent for the current flood window
     blocked: bool = False
+    fail_sends: int = 0  # sendMessage calls (with `fail_containing` in the text) still to answer 502
+    fail_containing: str = ""
     actions: list[tuple[float, str]] = field(default_factory=list)
 
     def wire(self, user: FakeUser | None = None) -> dict[str, Any]:

@@ -1,0 +1,400 @@
+"""ChatActor: the one task that changes a chat.
+
+It takes the chat's triggers one at a time, in order — the rows of its inbox (messages,
+commands, and the events the deadline watcher, the start-up recovery and the delivery worker
+write there) and the outcomes of the run it started — loads the chat's state from the store
+*after* it has the trigger (it is the only writer, so nothing changes under it), asks
+bot.chat_machine.decide what to do, and does it: every state change is one store transaction,
+together with its outbox row. It holds only a cache: the run's task, the messages the run is
+to see at its next step. When the chat is quiet the actor ends; the store has everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent_core.memory import Memory
+from agent_core.schema import Message
+from bot import texts
+from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice
+from bot.chat_machine import (
+    Action,
+    ChatState,
+    Facts,
+    Transition,
+    Trigger,
+    UndefinedTransition,
+    decide,
+)
+from bot.commands import command_of, status_text
+from bot.delivery import Audience, answer_body, notice_body
+from bot.metrics import Metrics
+from bot.records import location_to_json, message_from_json
+from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
+from bot.settings import Settings
+from bot.store.base import InboxRow, QuestionRow, SessionRow, Store, TurnStart
+
+log = logging.getLogger(__name__)
+
+MAX_TRIES = 3  # attempts at one inbox row before it is set aside
+RETRY_DELAY_S = 0.3
+_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW}
+
+
+class DoubleRun(RuntimeError):
+    """A second run was about to start in a chat whose run is alive (a bug: never allowed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActorDeps:
+    store: Store
+    driver: RunDriver
+    settings: Settings
+    metrics: Metrics
+    deliver: Callable[[str], None]  # an outbox row was queued for the chat
+    question_stored: Callable[[], None]  # a deadline to watch
+    clock: Callable[[], float] = time.time
+
+
+@dataclass(slots=True)
+class _Trigger:
+    row: InboxRow
+    trigger: Trigger
+    msg: IncomingMessage | None
+    data: dict[str, str]
+
+
+def state_of(session: SessionRow | None) -> ChatState:
+    return ChatState.CLOSED if session is None else ChatState(session.state)
+
+
+def state_with_run(session: SessionRow | None, run_alive: bool) -> str:
+    """What /status and the web page call the chat's state: `parked` is asking with nothing held."""
+    state = state_of(session)
+    if state is ChatState.ASKING and not run_alive:
+        return "parked"
+    return "idle" if state is ChatState.CLOSED else state.value
+
+
+class ChatActor:
+    def __init__(self, key: ChatKey, deps: ActorDeps, on_quiet: Callable[[ChatActor], None]) -> None:
+        self.key = key
+        self.skey = str(key)
+        self.d = deps
+        self._on_quiet = on_quiet
+        self._wake = asyncio.Event()
+        self._outcomes: deque[RunOutcome] = deque()
+        self._steer = SteerBox()
+        self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
+        self._noticed: set[int] = set()
+        self._failures: dict[int, int] = {}
+        self._run_session: SessionRow | None = None
+        self.run_task: asyncio.Task[None] | None = None
+        self.task = asyncio.create_task(self._loop(), name=f"chat:{self.skey}")
+
+    @property
+    def run_alive(self) -> bool:
+        return self.run_task is not None
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def stop(self) -> None:
+        for task in (self.task, self.run_task):
+            if task is not None:
+                task.cancel()
+        for task in (self.task, self.run_task):
+            if task is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    # -- the loop ----------------------------------------------------------------------------
+    async def _loop(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                more = await self._step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the store is unwell: try again, never drop the chat's work
+                log.exception("chat %s could not take its next trigger; retrying", self.skey)
+                await asyncio.sleep(RETRY_DELAY_S * 3)
+                continue
+            if not more and self.run_task is None and not self._outcomes and not self._wake.is_set():
+                self._on_quiet(self)
+                return
+            await self._wake.wait()
+
+    async def _step(self) -> bool:
+        """Apply what is waiting; True when a row must be tried again later."""
+        while self._outcomes:
+            await self._apply_outcome(self._outcomes.popleft())
+        for row in await self.d.store.inbox_for(self.skey):
+            if row.id in self._handled:
+                continue
+            if self._outcomes:  # the run ended meanwhile: its outcome comes first
+                self._wake.set()
+                return False
+            if not await self._try_row(row):
+                return True
+        return False
+
+    async def _try_row(self, row: InboxRow) -> bool:
+        try:
+            await self._apply_row(row)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            tries = self._failures.get(row.id, 0) + 1
+            self._failures[row.id] = tries
+            if tries < MAX_TRIES:
+                log.warning("chat %s: row %s failed (%s), try %d", self.skey, row.id, exc, tries, exc_info=True)
+                asyncio.get_running_loop().call_later(RETRY_DELAY_S * tries, self.wake)
+                return False
+            self._failures.pop(row.id, None)
+            log.exception("chat %s: set aside row %s after %d tries", self.skey, row.id, tries)
+            await self.d.store.fail_inbox(row.id, f"{type(exc).__name__}: {exc}")
+            self.d.metrics.inbox_set_aside.inc()
+            lang = (row.body and _lang_hint(row.body)) or "zh"
+            await self._notice("", Notice("error", texts.error_text("internal", lang)))
+        self._failures.pop(row.id, None)
+        return True
+
+    # -- inbox rows -------------------------------------------------------------------------
+    async def _apply_row(self, row: InboxRow) -> None:
+        trig = _classify(row)
+        session = await self.d.store.get_session(self.skey)
+        state = state_of(session)
+        question = await self.d.store.question_for_chat(self.skey) if state is ChatState.ASKING else None
+        facts = Facts(
+            answers=question is not None and trig.msg is not None and _answers(row, trig.msg, question, session),
+            current=question is not None and question.tool_call_id == trig.data.get("tool_call_id")
+            and question.session_id == trig.data.get("session_id"),
+            idle_run=self.run_task is None,
+        )
+        await self._do(decide(state, trig.trigger, facts), trig, session, question)
+
+    async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None) -> None:
+        row, msg = trig.row, trig.msg
+        lang = session.lang if session else texts.detect_lang(msg.text if msg else "", (msg.lang if msg else "") or "zh")
+        store = self.d.store
+        if t.action is Action.START_RUN:
+            assert msg is not None
+            await self._start_turn(row, msg, session)
+        elif t.action in (Action.STEER, Action.HOLD):
+            assert msg is not None
+            self._steer.offer(row.id, Message.user(msg.text.strip()))
+            self._handled.add(row.id)
+            if row.id not in self._noticed:
+                self._noticed.add(row.id)
+                await self._notice(session.id if session else "", Notice("queued", texts.text(
+                    "steered" if t.action is Action.STEER else "held", lang)))
+        elif t.action is Action.ANSWER:
+            assert msg is not None and session is not None and question is not None
+            await self._answer(row, msg, session, question)
+        elif t.action is Action.EXPIRE:
+            assert session is not None and question is not None
+            hours = round(self.d.settings.human_timeout_s / 3600, 2)
+            answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
+            if await store.resolve_question(session.id, question.tool_call_id, answer, status="expired", inbox_id=row.id):
+                self._spawn(await self._session(session))
+        elif t.action is Action.RESUME_RUN:
+            assert session is not None
+            await store.finish_inbox(row.id)
+            self._spawn(session)
+        elif t.action is Action.REMEMBER_LOCATION:
+            assert msg is not None
+            await store.remember_location(self.skey, location_to_json(msg.location) or "", lang)
+            await store.finish_inbox(row.id)
+            await self._notice(session.id if session else "", Notice("info", texts.text("location_saved", lang)))
+        elif t.action in (Action.STOP_RUN, Action.CLOSE, Action.ABANDON):
+            await self._stop(t, row, session, lang, trig.data.get("error", ""))
+        elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE):
+            await store.finish_inbox(row.id)
+            await self._notice(session.id if session else "", await self._reply(t, session, lang))
+        else:  # IGNORE
+            await store.finish_inbox(row.id)
+
+    async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
+        lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
+        turn = TurnStart(
+            chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
+            asker_id=msg.user_id, asker_name=msg.user_name, request=msg.text.strip()[:2000],
+            location=location_to_json(msg.location),
+        )
+        fresh = await self.d.store.start_turn(turn)
+        # the first run of a new session: its history is the message just stored
+        self._spawn(fresh, [turn.message] if fresh.run_no == 1 else None)
+
+    async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow) -> None:
+        content = msg.text.strip()
+        if msg.location is not None:
+            loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
+            content = f"{content} {loc}".strip()
+            await self.d.store.remember_location(self.skey, location_to_json(msg.location) or "", session.lang)
+        answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
+        if await self.d.store.resolve_question(session.id, question.tool_call_id, answer, status="answered",
+                                               inbox_id=row.id):
+            self._spawn(await self._session(session))
+
+    async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
+        await self._cancel_run()
+        self._drop_steering()
+        if t.action is Action.ABANDON:
+            assert session is not None
+            log.warning("chat %s: its question could not be posted (%s); the run stops", self.skey, error)
+            await self._interrupt(session, texts.UNDELIVERABLE_CALL.format(reason=error), close=False, notice=None)
+            await self.d.store.finish_inbox(row.id)
+            self.d.metrics.runs.labels("undeliverable").inc()
+            return
+        closing = t.action is Action.CLOSE
+        notice = Notice("new" if closing else "cancelled", texts.text("new" if closing else "cancelled", lang))
+        body = notice_body(notice, ends_run=True, lang=lang)
+        if session is not None:
+            await self._interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body)
+            self.d.deliver(self.skey)
+            if state_of(session) is not ChatState.IDLE:
+                self.d.metrics.runs.labels("cancelled").inc()
+        else:
+            await self._notice("", notice)
+        await self.d.store.finish_inbox(row.id, drop_earlier=True)
+
+    async def _reply(self, t: Transition, session: SessionRow | None, lang: str) -> Notice:
+        if t.action is Action.STALE:
+            return Notice("info", texts.text("stale_answer", lang))
+        if t.action is Action.NOTHING_TO_CANCEL:
+            return Notice("info", texts.text("nothing_to_cancel", lang))
+        if t.trigger is Trigger.HELP:
+            return Notice("help", texts.text("help", lang))
+        failed = await self.d.store.failed_outbox(self.skey)
+        return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang))
+
+    # -- the run ----------------------------------------------------------------------------
+    def _spawn(self, session: SessionRow, history: list[Message] | None = None) -> None:
+        if self.run_task is not None:
+            raise DoubleRun(f"chat {self.skey} already has a run")
+        self._run_session = session
+        self.run_task = asyncio.create_task(self._run(session, history), name=f"run:{self.skey}")
+
+    async def _run(self, session: SessionRow, history: list[Message] | None) -> None:
+        outcome = await self.d.driver.run(self.key, session, self._steer, history)
+        self._outcomes.append(outcome)
+        self.wake()
+
+    async def _cancel_run(self) -> None:
+        task, self.run_task = self.run_task, None
+        self._outcomes.clear()  # a run stopped by the person: what it was about to report is moot
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def _drop_steering(self) -> None:
+        self._steer.take()
+        self._handled.clear()
+
+    async def _apply_outcome(self, outcome: RunOutcome) -> None:
+        self.run_task = None
+        session = self._run_session
+        assert session is not None
+        state = state_of(await self.d.store.get_session(self.skey))
+        try:
+            t = decide(state, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
+        except UndefinedTransition:  # a bug, not the person's doing: keep the chat as it is stored
+            log.error("chat %s: run outcome %s in state %s dropped", self.skey, type(outcome).__name__, state)
+            return
+        store, lang = self.d.store, session.lang
+        audience = Audience(lang, session.asker_id, session.asker_name)
+        if isinstance(outcome, Paused):
+            await store.pause(session.id, outcome.messages, self._question(session, outcome), step=outcome.step,
+                              inbox_done=outcome.inbox_done)
+            self.d.question_stored()
+        elif isinstance(outcome, Finished):
+            body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
+            await store.finish_run(session.id, outcome.messages, outbox=[("answer", body)], inbox_done=outcome.inbox_done)
+            self.d.metrics.runs.labels("answered").inc()
+        elif isinstance(outcome, Failed):
+            notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
+            body = notice_body(notice, ends_run=True, lang=lang, reason=outcome.failure.reason)
+            await store.finish_run(session.id, outcome.messages, outbox=[("notice", body)], inbox_done=outcome.inbox_done)
+            self.d.metrics.runs.labels(outcome.failure.reason).inc()
+        else:
+            notice = Notice("error", texts.error_text("internal", lang))
+            await self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
+                                  notice=notice_body(notice, ends_run=True, lang=lang, reason="internal"))
+            self.d.metrics.runs.labels("internal").inc()
+        self.d.deliver(self.skey)
+        if t.target is not ChatState.ASKING:  # what the run never took is a new turn now
+            for inbox_id in self._steer.left():
+                self._handled.discard(inbox_id)
+            self._steer.take()
+        self._handled.difference_update(getattr(outcome, "inbox_done", ()))
+
+    def _question(self, session: SessionRow, paused: Paused) -> QuestionRow:
+        now = self.d.clock()
+        return QuestionRow(
+            session.id, paused.ask.tool_call_id, paused.ask.question, paused.ask.options, session.asker_id,
+            now, now + self.d.settings.human_timeout_s, None, "waiting",
+        )
+
+    async def _interrupt(self, session: SessionRow, result: str, *, close: bool, notice: str | None) -> None:
+        """End the session's run: every call still open gets `result`, so the history stays valid
+        for the API, and its question (if any) is cancelled — with its notice, in one write."""
+        open_calls = Memory(await self.d.store.load_messages(session.id)).unanswered_calls()
+        fillers = [Message.tool(result, tool_call_id=tc.id, name=tc.function.name) for tc in open_calls]
+        await self.d.store.interrupt(session.id, fillers, close=close, notice=notice)
+
+    async def _session(self, session: SessionRow) -> SessionRow:
+        return await self.d.store.session_by_id(session.id) or session
+
+    async def _notice(self, session_id: str, notice: Notice) -> None:
+        await self.d.store.queue_outbox(self.skey, session_id, "notice", notice_body(notice))
+        self.d.deliver(self.skey)
+
+
+_OUTCOME_TRIGGER: dict[type, Trigger] = {
+    Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
+}
+
+
+def _classify(row: InboxRow) -> _Trigger:
+    if row.kind != "message":
+        return _Trigger(row, Trigger(row.kind), None, json.loads(row.body or "{}"))
+    msg = message_from_json(row.body)
+    command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
+    if command is not None:
+        return _Trigger(row, _COMMANDS[command], msg, {})
+    if msg.kind is MessageKind.BUTTON or msg.question_id is not None:
+        return _Trigger(row, Trigger.NAMED_ANSWER, msg, {})
+    if msg.kind is MessageKind.LOCATION and not msg.text.strip():
+        return _Trigger(row, Trigger.LOCATION, msg, {})
+    return _Trigger(row, Trigger.MESSAGE, msg, {})
+
+
+def _answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
+    """Does this message answer the waiting question? See bot.chat_machine (the `answers` fact)."""
+    if msg.question_id is not None:
+        return msg.question_id == question.tool_call_id
+    if msg.kind is MessageKind.BUTTON:
+        return question.posted_message_id is not None and msg.reply_to == question.posted_message_id
+    if question.posted_after is None or row.id <= question.posted_after:
+        return False  # sent before the question reached the chat: nobody had seen it
+    if not msg.is_group:
+        return True
+    if question.posted_message_id is not None and msg.reply_to == question.posted_message_id:
+        return True
+    return msg.user_id == (question.asker_id or (session.asker_id if session else ""))
+
+
+def _lang_hint(body: str) -> str:
+    with contextlib.suppress(ValueError, KeyError, TypeError):
+        msg = message_from_json(body)
+        return texts.detect_lang(msg.text, msg.lang or "zh")
+    return ""
