@@ -8,19 +8,22 @@ fresh database (the `pg_url` fixture, tests/pg_support.py), which fails when Pos
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
 
 from agent_core.schema import Message
-from bot.store import pg_leases
-from bot.store.base import LeaseLost, StoreUnavailable, TurnStart
+from bot.store import migrate, pg_leases, pg_migrate
+from bot.store.base import ChatEvent, LeaseLost, QuestionRow, StoreUnavailable, TurnStart
 from bot.store.pg_leases import Lease
 from bot.store.pg_notify import INBOX_CHANNEL
 from bot.store.postgres import PostgresStore
@@ -47,6 +50,11 @@ async def session_of(store: PostgresStore, key: str = KEY) -> str:
     inbox = await store.add_inbox("test", "1", key, "{}")
     session = await store.start_turn(TurnStart(key, inbox or 0, Message.user("hi"), "en", "u1", "Ann", "hi", None))
     return session.id
+
+
+def question(session_id: str, call_id: str = "call_q") -> QuestionRow:
+    now = time.time()
+    return QuestionRow(session_id, call_id, "When?", ("Fri", "Sat"), "u1", now, now + 60, None, "waiting")
 
 
 # -- leases and fencing --------------------------------------------------------------------
@@ -183,11 +191,116 @@ async def test_a_holder_stopped_inside_a_transaction_blocks_a_takeover_only_unti
 async def test_inbox_rows_are_stored_by_any_process_whatever_the_fence(two):
     a, b = two
     stale = Lease(KEY, "proc-gone", fence=10**9, expires_at=0.0)
-    with b.fenced(stale):  # add_inbox is never fenced: any process accepts an update
-        assert await b.add_inbox("test", "9", KEY, "{}") is not None
+    with b.fenced(stale):  # add_inbox and add_events are never fenced: any process accepts an
+        assert await b.add_inbox("test", "9", KEY, "{}") is not None  # update, or notices an event
+        await b.add_events([ChatEvent(KEY, "expired", "{}", "expired:s:q")])
+    assert [r.kind for r in await b.inbox_for(KEY)] == ["message", "expired"]
     assert await a.unowned_chats_with_inbox() == [KEY]
     lease = await a.acquire_lease(KEY, "proc-a", ttl_s=5)
     assert lease is not None and await a.unowned_chats_with_inbox() == []
+
+
+async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was_taken_over(two):
+    """Main's actor protocol grew writes (events, failed rows, outbox attempts and parts): each is
+    fenced like the first ones, so a process that lost the chat changes nothing in it."""
+    a, b = two
+    sid = await session_of(a)
+    asking = await a.pause(sid, [], question(sid), step=1)
+    other = await a.queue_outbox(KEY, sid, "notice", "{}")
+    inbox = await a.add_inbox("test", "2", KEY, "{}") or 0
+    lease_a = await a.acquire_lease(KEY, "proc-a", ttl_s=0.2)
+    assert lease_a is not None
+    await asyncio.sleep(0.3)
+    lease_b = await b.acquire_lease(KEY, "proc-b", ttl_s=30)
+    assert lease_b is not None
+    answer = Message.tool("Fri", tool_call_id="call_q", name="ask_human")
+    writes: dict[str, Callable[[], Awaitable[object]]] = {
+        "finish_inbox": lambda: a.finish_inbox(inbox, drop_earlier=True),
+        "fail_inbox": lambda: a.fail_inbox(inbox, "bad"),
+        "remember_location": lambda: a.remember_location(KEY, "{}", "en"),
+        "start_turn": lambda: a.start_turn(TurnStart(KEY, inbox, Message.user("x"), "en", "u1", "Ann", "x", None)),
+        "append": lambda: a.append(sid, [Message.user("x")], step=2, inbox_done=[inbox]),
+        "pause": lambda: a.pause(sid, [], question(sid, "call_2"), step=2, inbox_done=[inbox]),
+        "finish_run": lambda: a.finish_run(sid, [], outbox=[("answer", "{}")], inbox_done=[inbox]),
+        "interrupt": lambda: a.interrupt(sid, [], close=True, notice="{}"),
+        "close_session": lambda: a.close_session(KEY),
+        "add_usage": lambda: a.add_usage(sid, 1, 1, 1),
+        "resolve_question": lambda: a.resolve_question(sid, "call_q", answer, status="answered", inbox_id=inbox),
+        "queue_outbox": lambda: a.queue_outbox(KEY, sid, "notice", "{}"),
+        "outbox_part_sent": lambda: a.outbox_part_sent(other, 1, "m1"),
+        "outbox_sent": lambda: a.outbox_sent(asking, 1, "m1"),
+        "outbox_attempt_failed": lambda: a.outbox_attempt_failed(other, "timed out"),
+        "outbox_failed": lambda: a.outbox_failed(asking, "blocked"),
+    }
+    before = (await b.get_session(KEY), await b.get_question(sid), await b.pending_outbox(), await b.inbox_for(KEY),
+              await b.load_messages(sid), await b.counts())
+    refused = []
+    with a.fenced(lease_a):
+        for name, write in writes.items():
+            with pytest.raises(LeaseLost):
+                await write()
+            refused.append(name)
+    assert refused == list(writes)
+    after = (await b.get_session(KEY), await b.get_question(sid), await b.pending_outbox(), await b.inbox_for(KEY),
+             await b.load_messages(sid), await b.counts())
+    assert after == before
+
+
+async def test_the_chat_actor_migration_converts_an_old_database_as_sqlites_does(pg_url, tmp_path: Path):
+    """migrations/postgres/0003 and migrations/0004 on the same old rows: states renamed, a posted
+    question gets the watermark, one stored but never posted is queued for the delivery worker
+    with the body pause() writes (json_build_object here, json_object there)."""
+    rows = [
+        "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, created_at, updated_at) VALUES "
+        "('s1', 'test:a:', 'waiting', 'zh', 'u1', '小明', 1, 1), ('s2', 'test:b:', 'running', 'en', 'u2', 'Bo', 1, 1), "
+        "('s3', 'test:c:', 'waiting', 'en', 'u3', 'Cy', 1, 1)",
+        "INSERT INTO questions (session_id, tool_call_id, question, options, asker_id, asked_at, deadline, "
+        "posted_message_id, status) VALUES ('s1', 'call_1', '哪天出发？', '[\"周五\", \"周六\"]', 'u1', 5, 99, NULL, "
+        "'waiting'), ('s3', 'call_3', 'When?', '[]', 'u3', 6, 99, 'm3', 'waiting')",
+        "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) VALUES "
+        "('test', '1', 'test:a:', '{}', 'done', 1), ('test', '2', 'test:c:', '{}', 'done', 2)",
+    ]
+    read = [
+        "SELECT id, state FROM sessions ORDER BY id",
+        "SELECT session_id, posted_after FROM questions ORDER BY session_id",
+        "SELECT session_id, chat_key, kind, status, created_at, tool_call_id, attempts, parts_sent FROM outbox",
+        "SELECT body FROM outbox",
+    ]
+    old_sqlite = [m for m in migrate.discover() if m.version < 4]
+    lite = sqlite3.connect(tmp_path / "old.sqlite3", isolation_level=None)
+    try:
+        migrate.apply_migrations(lite, old_sqlite)
+        for sql in rows:
+            lite.execute(sql)
+        migrate.apply_migrations(lite, migrate.discover())
+        lite_seen = [[tuple(r) for r in lite.execute(sql)] for sql in read]
+    finally:
+        lite.close()
+    conn = await asyncpg.connect(pg_url)
+    try:
+        await pg_migrate.apply_migrations(conn, [m for m in pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)
+                                                 if m.version < 3])
+        for sql in rows:
+            await conn.execute(sql)
+        assert await pg_migrate.apply_migrations(conn, pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)) == [3]
+        pg_seen = [[tuple(r) for r in await conn.fetch(sql)] for sql in read]
+    finally:
+        await conn.close()
+
+    assert pg_seen[:3] == lite_seen[:3]
+    assert pg_seen[0] == [("s1", "asking"), ("s2", "working"), ("s3", "asking")]
+    assert pg_seen[1] == [("s1", None), ("s3", 2)]
+    assert pg_seen[2] == [("s1", "test:a:", "question", "pending", 5.0, "call_1", 0, 0)]
+    expected = {"tool_call_id": "call_1", "question": "哪天出发？", "options": ["周五", "周六"], "lang": "zh",
+                "user_id": "u1", "user_name": "小明"}
+    [[(pg_body,)], [(lite_body,)]] = pg_seen[3], lite_seen[3]
+    assert json.loads(pg_body) == json.loads(lite_body) == expected
+    store = await opened(pg_url)  # and the store reads it: the row is the delivery worker's
+    try:
+        [row] = await store.pending_outbox("test:a:")
+        assert row.kind == "question" and json.loads(row.body) == expected
+    finally:
+        await store.close()
 
 
 # -- wake-ups ------------------------------------------------------------------------------
@@ -222,6 +335,12 @@ async def test_an_update_stored_anywhere_wakes_the_listener_and_it_relistens_aft
         assert len(connects) == 2
 
         await b.add_inbox("test", "2", "test:chat8:", "{}")
+        assert await asyncio.wait_for(woken.get(), 5) == (INBOX_CHANNEL, "test:chat8:")
+        event = ChatEvent("test:chat9:", "expired", "{}", "expired:s9:q")  # an event wakes its chat too
+        await b.add_events([event])
+        assert await asyncio.wait_for(woken.get(), 5) == (INBOX_CHANNEL, "test:chat9:")
+        await b.add_events([event])  # a duplicate wakes nobody
+        await b.add_inbox("test", "3", "test:chat8:", "{}")  # (the next wake-up is this one's)
         assert await asyncio.wait_for(woken.get(), 5) == (INBOX_CHANNEL, "test:chat8:")
         assert woken.empty()
     finally:
@@ -266,7 +385,7 @@ async def test_three_processes_starting_on_an_empty_database_migrate_it_once(pg_
             versions = [r[0] for r in await conn.fetch("SELECT version FROM schema_version ORDER BY version")]
         finally:
             await conn.close()
-        assert versions == [1, 2]
+        assert versions == [1, 2, 3]
         assert all([await s.ping() for s in stores])
     finally:
         for s in stores:

@@ -25,8 +25,10 @@ shared with SQLite); a chat's task says once which lease its writes carry:
     with store.fenced(lease):            # every write of this task (and tasks it starts)
         await store.append(...)          # is refused with LeaseLost after a takeover
 
-`add_inbox` is never fenced: any process accepts an update for any chat, stores it and NOTIFYs
-the chat's key on INBOX_CHANNEL at commit, so the owner wakes up wherever it runs.
+`add_inbox` and `add_events` are never fenced: any process accepts an update for any chat, and
+a deadline, a restart or a delivery outcome is noticed by whichever process sees it; the row is
+stored and the chat's key NOTIFYed on INBOX_CHANNEL at commit, so the owner wakes up wherever it
+runs and applies it in order (only the owner's writes change the chat).
 """
 
 from __future__ import annotations
@@ -44,11 +46,13 @@ import asyncpg
 from agent_core.schema import Message
 from bot.store import pg_leases, pg_writes
 from bot.store.base import (
+    ChatEvent,
     InboxRow,
     OutboxRow,
     QuestionRow,
     SessionRow,
     StoreClosed,
+    StoreCounts,
     StoreUnavailable,
     TurnStart,
 )
@@ -66,11 +70,14 @@ from bot.store.pg_leases import Lease
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
 from bot.store.sqlite import _bodies, _body, _question
+from bot.store.writes import OUTBOX_COLS
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
 _SESSION_COLS = pg_writes.SESSION_COLS
 _QUESTION_COLS = pg_writes.QUESTION_COLS
+_OUTBOX_COLS = OUTBOX_COLS  # the same columns as SQLite's
+_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind"
 PING_TIMEOUT_S = 2.0
 
 
@@ -198,10 +205,14 @@ class PostgresStore:
         return await self._transaction(partial(pg_writes.add_inbox, platform=platform, dedup_id=dedup_id,
                                                chat_key=chat_key, body=body), None)
 
+    async def add_events(self, events: Sequence[ChatEvent]) -> None:
+        # Never fenced, like add_inbox: the process that noticed the event need not own the chat.
+        if events:
+            await self._transaction(partial(pg_writes.add_events, events=list(events)), None)
+
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
         rows = await self._all(
-            "SELECT id, platform, dedup_id, chat_key, body, received_at FROM inbox "
-            "WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
+            f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
             chat_key, limit,
         )
         return [InboxRow(*r) for r in rows]
@@ -212,6 +223,9 @@ class PostgresStore:
 
     async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None:
         await self.write(partial(pg_writes.finish_inbox, inbox_id=inbox_id, drop_earlier=drop_earlier))
+
+    async def fail_inbox(self, inbox_id: int, error: str) -> None:
+        await self.write(partial(pg_writes.fail_inbox, inbox_id=inbox_id, error=error))
 
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None:
         await self.write(partial(pg_writes.remember_location, chat_key=chat_key, location=location, lang=lang))
@@ -229,22 +243,33 @@ class PostgresStore:
         rows = await self._all("SELECT body FROM messages WHERE session_id = $1 ORDER BY seq", session_id)
         return [Message.model_validate_json(r[0]) for r in rows]
 
-    async def append(self, session_id: str, messages: Sequence[Message], *, step: int) -> None:
-        await self.write(partial(pg_writes.append_step, session_id=session_id, bodies=_bodies(messages), step=step))
+    async def append(
+        self, session_id: str, messages: Sequence[Message], *, step: int, inbox_done: Sequence[int] = ()
+    ) -> None:
+        await self.write(partial(pg_writes.append_step, session_id=session_id, bodies=_bodies(messages), step=step,
+                                 inbox_done=list(inbox_done)))
 
-    async def pause(self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int) -> None:
+    async def pause(
+        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        inbox_done: Sequence[int] = (),
+    ) -> int:
         q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
              question.asker_id, question.asked_at, question.deadline)
-        await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages), question=q, step=step))
+        return await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages), question=q,
+                                        step=step, inbox_done=list(inbox_done)))
 
     async def finish_run(
-        self, session_id: str, messages: Sequence[Message], *, outbox_kind: str | None, outbox_body: str | None
-    ) -> int | None:
+        self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
+        inbox_done: Sequence[int] = (),
+    ) -> list[int]:
         return await self.write(partial(pg_writes.finish_run, session_id=session_id, bodies=_bodies(messages),
-                                        outbox_kind=outbox_kind, outbox_body=outbox_body))
+                                        outbox=list(outbox), inbox_done=list(inbox_done)))
 
-    async def interrupt(self, session_id: str, fillers: Sequence[Message], *, close: bool) -> None:
-        await self.write(partial(pg_writes.interrupt, session_id=session_id, bodies=_bodies(fillers), close=close))
+    async def interrupt(
+        self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
+    ) -> None:
+        await self.write(partial(pg_writes.interrupt, session_id=session_id, bodies=_bodies(fillers), close=close,
+                                 notice=notice))
 
     async def close_session(self, chat_key: str) -> None:
         await self.write(partial(pg_writes.close_session, chat_key=chat_key))
@@ -254,8 +279,8 @@ class PostgresStore:
             await self.write(partial(pg_writes.add_usage, session_id=session_id, prompt=prompt,
                                      completion=completion, calls=calls))
 
-    async def running_sessions(self) -> list[SessionRow]:
-        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'running' AND closed = 0")
+    async def working_sessions(self) -> list[SessionRow]:
+        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
         return [SessionRow(*r) for r in rows]
 
     async def session_by_id(self, session_id: str) -> SessionRow | None:
@@ -275,15 +300,11 @@ class PostgresStore:
         row = await self._one(
             f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
             "JOIN sessions s ON s.id = q.session_id "
-            "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'waiting' AND q.status = 'waiting' "
+            "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
             "ORDER BY q.asked_at LIMIT 1",
             chat_key,
         )
         return _question(row) if row else None
-
-    async def set_question_posted(self, session_id: str, tool_call_id: str, message_id: str) -> None:
-        await self.write(partial(pg_writes.set_question_posted, session_id=session_id, tool_call_id=tool_call_id,
-                                 message_id=message_id))
 
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
@@ -303,19 +324,61 @@ class PostgresStore:
         )
         return [_question(r) for r in rows]
 
-    async def next_deadline(self) -> float | None:
-        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting'")
+    async def next_deadline(self, after: float = 0.0) -> float | None:
+        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting' AND deadline > $1",
+                              float(after))
         return float(row[0]) if row and row[0] is not None else None
 
     # -- outbox ----------------------------------------------------------------------------
-    async def pending_outbox(self) -> list[OutboxRow]:
+    async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
+        return await self.write(partial(pg_writes.queue_outbox, chat_key=chat_key, session_id=session_id, kind=kind,
+                                        body=body))
+
+    async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]:
+        if chat_key is None:
+            rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' ORDER BY id")
+        else:
+            rows = await self._all(
+                f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' AND chat_key = $1 ORDER BY id", chat_key
+            )
+        return [OutboxRow(*r) for r in rows]
+
+    async def chats_with_outbox(self) -> list[str]:
         rows = await self._all(
-            "SELECT id, session_id, chat_key, kind, body, created_at FROM outbox WHERE status = 'pending' ORDER BY id"
+            "SELECT chat_key FROM outbox WHERE status = 'pending' GROUP BY chat_key ORDER BY MIN(id)"
+        )
+        return [r[0] for r in rows]
+
+    async def failed_outbox(self, chat_key: str) -> list[OutboxRow]:
+        rows = await self._all(
+            f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' AND chat_key = $1 ORDER BY id", chat_key
         )
         return [OutboxRow(*r) for r in rows]
 
-    async def outbox_sent(self, outbox_id: int) -> None:
-        await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id))
+    async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None:
+        await self.write(partial(pg_writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                 message_id=message_id))
+
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+        await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                 message_id=message_id))
+
+    async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None:
+        await self.write(partial(pg_writes.outbox_attempt_failed, outbox_id=outbox_id, error=error))
+
+    async def outbox_failed(self, outbox_id: int, error: str) -> None:
+        await self.write(partial(pg_writes.outbox_failed, outbox_id=outbox_id, error=error))
+
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM questions WHERE status = 'waiting'), "
+            "(SELECT COUNT(*) FROM sessions WHERE state = 'asking' AND closed = 0), "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'pending'), "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'failed'), "
+            "(SELECT COUNT(*) FROM inbox WHERE status = 'pending')"
+        )
+        assert row is not None
+        return StoreCounts(*(int(v) for v in row))
 
 
 def _gone(conn: asyncpg.Connection) -> bool:
