@@ -246,6 +246,28 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
     assert after == before
 
 
+async def test_an_update_stored_while_a_posting_is_recorded_comes_after_its_watermark(pg_url):
+    """A person who answers the moment the question appears answers it: outbox_sent is called
+    first (the delivery worker, right after the platform took the question), the update just after,
+    and they race to the database on two connections. SQLite's single writer keeps call order."""
+    store = await opened(pg_url)
+    try:
+        sid = await session_of(store)
+        for i in range(5):
+            call_id = f"call_{i}"
+            row = await store.pause(sid, [], question(sid, call_id), step=i + 1)
+            _, answer_id = await asyncio.gather(
+                store.outbox_sent(row, 1, f"m{i}"), store.add_inbox("test", f"answer-{i}", KEY, "{}")
+            )
+            posted = await store.get_question(sid)
+            assert posted is not None and posted.tool_call_id == call_id and posted.posted_after is not None
+            assert answer_id is not None and answer_id > posted.posted_after
+            reply = Message.tool("Fri", tool_call_id=call_id, name="ask_human")
+            assert await store.resolve_question(sid, call_id, reply, status="answered", inbox_id=answer_id)
+    finally:
+        await store.close()
+
+
 async def test_the_chat_actor_migration_converts_an_old_database_as_sqlites_does(pg_url, tmp_path: Path):
     """migrations/postgres/0003 and migrations/0004 on the same old rows: states renamed, a posted
     question gets the watermark, one stored but never posted is queued for the delivery worker

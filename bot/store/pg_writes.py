@@ -244,6 +244,11 @@ async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: s
         "SELECT session_id, tool_call_id, message_id FROM outbox WHERE id = $1 AND kind = 'question'", outbox_id
     )
     if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
+        # Unlike SQLite's single writer, an inbox row stored concurrently (another process, or an
+        # INSERT already in flight) may commit after this read with a smaller id, and counts as
+        # sent before the posting: a message that arrived within milliseconds of it, before a
+        # person could have read it. Updates this process stores after the call come later
+        # (PostgresStore.add_inbox waits for the posting being recorded).
         await conn.execute(
             "UPDATE questions SET posted_message_id = $1, posted_after = (SELECT COALESCE(MAX(id), 0) FROM inbox) "
             "WHERE session_id = $2 AND tool_call_id = $3",

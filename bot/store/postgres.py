@@ -93,6 +93,7 @@ class PostgresStore:
         self._pool: asyncpg.Pool | None = None
         # Per store, so two stores in one process (tests: two "processes") never share a fence.
         self._fence: contextvars.ContextVar[Lease | None] = contextvars.ContextVar(f"fence-{id(self)}", default=None)
+        self._recording_posts: set[asyncio.Future[None]] = set()  # outbox_sent writes in flight (see add_inbox)
 
     async def open(self) -> None:
         """Create or update the schema in the URL's database, then open the pool.
@@ -202,6 +203,14 @@ class PostgresStore:
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
         # Never fenced: any process stores an update for any chat (and wakes its owner).
+        # A posted question is answered only by inbox rows with ids above the watermark that
+        # outbox_sent records. SQLite's single writer commits in call order, so an update stored
+        # after the delivery worker recorded a posting always lands above it; here the two
+        # transactions would race on separate connections, and an answer sent the moment the
+        # question appeared could get an id below the watermark and never answer it. So an update
+        # waits for the postings this process is recording (a round trip at most).
+        if self._recording_posts:
+            await asyncio.wait(set(self._recording_posts))
         return await self._transaction(partial(pg_writes.add_inbox, platform=platform, dedup_id=dedup_id,
                                                chat_key=chat_key, body=body), None)
 
@@ -360,8 +369,15 @@ class PostgresStore:
                                  message_id=message_id))
 
     async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
-        await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
-                                 message_id=message_id))
+        # Registered before the first await, so an add_inbox called after this call waits for it.
+        recorded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._recording_posts.add(recorded)
+        try:
+            await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                     message_id=message_id))
+        finally:
+            self._recording_posts.discard(recorded)
+            recorded.set_result(None)
 
     async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None:
         await self.write(partial(pg_writes.outbox_attempt_failed, outbox_id=outbox_id, error=error))
