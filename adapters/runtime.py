@@ -24,7 +24,7 @@ from bot.review import PlanReviewer
 from bot.server import HttpServer, HttpServerError
 from bot.sessions import SessionManager
 from bot.settings import Settings
-from bot.store import SqliteStore
+from bot.store import SqliteStore, Store
 from tools.collection import ToolCollection
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class Adapter(Surface, Protocol):
 @dataclass
 class Runtime:
     settings: Settings
-    store: SqliteStore
+    store: Store
     metrics: Metrics
     manager: SessionManager
     server: HttpServer | None
@@ -122,6 +122,15 @@ def freeze_startup_heap() -> int:
     return gc.get_freeze_count()
 
 
+def make_store(settings: Settings) -> Store:
+    """PostgreSQL when BOT_DB_URL is set (it wins over BOT_DB_PATH), else the SQLite file."""
+    if settings.db_url:
+        from bot.store.postgres import PostgresStore  # asyncpg is loaded only when used
+
+        return PostgresStore(settings.db_url, pool_max=settings.db_pool_max)
+    return SqliteStore(settings.db_path)
+
+
 def build_runtime(
     settings: Settings,
     *,
@@ -133,7 +142,7 @@ def build_runtime(
     extra_surfaces: list[Adapter] | None = None,
     metrics: Metrics | None = None,
 ) -> Runtime:
-    store = SqliteStore(settings.db_path)
+    store = make_store(settings)
     metrics = metrics or Metrics()
     limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)

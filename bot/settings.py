@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     slack_api_base_url: str = Field(default="https://slack.com/api/", validation_alias=_alias("SLACK_API_BASE_URL"))
 
     db_path: Path = Field(default=Path("./data/bot.sqlite3"), validation_alias=_alias("BOT_DB_PATH"))
+    # PostgreSQL instead of SQLite (wins over BOT_DB_PATH): several processes on one database
+    db_url: str | None = Field(default=None, validation_alias=_alias("BOT_DB_URL"))
+    db_pool_max: int = Field(default=20, ge=2, le=200, validation_alias=_alias("BOT_DB_POOL_MAX"))
     host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
     web_token: str | None = Field(default=None, validation_alias=_alias("BOT_WEB_TOKEN"))
@@ -79,6 +82,17 @@ class Settings(BaseSettings):
             return [u.strip() for u in v.replace(";", ",").split(",") if u.strip()]
         if isinstance(v, int):
             return [str(v)]
+        return v
+
+    @field_validator("db_url", mode="before")
+    @classmethod
+    def _postgres_url(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = v.strip()
+            if not v:
+                return None
+            if not v.startswith(("postgresql://", "postgres://")):
+                raise ValueError("must be a postgresql://user@host:port/database URL (SQLite takes BOT_DB_PATH)")
         return v
 
     @field_validator("validate_plans", mode="before")
@@ -120,6 +134,10 @@ class Settings(BaseSettings):
             out.append(("BOT_WEB_TOKEN", f"is required when BOT_HOST={self.host} is not a loopback address "
                         "(anyone who can reach the port could run up the model bill)"))
         return out
+
+    @property
+    def store_kind(self) -> Literal["sqlite", "postgres"]:
+        return "postgres" if self.db_url else "sqlite"
 
     @property
     def offline_model(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -42,3 +43,12 @@ def _block_network() -> object:
     yield
     socket.socket.connect = _real_connect  # type: ignore[method-assign]
     socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+
+
+@pytest.fixture
+async def pg_url() -> AsyncIterator[str]:
+    """The URL of a fresh, empty PostgreSQL database for this test (tests/pg_support.py)."""
+    from tests.pg_support import fresh_database
+
+    async with fresh_database() as url:
+        yield url

@@ -1,30 +1,71 @@
-"""One suite that every Store implementation must pass (SQLite today; PostgreSQL later)."""
+"""One suite that every Store implementation must pass: each test runs on SQLite and on PostgreSQL.
+
+The PostgreSQL case gets a fresh database per test on the machine's server (tests/pg_support.py);
+it fails, never skips, when the server is down (unless BOT_TEST_WITHOUT_POSTGRES=1 is set).
+PostgreSQL-only features (leases, fencing, LISTEN/NOTIFY) are in test_store_postgres.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.store.base import ChatEvent, QuestionRow, Store, TurnStart
-from bot.store.migrate import discover
+from bot.store.base import ChatEvent, QuestionRow, Store, StoreClosed, TurnStart
+from bot.store.migrate import MIGRATIONS_DIR, discover
+from bot.store.pg_migrate import PG_MIGRATIONS_DIR
+from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SqliteStore
+from tests.pg_support import fresh_database
 
 KEY = "test:chat1:"
 
 
-def make_sqlite(tmp: Path) -> SqliteStore:
-    return SqliteStore(tmp / "store.sqlite3")
+@dataclass
+class Backend:
+    """One kind of store on one database: `new()` opens another store (another process) on it."""
+
+    name: str
+    new: Callable[[], Store]
+    versions: Callable[[], Awaitable[list[int]]]  # what schema_version records
+    expected: list[int]  # the versions its migrations directory has
 
 
-@pytest.fixture(params=[make_sqlite], ids=["sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    s = request.param(tmp_path)
+@pytest.fixture(params=["sqlite", "postgres"])
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    if request.param == "sqlite":
+        path = tmp_path / "store.sqlite3"
+
+        async def sqlite_versions() -> list[int]:
+            with sqlite3.connect(path) as conn:
+                return [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")]
+
+        yield Backend("sqlite", lambda: SqliteStore(path), sqlite_versions,
+                      [m.version for m in discover(MIGRATIONS_DIR)])
+        return
+    async with fresh_database() as url:
+
+        async def pg_versions() -> list[int]:
+            conn = await asyncpg.connect(url)
+            try:
+                return [r[0] for r in await conn.fetch("SELECT version FROM schema_version ORDER BY version")]
+            finally:
+                await conn.close()
+
+        yield Backend("postgres", lambda: PostgresStore(url, pool_min=1, pool_max=5), pg_versions,
+                      [m.version for m in discover(PG_MIGRATIONS_DIR)])
+
+
+@pytest.fixture
+async def store(backend: Backend) -> AsyncIterator[Store]:
+    s = backend.new()
     await s.open()
     yield s
     await s.close()
@@ -171,15 +212,28 @@ async def test_location_is_remembered_without_a_run(store: Store):
     assert session is not None and session.state == "idle" and session.location is not None
 
 
-async def test_migrations_are_applied_once_and_recorded(tmp_path: Path):
-    path = tmp_path / "m.sqlite3"
+async def test_migrations_are_applied_once_and_recorded(backend: Backend):
     for _ in range(2):
-        s = SqliteStore(path)
+        s = backend.new()
         await s.open()
         assert await s.ping()
         await s.close()
+    assert await backend.versions() == backend.expected
+
+
+async def test_a_closed_store_says_so_and_pings_false(backend: Backend):
+    s = backend.new()
+    await s.open()
+    await s.close()
+    assert not await s.ping()
+    with pytest.raises(StoreClosed):
+        await s.add_inbox("test", "1", KEY, "{}")
+
+
+async def test_sqlite_runs_in_wal_mode(tmp_path: Path):
+    path = tmp_path / "m.sqlite3"
+    s = SqliteStore(path)
+    await s.open()
+    await s.close()
     with sqlite3.connect(path) as conn:
-        versions = [r[0] for r in conn.execute("SELECT version FROM schema_version")]
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    assert versions == [m.version for m in discover()]
-    assert mode == "wal"
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

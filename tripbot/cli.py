@@ -41,6 +41,7 @@ from bot.llm_metrics import LLMMetrics
 from bot.metrics import Metrics
 from bot.review import PlanReviewer
 from bot.settings import Settings
+from bot.store.base import StoreUnavailable
 from bot.validation import build_plan_validator
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
@@ -107,11 +108,20 @@ def assemble(
     return runtime
 
 
+EXIT_STORE_UNAVAILABLE = 3  # the database could not be reached (BOT_DB_URL)
+
+
 def describe(settings: Settings) -> list[str]:
     lines = []
     lines.append("model: offline planner (set OPENAI_API_KEY to use an LLM)" if settings.offline_model
                  else f"model: {settings.llm_model} at {settings.openai_base_url or 'the OpenAI API'}")
     lines.append(f"travel data: {settings.travel_data}")
+    if settings.db_url:
+        from bot.store.pg_connect import redact
+
+        lines.append(f"store: PostgreSQL at {redact(settings.db_url)}")
+    else:
+        lines.append(f"store: SQLite file {settings.db_path}")
     if settings.telegram_bot_token:
         lines.append("telegram: " + ("webhook" if settings.telegram_webhook_url else "long polling"))
     if settings.slack_bot_token:
@@ -249,6 +259,11 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
         print(f"startup error: {exc}", file=sys.stderr, flush=True)
         _exit_soon(1)
         return 1
+    except StoreUnavailable as exc:  # e.g. PostgreSQL down at start: say what to fix, no traceback
+        print(f"startup error: {exc}. The bot did not start (exit code {EXIT_STORE_UNAVAILABLE}).",
+              file=sys.stderr, flush=True)
+        _exit_soon(EXIT_STORE_UNAVAILABLE)
+        return EXIT_STORE_UNAVAILABLE
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
         print("interrupted", file=sys.stderr, flush=True)
         _exit_soon(130)

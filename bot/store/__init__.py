@@ -1,4 +1,5 @@
-"""Durable state behind a small protocol (bot.store.base.Store); SQLite is the implementation."""
+"""Durable state behind a small protocol (bot.store.base.Store): SqliteStore, the default, and
+PostgresStore (bot.store.postgres, imported where BOT_DB_URL selects it: asyncpg loads only then)."""
 
 from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store
 from bot.store.sqlite import SqliteStore

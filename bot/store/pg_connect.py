@@ -1,0 +1,113 @@
+"""Connections to PostgreSQL (asyncpg): the pool, the session settings, the errors.
+
+Every connection the store opens, pooled or dedicated (the LISTEN connection), is made here, so
+they share one set of session settings:
+
+- `idle_in_transaction_session_timeout`: a process stopped inside a transaction (SIGSTOP, a
+  frozen VM, a long GC pause) holds row locks, among them the FOR SHARE lock a fenced write
+  takes on its chat's lease row. The server ends such a session after this long, so the
+  stopped process blocks its successor's takeover for at most this, well inside a lease.
+- `application_name`: `pg_stat_activity` shows which connections are the bot's.
+
+Pool size. PostgreSQL's default `max_connections` is 100, 3 of them reserved for superusers.
+One process uses at most POOL_MAX pooled connections plus one dedicated LISTEN connection (and,
+later, one for the poller's advisory lock): 3 x (20 + 2) = 66, so three processes fit with
+room for psql, migrations and monitoring. The 50-chat burst in benchmarks/bench_pg_drivers.py
+is served by 20 connections at about 3,000 writes/s on 2 cores: more would not be faster.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from bot.store.base import StoreUnavailable
+
+POOL_MIN = 2
+POOL_MAX = 20
+CONNECT_TIMEOUT_S = 10.0
+IDLE_IN_TRANSACTION_TIMEOUT_S = 5.0  # a third of the default lease (BOT_LEASE_S=15)
+APPLICATION_NAME = "travel-bot"
+URL_SETTING = "BOT_DB_URL"
+
+# A connection that was lost, or ended by the server, while in use.
+LOST_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,  # reset, refused, unreachable
+    asyncpg.PostgresConnectionError,  # includes ConnectionDoesNotExistError
+    asyncpg.OperatorInterventionError,  # pg_terminate_backend, server shutdown or restart
+    asyncpg.IdleInTransactionSessionTimeoutError,
+    # a connection whose server process was ended while it sat idle in the pool: its next use
+    # finds the protocol in a failed state (the pool replaces it once it is released)
+    asyncpg.InternalClientError,
+)
+# What opening a connection raises when the database cannot be had.
+CONNECT_ERRORS: tuple[type[BaseException], ...] = (
+    *LOST_ERRORS,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.InvalidCatalogNameError,  # the URL's database does not exist
+    asyncpg.InvalidAuthorizationSpecificationError,  # unknown role, refused by pg_hba.conf
+)
+
+
+def session_settings(idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S) -> dict[str, str]:
+    return {
+        "idle_in_transaction_session_timeout": str(int(idle_in_transaction_s * 1000)),
+        "application_name": APPLICATION_NAME,
+    }
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = (parts.username or "") + ":***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+
+
+def unavailable(url: str, exc: BaseException, doing: str = "connect to PostgreSQL") -> StoreUnavailable:
+    """The error for an unreachable database, naming the setting to fix."""
+    reason = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, socket.gaierror):
+        reason = f"unknown host ({reason})"
+    hint = "Start PostgreSQL or fix BOT_DB_URL"
+    if isinstance(exc, asyncpg.InvalidCatalogNameError):
+        hint = "Create that database (the bot creates its tables, not the database) or fix BOT_DB_URL"
+    elif isinstance(exc, asyncpg.InsufficientPrivilegeError):
+        hint = "Grant that role CREATE on the database's schema (the bot creates its tables) or fix BOT_DB_URL"
+    return StoreUnavailable(f"cannot {doing} at {URL_SETTING}={redact(url)}: {reason}. {hint}.")
+
+
+async def connect(url: str, *, idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S) -> asyncpg.Connection:
+    """One dedicated connection (the LISTEN connection, migrations); StoreUnavailable if down."""
+    try:
+        return await asyncpg.connect(
+            url, timeout=CONNECT_TIMEOUT_S, server_settings=session_settings(idle_in_transaction_s)
+        )
+    except CONNECT_ERRORS as exc:
+        raise unavailable(url, exc) from exc
+
+
+async def create_pool(
+    url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX,
+    idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
+) -> asyncpg.Pool:
+    """The store's pool; its first `min_size` connections are opened now (StoreUnavailable if down)."""
+    kwargs: dict[str, Any] = {
+        "min_size": min(min_size, max_size), "max_size": max_size, "timeout": CONNECT_TIMEOUT_S,
+        "server_settings": session_settings(idle_in_transaction_s),
+    }
+    try:
+        pool = await asyncpg.create_pool(url, **kwargs)
+    except CONNECT_ERRORS as exc:
+        raise unavailable(url, exc) from exc
+    assert pool is not None
+    return pool

@@ -1,0 +1,136 @@
+"""Chat leases with fencing (PostgreSQL): which process may change a chat, and proof of it.
+
+A lease is a row of `chat_leases` (migrations/postgres/0002_chat_leases.sql): the chat, its
+owner (a process id from `new_owner_id()`), an expiry taken from the database's `now()` (never
+a process clock, so clock skew between machines does not matter), and a fencing number drawn
+from one sequence each time a lease is granted: a new lease of a chat always carries a larger
+number than every lease of that chat before it.
+
+    lease = await acquire(conn, chat_key, owner, ttl_s)   # Lease, or None: someone holds it
+    lease = await renew(conn, lease, ttl_s)                # same fence, later expiry; LeaseLost
+    await release(conn, lease)                             # chat goes quiet; False if already lost
+
+    async with conn.transaction():                         # a fenced write:
+        await check_fence(conn, lease)                     #   LeaseLost once a newer lease exists
+        ...the write...                                    #   (PostgresStore.write(fn, fence=lease))
+
+Why the fence check is inside the write's transaction (Kleppmann, "How to do distributed
+locking"): a holder may stall (GC, SIGSTOP, a frozen VM) for longer than its lease, and a check
+made before the write cannot help, since the stall can fall between the check and the write.
+`check_fence` locks the lease row FOR SHARE in the same transaction as the write, and a takeover
+must lock that row to change it. So either the write commits before the takeover (and the new
+owner, which reads after taking over, sees it), or the takeover commits first and the write
+finds the newer fence and is refused. A holder stopped *inside* that transaction delays a
+takeover only until the server ends its session (`idle_in_transaction_session_timeout`, see
+bot.store.pg_connect), then its transaction is rolled back.
+
+A lease that expired but was not taken over still fences correctly: nobody else has written, so
+its holder's writes and renewal succeed. Only a newer lease (or its own release) refuses them.
+
+Granting is by expiry only: `acquire` takes a chat that has no lease row, a released lease or an
+expired one, and returns None while another owner's lease is live, or while the caller's own
+lease is live (the caller renews what it holds; a second acquire is a bug to surface, not to
+paper over).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+
+import asyncpg
+
+from bot.store.base import LeaseLost
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A granted lease: `fence` is the number every write under it carries."""
+
+    chat_key: str
+    owner: str
+    fence: int
+    expires_at: float  # epoch seconds, by the database's clock
+
+
+def new_owner_id() -> str:
+    """A process's owner id: host, pid and a random part (a restarted process is a new owner)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+async def acquire(conn: asyncpg.Connection, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
+    """Take the chat's lease if it is free, released or expired; None while it is held live."""
+    # The fence is drawn in DO UPDATE, i.e. while the row is locked, so concurrent takeovers
+    # get their numbers in the order they commit; the VALUES one is used only for a new row.
+    row = await conn.fetchrow(
+        "INSERT INTO chat_leases AS l (chat_key, owner, fence, expires_at, acquired_at) "
+        "VALUES ($1, $2, nextval('chat_lease_fence'), now() + make_interval(secs => $3), now()) "
+        "ON CONFLICT (chat_key) DO UPDATE SET owner = EXCLUDED.owner, fence = nextval('chat_lease_fence'), "
+        "expires_at = EXCLUDED.expires_at, acquired_at = EXCLUDED.acquired_at "
+        "WHERE l.owner IS NULL OR l.expires_at <= now() "
+        "RETURNING l.fence, extract(epoch FROM l.expires_at)::float8",
+        chat_key, owner, float(ttl_s),
+    )
+    return None if row is None else Lease(chat_key, owner, row[0], row[1])
+
+
+async def renew(conn: asyncpg.Connection, lease: Lease, ttl_s: float) -> Lease:
+    """Extend a held lease to now() + ttl_s (same fence); LeaseLost once a newer lease exists."""
+    expires = await conn.fetchval(
+        "UPDATE chat_leases SET expires_at = now() + make_interval(secs => $4) "
+        "WHERE chat_key = $1 AND owner = $2 AND fence = $3 RETURNING extract(epoch FROM expires_at)::float8",
+        lease.chat_key, lease.owner, lease.fence, float(ttl_s),
+    )
+    if expires is None:
+        raise await _lost(conn, lease)
+    return Lease(lease.chat_key, lease.owner, lease.fence, expires)
+
+
+async def release(conn: asyncpg.Connection, lease: Lease) -> bool:
+    """Give the lease up (the chat went quiet); False when it was no longer ours. Never raises
+    LeaseLost: releasing a lease somebody took over is harmless."""
+    status = await conn.execute(
+        "UPDATE chat_leases SET owner = NULL, expires_at = now() WHERE chat_key = $1 AND owner = $2 AND fence = $3",
+        lease.chat_key, lease.owner, lease.fence,
+    )
+    return status.endswith(" 1")
+
+
+async def check_fence(conn: asyncpg.Connection, lease: Lease) -> None:
+    """Inside a write's transaction, before the write: LeaseLost unless `lease` is still the chat's
+    newest lease. Locks the lease row FOR SHARE until the transaction ends, so no takeover can
+    commit between this check and the write's COMMIT."""
+    if not conn.is_in_transaction():
+        raise RuntimeError("check_fence must run inside the write's transaction")
+    row = await conn.fetchrow("SELECT owner, fence FROM chat_leases WHERE chat_key = $1 FOR SHARE", lease.chat_key)
+    if row is None or row[0] != lease.owner or row[1] != lease.fence:
+        raise LeaseLost(lease.chat_key, lease.fence, None if row is None else row[1], None if row is None else row[0])
+
+
+async def current(conn: asyncpg.Connection, chat_key: str) -> Lease | None:
+    """The chat's live lease, if any (expired or released: None)."""
+    row = await conn.fetchrow(
+        "SELECT owner, fence, extract(epoch FROM expires_at)::float8 FROM chat_leases "
+        "WHERE chat_key = $1 AND owner IS NOT NULL AND expires_at > now()",
+        chat_key,
+    )
+    return None if row is None else Lease(chat_key, row[0], row[1], row[2])
+
+
+async def unowned_chats_with_inbox(conn: asyncpg.Connection, limit: int = 100) -> list[str]:
+    """Chats with pending inbox rows and no live lease: the safety-net sweep takes these (a
+    NOTIFY can be missed; the inbox table is the truth)."""
+    rows = await conn.fetch(
+        "SELECT DISTINCT i.chat_key FROM inbox i LEFT JOIN chat_leases l ON l.chat_key = i.chat_key "
+        "WHERE i.status = 'pending' AND (l.chat_key IS NULL OR l.owner IS NULL OR l.expires_at <= now()) "
+        "LIMIT $1",
+        limit,
+    )
+    return [r[0] for r in rows]
+
+
+async def _lost(conn: asyncpg.Connection, lease: Lease) -> LeaseLost:
+    row = await conn.fetchrow("SELECT owner, fence FROM chat_leases WHERE chat_key = $1", lease.chat_key)
+    return LeaseLost(lease.chat_key, lease.fence, None if row is None else row[1], None if row is None else row[0])

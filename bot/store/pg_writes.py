@@ -1,0 +1,272 @@
+"""The store's writes as async functions of an asyncpg connection: the twins of bot.store.writes.
+
+Same function names, same order, same arguments (less the sqlite3 connection), same SQL up to
+the dialect, so a write added to writes.py ports by copying its function here and changing:
+
+- placeholders: `?` -> `$1, $2, ...` (asyncpg takes the arguments positionally, unpacked);
+- `cur.lastrowid` / `cur.rowcount` -> `RETURNING id` with fetchval, or the status string that
+  `execute` returns (`"UPDATE 1"`, see `_count`);
+- `INSERT OR REPLACE` -> `INSERT ... ON CONFLICT (key) DO UPDATE SET ...`;
+- many rows: `executemany` -> one statement over `unnest($n::text[])` (an UPDATE by ids:
+  `id = ANY($n::bigint[])`).
+
+Each runs inside a transaction that PostgresStore.write opens (and, for a chat's writes under a
+lease, after the fence check of bot.store.pg_leases), so a function either completes or leaves
+no trace. Unlike SQLite's single writer, writes from different connections (and processes) run
+at the same time: a write that reads then writes a row it depends on locks it first (`append`
+locks the session row so message sequence numbers cannot collide).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+import asyncpg
+
+from bot.store.base import ChatEvent, TurnStart
+from bot.store.writes import QUESTION_COLS, SESSION_COLS
+
+Conn: TypeAlias = asyncpg.Connection
+Row = tuple[Any, ...]
+INBOX_CHANNEL = "bot_inbox"  # add_inbox and add_events NOTIFY the chat key here at commit (bot.store.pg_notify)
+
+
+def _count(status: str) -> int:
+    """Rows touched, from asyncpg's command status ("UPDATE 3", "INSERT 0 1")."""
+    tail = status.rsplit(" ", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+async def append(conn: Conn, session_id: str, bodies: Sequence[str]) -> None:
+    if bodies:  # each row takes the next sequence number of its session
+        # The session row's lock orders concurrent appends to one session (SQLite's single
+        # writer does that by itself); a session without a row (never in practice) is not locked.
+        await conn.execute("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", session_id)
+        await conn.execute(
+            "INSERT INTO messages (session_id, seq, body) "
+            "SELECT $1, base.n + u.ord, u.body FROM unnest($2::text[]) WITH ORDINALITY AS u(body, ord), "
+            "(SELECT COALESCE(MAX(seq), 0) AS n FROM messages WHERE session_id = $1) AS base",
+            session_id, list(bodies),
+        )
+
+
+async def add_inbox(conn: Conn, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+    inbox_id: int | None = await conn.fetchval(
+        "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
+        "VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING RETURNING id",
+        platform, dedup_id, chat_key, body, time.time(),
+    )
+    if inbox_id is not None:  # wake the chat's owner, in whichever process (sent at commit)
+        await conn.execute("SELECT pg_notify($1, $2)", INBOX_CHANNEL, chat_key)
+    return inbox_id
+
+
+async def add_events(conn: Conn, events: Sequence[ChatEvent]) -> None:
+    # Events are written by whichever process noticed them (deadline watcher, recovery, delivery
+    # worker), so, like add_inbox, each chat that got a new row wakes its owner wherever it runs.
+    woken = await conn.fetch(
+        "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at, kind) "
+        "SELECT 'internal', e.dedup_id, e.chat_key, e.body, 'pending', $5, e.kind "
+        "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY "
+        "AS e(dedup_id, chat_key, body, kind, ord) ORDER BY e.ord "
+        "ON CONFLICT DO NOTHING RETURNING chat_key",
+        [e.dedup_id for e in events], [e.chat_key for e in events], [e.body for e in events],
+        [e.kind for e in events], time.time(),
+    )
+    for chat_key in sorted({r[0] for r in woken}):
+        await conn.execute("SELECT pg_notify($1, $2)", INBOX_CHANNEL, chat_key)
+
+
+async def close_inbox(conn: Conn, inbox_ids: Sequence[int]) -> None:
+    if inbox_ids:
+        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = ANY($1::bigint[])", list(inbox_ids))
+
+
+async def fail_inbox(conn: Conn, inbox_id: int, error: str) -> None:
+    await conn.execute("UPDATE inbox SET status = 'failed', error = $1 WHERE id = $2", error[:500], inbox_id)
+
+
+async def finish_inbox(conn: Conn, inbox_id: int, drop_earlier: bool) -> None:
+    if drop_earlier:  # /cancel and /new also discard the messages sent before them
+        await conn.execute(
+            "UPDATE inbox SET status = 'done' WHERE status = 'pending' AND kind = 'message' AND id < $1 "
+            "AND chat_key = (SELECT chat_key FROM inbox WHERE id = $1)",
+            inbox_id,
+        )
+    await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
+
+
+async def remember_location(conn: Conn, chat_key: str, location: str, lang: str) -> None:
+    now = time.time()
+    status = await conn.execute(
+        "UPDATE sessions SET location = $1, updated_at = $2 WHERE chat_key = $3 AND closed = 0", location, now, chat_key
+    )
+    if _count(status) == 0:
+        await conn.execute(
+            "INSERT INTO sessions (id, chat_key, state, lang, location, created_at, updated_at) "
+            "VALUES ($1, $2, 'idle', $3, $4, $5, $6)",
+            uuid.uuid4().hex, chat_key, lang, location, now, now,
+        )
+
+
+async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
+    now = time.time()
+    sid = await conn.fetchval("SELECT id FROM sessions WHERE chat_key = $1 AND closed = 0", turn.chat_key)
+    if sid is None:
+        sid = uuid.uuid4().hex
+        await conn.execute(
+            "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
+            "location, created_at, updated_at, run_started_at) "
+            "VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10)",
+            sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now,
+        )
+    else:
+        await conn.execute(
+            "UPDATE sessions SET state = 'working', lang = $1, asker_id = $2, asker_name = $3, run_no = run_no + 1, "
+            "run_steps = 0, request = $4, location = COALESCE($5, location), updated_at = $6, run_started_at = $7 "
+            "WHERE id = $8",
+            turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, sid,
+        )
+    await append(conn, sid, [body])
+    await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", turn.inbox_id)
+    fresh = await conn.fetchrow(f"SELECT {SESSION_COLS} FROM sessions WHERE id = $1", sid)
+    return tuple(fresh)
+
+
+async def append_step(conn: Conn, session_id: str, bodies: Sequence[str], step: int, inbox_done: Sequence[int]) -> None:
+    await append(conn, session_id, bodies)
+    await conn.execute("UPDATE sessions SET run_steps = $1 WHERE id = $2", step, session_id)
+    await close_inbox(conn, inbox_done)
+
+
+async def pause(
+    conn: Conn, session_id: str, bodies: Sequence[str], question: Row, step: int, inbox_done: Sequence[int]
+) -> int:
+    await append(conn, session_id, bodies)
+    await conn.execute(
+        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL) "
+        "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET question = EXCLUDED.question, "
+        "options = EXCLUDED.options, asker_id = EXCLUDED.asker_id, asked_at = EXCLUDED.asked_at, "
+        "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL",
+        *question,
+    )
+    await conn.execute(
+        "UPDATE sessions SET state = 'asking', run_steps = $1, updated_at = $2 WHERE id = $3", step, time.time(), session_id
+    )
+    await close_inbox(conn, inbox_done)
+    chat_key, lang, asker_id, asker_name = await conn.fetchrow(
+        "SELECT chat_key, lang, asker_id, asker_name FROM sessions WHERE id = $1", session_id
+    )
+    body = json.dumps(
+        {"tool_call_id": question[1], "question": question[2], "options": json.loads(question[3]), "lang": lang,
+         "user_id": asker_id, "user_name": asker_name},
+        ensure_ascii=False,
+    )
+    return await queue_outbox(conn, chat_key, session_id, "question", body, tool_call_id=question[1])
+
+
+async def finish_run(
+    conn: Conn, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int]
+) -> list[int]:
+    await append(conn, session_id, bodies)
+    await conn.execute("UPDATE sessions SET state = 'idle', updated_at = $1 WHERE id = $2", time.time(), session_id)
+    await close_inbox(conn, inbox_done)
+    chat_key = await conn.fetchval("SELECT chat_key FROM sessions WHERE id = $1", session_id)
+    return [await queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
+
+
+async def interrupt(conn: Conn, session_id: str, bodies: Sequence[str], close: bool, notice: str | None) -> None:
+    await append(conn, session_id, bodies)
+    await conn.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = $1 AND status = 'waiting'", session_id)
+    await conn.execute(
+        "UPDATE sessions SET state = 'idle', closed = $1, updated_at = $2 WHERE id = $3",
+        1 if close else 0, time.time(), session_id,
+    )
+    if notice is not None:
+        chat_key = await conn.fetchval("SELECT chat_key FROM sessions WHERE id = $1", session_id)
+        await queue_outbox(conn, chat_key, session_id, "notice", notice)
+
+
+async def close_session(conn: Conn, chat_key: str) -> None:
+    await conn.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = $1 AND closed = 0", chat_key)
+
+
+async def add_usage(conn: Conn, session_id: str, prompt: int, completion: int, calls: int) -> None:
+    await conn.execute(
+        "UPDATE sessions SET prompt_tokens = prompt_tokens + $1, completion_tokens = completion_tokens + $2, "
+        "llm_calls = llm_calls + $3 WHERE id = $4",
+        prompt, completion, calls, session_id,
+    )
+
+
+async def resolve_question(
+    conn: Conn, session_id: str, tool_call_id: str, body: str, status: str, inbox_id: int | None
+) -> bool:
+    updated = await conn.execute(
+        "UPDATE questions SET status = $1 WHERE session_id = $2 AND tool_call_id = $3 AND status = 'waiting'",
+        status, session_id, tool_call_id,
+    )
+    if _count(updated) != 1:
+        return False
+    await append(conn, session_id, [body])
+    await conn.execute("UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2", time.time(), session_id)
+    if inbox_id is not None:
+        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
+    return True
+
+
+# -- the outbox ------------------------------------------------------------------------------
+async def queue_outbox(
+    conn: Conn, chat_key: str, session_id: str, kind: str, body: str, tool_call_id: str | None = None
+) -> int:
+    outbox_id: int = await conn.fetchval(
+        "INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at, tool_call_id) "
+        "VALUES ($1, $2, $3, $4, 'pending', $5, $6) RETURNING id",
+        session_id, chat_key, kind, body, time.time(), tool_call_id,
+    )
+    return outbox_id
+
+
+async def outbox_part_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str) -> None:
+    await conn.execute("UPDATE outbox SET parts_sent = $1, message_id = $2 WHERE id = $3", parts_sent, message_id, outbox_id)
+
+
+async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+    await conn.execute(
+        "UPDATE outbox SET status = 'sent', parts_sent = $1, message_id = COALESCE($2, message_id) WHERE id = $3",
+        parts_sent, message_id, outbox_id,
+    )
+    row = await conn.fetchrow(
+        "SELECT session_id, tool_call_id, message_id FROM outbox WHERE id = $1 AND kind = 'question'", outbox_id
+    )
+    if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
+        # Unlike SQLite's single writer, an inbox row stored concurrently (another process, or an
+        # INSERT already in flight) may commit after this read with a smaller id, and counts as
+        # sent before the posting: a message that arrived within milliseconds of it, before a
+        # person could have read it. Updates this process stores after the call come later
+        # (PostgresStore.add_inbox waits for the posting being recorded).
+        await conn.execute(
+            "UPDATE questions SET posted_message_id = $1, posted_after = (SELECT COALESCE(MAX(id), 0) FROM inbox) "
+            "WHERE session_id = $2 AND tool_call_id = $3",
+            row[2], row[0], row[1],
+        )
+
+
+async def outbox_attempt_failed(conn: Conn, outbox_id: int, error: str) -> None:
+    await conn.execute("UPDATE outbox SET attempts = attempts + 1, error = $1 WHERE id = $2", error[:500], outbox_id)
+
+
+async def outbox_failed(conn: Conn, outbox_id: int, error: str) -> None:
+    await conn.execute(
+        "UPDATE outbox SET status = 'failed', attempts = attempts + 1, error = $1 WHERE id = $2", error[:500], outbox_id
+    )
+    row = await conn.fetchrow(
+        "SELECT chat_key, session_id, tool_call_id FROM outbox WHERE id = $1 AND kind = 'question'", outbox_id
+    )
+    if row is not None:  # the chat's task decides what a question nobody can see means for the run
+        body = json.dumps({"session_id": row[1], "tool_call_id": row[2], "error": error[:500]}, ensure_ascii=False)
+        await add_events(conn, [ChatEvent(row[0], "undeliverable", body, f"undeliverable:{outbox_id}")])

@@ -1,0 +1,405 @@
+"""PostgresStore: the Store protocol on PostgreSQL (asyncpg, one pool), for several processes.
+
+Selected by BOT_DB_URL=postgresql://... (adapters.runtime.make_store). The layout follows
+SqliteStore method for method, so the two read side by side:
+
+- reads run on a pooled connection, with the same SQL as SQLite up to the placeholders;
+- writes are the functions of bot.store.pg_writes (the twins of bot.store.writes), each run by
+  `write()` in one transaction on one pooled connection, as SqliteStore hands the functions of
+  writes.py to its GroupCommitWriter. Porting a write: its twin in pg_writes, then here the same
+  one-line method as in sqlite.py with `self.write(partial(pg_writes.NAME, ...))`.
+
+The pieces around it, one module per concern:
+
+    pg_connect   the pool (size, session settings such as idle_in_transaction_session_timeout),
+                 connection errors -> StoreUnavailable naming BOT_DB_URL
+    pg_migrate   migrations/postgres/NNNN_*.sql, applied at open() under an advisory lock
+    pg_writes    the writes
+    pg_leases    chat leases with fencing numbers; check_fence inside a write's transaction
+    pg_notify    LISTEN on a dedicated connection with reconnect; NOTIFY from any transaction
+
+Fencing. `write(fn, fence=lease)` checks the lease inside the write's transaction (LeaseLost
+once a newer lease exists). The protocol's methods take no lease argument (their signatures are
+shared with SQLite); a chat's task says once which lease its writes carry:
+
+    with store.fenced(lease):            # every write of this task (and tasks it starts)
+        await store.append(...)          # is refused with LeaseLost after a takeover
+
+`add_inbox` and `add_events` are never fenced: any process accepts an update for any chat, and
+a deadline, a restart or a delivery outcome is noticed by whichever process sees it; the row is
+stored and the chat's key NOTIFYed on INBOX_CHANNEL at commit, so the owner wakes up wherever it
+runs and applies it in order (only the owner's writes change the chat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import json
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from functools import partial
+from typing import Any, TypeVar
+
+import asyncpg
+
+from agent_core.schema import Message
+from bot.store import pg_leases, pg_writes
+from bot.store.base import (
+    ChatEvent,
+    InboxRow,
+    OutboxRow,
+    QuestionRow,
+    SessionRow,
+    StoreClosed,
+    StoreCounts,
+    StoreUnavailable,
+    TurnStart,
+)
+from bot.store.migrate import Migration
+from bot.store.pg_connect import (
+    IDLE_IN_TRANSACTION_TIMEOUT_S,
+    LOST_ERRORS,
+    POOL_MAX,
+    POOL_MIN,
+    connect,
+    create_pool,
+    unavailable,
+)
+from bot.store.pg_leases import Lease
+from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
+from bot.store.pg_notify import Listener, OnConnect, OnNotify
+from bot.store.sqlite import _bodies, _body, _question
+from bot.store.writes import OUTBOX_COLS
+
+T = TypeVar("T")
+Row = tuple[Any, ...]
+_SESSION_COLS = pg_writes.SESSION_COLS
+_QUESTION_COLS = pg_writes.QUESTION_COLS
+_OUTBOX_COLS = OUTBOX_COLS  # the same columns as SQLite's
+_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind"
+PING_TIMEOUT_S = 2.0
+
+
+class PostgresStore:
+    def __init__(
+        self, url: str, *, pool_min: int = POOL_MIN, pool_max: int = POOL_MAX,
+        idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S, migrations_dir: Any = PG_MIGRATIONS_DIR,
+    ) -> None:
+        self.url = url
+        self.pool_min, self.pool_max = pool_min, pool_max
+        self.idle_in_transaction_s = idle_in_transaction_s
+        self._migrations_dir = migrations_dir
+        self._pool: asyncpg.Pool | None = None
+        # Per store, so two stores in one process (tests: two "processes") never share a fence.
+        self._fence: contextvars.ContextVar[Lease | None] = contextvars.ContextVar(f"fence-{id(self)}", default=None)
+        self._recording_posts: set[asyncio.Future[None]] = set()  # outbox_sent writes in flight (see add_inbox)
+
+    async def open(self) -> None:
+        """Create or update the schema in the URL's database, then open the pool.
+        StoreUnavailable (naming BOT_DB_URL) when the database cannot be reached."""
+        migrations: list[Migration] = discover(self._migrations_dir)
+        conn = await connect(self.url, idle_in_transaction_s=self.idle_in_transaction_s)
+        try:
+            await apply_migrations(conn, migrations)
+        except (*LOST_ERRORS, asyncpg.InsufficientPrivilegeError) as exc:
+            raise unavailable(self.url, exc, "create the bot's tables") from exc
+        finally:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._pool = await create_pool(
+            self.url, min_size=self.pool_min, max_size=self.pool_max, idle_in_transaction_s=self.idle_in_transaction_s
+        )
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            try:
+                await asyncio.wait_for(pool.close(), timeout=10)
+            except Exception:  # a connection stuck or already lost: close the rest hard
+                pool.terminate()
+
+    async def ping(self) -> bool:
+        try:
+            await asyncio.wait_for(self._all("SELECT 1"), timeout=PING_TIMEOUT_S)
+        except (TimeoutError, StoreUnavailable, StoreClosed, asyncpg.PostgresError, asyncpg.InterfaceError):
+            return False
+        return True
+
+    # -- the two primitives: a read, a write in a transaction ------------------------------
+    def _need_pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise StoreClosed("the store is not open")
+        return self._pool
+
+    async def _one(self, sql: str, *args: object) -> Row | None:
+        rows = await self._all(sql, *args)
+        return rows[0] if rows else None
+
+    async def _all(self, sql: str, *args: object) -> list[Row]:
+        pool = self._need_pool()
+        try:
+            return [tuple(r) for r in await pool.fetch(sql, *args)]
+        except LOST_ERRORS as exc:
+            raise unavailable(self.url, exc, "read from PostgreSQL") from exc
+
+    async def write(self, fn: Callable[[asyncpg.Connection], Awaitable[T]], *, fence: Lease | None = None) -> T:
+        """Run `fn(conn)` in one transaction; return once it is committed. With a fence (the
+        argument, else the one set by `fenced()`), check it first: LeaseLost, nothing written,
+        once a newer lease of that chat exists. StoreUnavailable when the database is lost (the
+        transaction is then rolled back by the server)."""
+        return await self._transaction(fn, fence or self._fence.get())
+
+    async def _transaction(self, fn: Callable[[asyncpg.Connection], Awaitable[T]], fence: Lease | None) -> T:
+        pool = self._need_pool()
+        try:
+            async with pool.acquire() as conn:
+                try:
+                    async with conn.transaction():
+                        if fence is not None:
+                            await pg_leases.check_fence(conn, fence)
+                        return await fn(conn)
+                except asyncpg.InterfaceError as exc:  # the connection died under the transaction
+                    if _gone(conn):
+                        raise unavailable(self.url, exc.__context__ or exc, "write to PostgreSQL") from exc
+                    raise
+        except LOST_ERRORS as exc:
+            raise unavailable(self.url, exc, "write to PostgreSQL") from exc
+
+    @contextlib.contextmanager
+    def fenced(self, lease: Lease) -> Iterator[Lease]:
+        """Within this block (in this task, and tasks created in it) every write but add_inbox
+        carries `lease`'s fence."""
+        token = self._fence.set(lease)
+        try:
+            yield lease
+        finally:
+            self._fence.reset(token)
+
+    # -- leases and wake-ups (PostgreSQL only; see pg_leases, pg_notify) --------------------
+    async def acquire_lease(self, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
+        """The chat's lease if it is free, released or expired; None while someone holds it."""
+        return await self._transaction(partial(pg_leases.acquire, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None)
+
+    async def renew_lease(self, lease: Lease, ttl_s: float) -> Lease:
+        """The lease extended to the database's now() + ttl_s; LeaseLost once a newer one exists."""
+        return await self._transaction(partial(pg_leases.renew, lease=lease, ttl_s=ttl_s), None)
+
+    async def release_lease(self, lease: Lease) -> bool:
+        """Give the chat up; False when the lease was no longer ours."""
+        return await self._transaction(partial(pg_leases.release, lease=lease), None)
+
+    async def current_lease(self, chat_key: str) -> Lease | None:
+        return await self._transaction(partial(pg_leases.current, chat_key=chat_key), None)
+
+    async def unowned_chats_with_inbox(self, limit: int = 100) -> list[str]:
+        return await self._transaction(partial(pg_leases.unowned_chats_with_inbox, limit=limit), None)
+
+    def listener(self, channels: Sequence[str], on_notify: OnNotify, *, on_connect: OnConnect | None = None,
+                 **kwargs: float) -> Listener:
+        """A Listener on this store's database (not started: `await listener.start()`)."""
+        return Listener(self.url, channels, on_notify, on_connect=on_connect, **kwargs)
+
+    # -- inbox -----------------------------------------------------------------------------
+    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+        # Never fenced: any process stores an update for any chat (and wakes its owner).
+        # A posted question is answered only by inbox rows with ids above the watermark that
+        # outbox_sent records. SQLite's single writer commits in call order, so an update stored
+        # after the delivery worker recorded a posting always lands above it; here the two
+        # transactions would race on separate connections, and an answer sent the moment the
+        # question appeared could get an id below the watermark and never answer it. So an update
+        # waits for the postings this process is recording (a round trip at most).
+        if self._recording_posts:
+            await asyncio.wait(set(self._recording_posts))
+        return await self._transaction(partial(pg_writes.add_inbox, platform=platform, dedup_id=dedup_id,
+                                               chat_key=chat_key, body=body), None)
+
+    async def add_events(self, events: Sequence[ChatEvent]) -> None:
+        # Never fenced, like add_inbox: the process that noticed the event need not own the chat.
+        if events:
+            await self._transaction(partial(pg_writes.add_events, events=list(events)), None)
+
+    async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
+        rows = await self._all(
+            f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
+            chat_key, limit,
+        )
+        return [InboxRow(*r) for r in rows]
+
+    async def chats_with_inbox(self) -> list[str]:
+        rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
+        return [r[0] for r in rows]
+
+    async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None:
+        await self.write(partial(pg_writes.finish_inbox, inbox_id=inbox_id, drop_earlier=drop_earlier))
+
+    async def fail_inbox(self, inbox_id: int, error: str) -> None:
+        await self.write(partial(pg_writes.fail_inbox, inbox_id=inbox_id, error=error))
+
+    async def remember_location(self, chat_key: str, location: str, lang: str) -> None:
+        await self.write(partial(pg_writes.remember_location, chat_key=chat_key, location=location, lang=lang))
+
+    # -- sessions --------------------------------------------------------------------------
+    async def get_session(self, chat_key: str) -> SessionRow | None:
+        row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = $1 AND closed = 0", chat_key)
+        return SessionRow(*row) if row else None
+
+    async def start_turn(self, turn: TurnStart) -> SessionRow:
+        row = await self.write(partial(pg_writes.start_turn, turn=turn, body=_body(turn.message)))
+        return SessionRow(*row)
+
+    async def load_messages(self, session_id: str) -> list[Message]:
+        rows = await self._all("SELECT body FROM messages WHERE session_id = $1 ORDER BY seq", session_id)
+        return [Message.model_validate_json(r[0]) for r in rows]
+
+    async def append(
+        self, session_id: str, messages: Sequence[Message], *, step: int, inbox_done: Sequence[int] = ()
+    ) -> None:
+        await self.write(partial(pg_writes.append_step, session_id=session_id, bodies=_bodies(messages), step=step,
+                                 inbox_done=list(inbox_done)))
+
+    async def pause(
+        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        inbox_done: Sequence[int] = (),
+    ) -> int:
+        q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
+             question.asker_id, question.asked_at, question.deadline)
+        return await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages), question=q,
+                                        step=step, inbox_done=list(inbox_done)))
+
+    async def finish_run(
+        self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
+        inbox_done: Sequence[int] = (),
+    ) -> list[int]:
+        return await self.write(partial(pg_writes.finish_run, session_id=session_id, bodies=_bodies(messages),
+                                        outbox=list(outbox), inbox_done=list(inbox_done)))
+
+    async def interrupt(
+        self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
+    ) -> None:
+        await self.write(partial(pg_writes.interrupt, session_id=session_id, bodies=_bodies(fillers), close=close,
+                                 notice=notice))
+
+    async def close_session(self, chat_key: str) -> None:
+        await self.write(partial(pg_writes.close_session, chat_key=chat_key))
+
+    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None:
+        if prompt or completion or calls:
+            await self.write(partial(pg_writes.add_usage, session_id=session_id, prompt=prompt,
+                                     completion=completion, calls=calls))
+
+    async def working_sessions(self) -> list[SessionRow]:
+        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
+        return [SessionRow(*r) for r in rows]
+
+    async def session_by_id(self, session_id: str) -> SessionRow | None:
+        row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
+        return SessionRow(*row) if row else None
+
+    # -- questions -------------------------------------------------------------------------
+    async def get_question(self, session_id: str) -> QuestionRow | None:
+        row = await self._one(
+            f"SELECT {_QUESTION_COLS} FROM questions WHERE session_id = $1 AND status = 'waiting' "
+            "ORDER BY asked_at LIMIT 1",
+            session_id,
+        )
+        return _question(row) if row else None
+
+    async def question_for_chat(self, chat_key: str) -> QuestionRow | None:
+        row = await self._one(
+            f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+            "JOIN sessions s ON s.id = q.session_id "
+            "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
+            "ORDER BY q.asked_at LIMIT 1",
+            chat_key,
+        )
+        return _question(row) if row else None
+
+    async def resolve_question(
+        self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
+    ) -> bool:
+        return await self.write(partial(pg_writes.resolve_question, session_id=session_id,
+                                        tool_call_id=tool_call_id, body=_body(answer), status=status,
+                                        inbox_id=inbox_id))
+
+    async def waiting_questions(self) -> list[QuestionRow]:
+        rows = await self._all(f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting'")
+        return [_question(r) for r in rows]
+
+    async def due_questions(self, now: float) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting' AND deadline <= $1 ORDER BY deadline",
+            float(now),
+        )
+        return [_question(r) for r in rows]
+
+    async def next_deadline(self, after: float = 0.0) -> float | None:
+        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting' AND deadline > $1",
+                              float(after))
+        return float(row[0]) if row and row[0] is not None else None
+
+    # -- outbox ----------------------------------------------------------------------------
+    async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
+        return await self.write(partial(pg_writes.queue_outbox, chat_key=chat_key, session_id=session_id, kind=kind,
+                                        body=body))
+
+    async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]:
+        if chat_key is None:
+            rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' ORDER BY id")
+        else:
+            rows = await self._all(
+                f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' AND chat_key = $1 ORDER BY id", chat_key
+            )
+        return [OutboxRow(*r) for r in rows]
+
+    async def chats_with_outbox(self) -> list[str]:
+        rows = await self._all(
+            "SELECT chat_key FROM outbox WHERE status = 'pending' GROUP BY chat_key ORDER BY MIN(id)"
+        )
+        return [r[0] for r in rows]
+
+    async def failed_outbox(self, chat_key: str) -> list[OutboxRow]:
+        rows = await self._all(
+            f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' AND chat_key = $1 ORDER BY id", chat_key
+        )
+        return [OutboxRow(*r) for r in rows]
+
+    async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None:
+        await self.write(partial(pg_writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                 message_id=message_id))
+
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+        # Registered before the first await, so an add_inbox called after this call waits for it.
+        recorded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._recording_posts.add(recorded)
+        try:
+            await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                     message_id=message_id))
+        finally:
+            self._recording_posts.discard(recorded)
+            recorded.set_result(None)
+
+    async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None:
+        await self.write(partial(pg_writes.outbox_attempt_failed, outbox_id=outbox_id, error=error))
+
+    async def outbox_failed(self, outbox_id: int, error: str) -> None:
+        await self.write(partial(pg_writes.outbox_failed, outbox_id=outbox_id, error=error))
+
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM questions WHERE status = 'waiting'), "
+            "(SELECT COUNT(*) FROM sessions WHERE state = 'asking' AND closed = 0), "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'pending'), "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'failed'), "
+            "(SELECT COUNT(*) FROM inbox WHERE status = 'pending')"
+        )
+        assert row is not None
+        return StoreCounts(*(int(v) for v in row))
+
+
+def _gone(conn: asyncpg.Connection) -> bool:
+    """The pooled connection is closed (a proxy the pool already took back counts as closed)."""
+    try:
+        return bool(conn.is_closed())
+    except asyncpg.InterfaceError:
+        return True
