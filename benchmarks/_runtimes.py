@@ -201,7 +201,8 @@ class OursDriver:
     async def _submit(self, key: str, text: str) -> None:
         from bot.chat import ChatKey, IncomingMessage, SubmitOutcome
 
-        msg = IncomingMessage(chat=ChatKey("bench", key), user_id="u1", text=text, dedup_id=uuid.uuid4().hex)
+        # one person per conversation: the runtime limits each person to BOT_RATE_PER_USER a minute
+        msg = IncomingMessage(chat=ChatKey("bench", key), user_id=key, text=text, dedup_id=uuid.uuid4().hex)
         outcome = await self.runtime.manager.submit(msg)
         if outcome is not SubmitOutcome.ACCEPTED:
             raise RuntimeError(f"submit: {outcome}")

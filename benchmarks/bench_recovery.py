@@ -5,8 +5,9 @@ model process) until their question is posted and they wait; the runtime stops; 
 rows (session, messages, question) are copied in bulk, with new ids and chat keys, up to N
 waiting conversations, all in the schema the real migrations made. A fresh process then builds
 the real runtime on that file and times `Runtime.start()` (store open + migrations check +
-SessionManager.start(): the sweep that re-arms every waiting question, re-posts unposted ones,
-delivers the outbox, drains inboxes). After the sweep one of the copied conversations is
+SessionManager.start(): a `resume` event for every interrupted run, a wake-up for every chat
+with inbox rows, the outbox backlog handed to the delivery worker; waiting questions cost
+nothing). After the sweep one of the copied conversations is
 answered and must finish, re-driven from the store.
 
     python benchmarks/bench_recovery.py [--sessions 10000]
@@ -56,7 +57,7 @@ def clone(db: Path, total: int) -> int:
     conn = sqlite3.connect(str(db))
     try:
         s_cols, m_cols, q_cols = (_columns(conn, t) for t in ("sessions", "messages", "questions"))
-        sessions = conn.execute(f"SELECT {', '.join(s_cols)} FROM sessions WHERE state = 'waiting'").fetchall()
+        sessions = conn.execute(f"SELECT {', '.join(s_cols)} FROM sessions WHERE state = 'asking'").fetchall()
         copies = max(0, total - len(sessions))
         s_rows, m_rows, q_rows = [], [], []
         for j in range(copies):

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_core.memory import Memory
@@ -39,7 +39,7 @@ from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
 from bot.settings import Settings
-from bot.store.base import InboxRow, QuestionRow, SessionRow, Store, TurnStart
+from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class ActorDeps:
     driver: RunDriver
     settings: Settings
     metrics: Metrics
-    deliver: Callable[[str], None]  # an outbox row was queued for the chat
+    deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[], None]  # a deadline to watch
     clock: Callable[[], float] = time.time
 
@@ -259,7 +259,7 @@ class ChatActor:
         body = notice_body(notice, ends_run=True, lang=lang)
         if session is not None:
             await self._interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body)
-            self.d.deliver(self.skey)
+            self.d.deliver(self.skey, ())
             if state_of(session) is not ChatState.IDLE:
                 self.d.metrics.runs.labels("cancelled").inc()
         else:
@@ -314,13 +314,16 @@ class ChatActor:
             return
         store, lang = self.d.store, session.lang
         audience = Audience(lang, session.asker_id, session.asker_name)
+        queued: list[OutboxRow] = []
         if isinstance(outcome, Paused):
             await store.pause(session.id, outcome.messages, self._question(session, outcome), step=outcome.step,
                               inbox_done=outcome.inbox_done)
             self.d.question_stored()
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
-            await store.finish_run(session.id, outcome.messages, outbox=[("answer", body)], inbox_done=outcome.inbox_done)
+            [row_id] = await store.finish_run(session.id, outcome.messages, outbox=[("answer", body)],
+                                              inbox_done=outcome.inbox_done)
+            queued = [OutboxRow(row_id, session.id, self.skey, "answer", body, self.d.clock())]
             self.d.metrics.runs.labels("answered").inc()
         elif isinstance(outcome, Failed):
             notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
@@ -332,7 +335,7 @@ class ChatActor:
             await self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
                                   notice=notice_body(notice, ends_run=True, lang=lang, reason="internal"))
             self.d.metrics.runs.labels("internal").inc()
-        self.d.deliver(self.skey)
+        self.d.deliver(self.skey, queued)
         if t.target is not ChatState.ASKING:  # what the run never took is a new turn now
             for inbox_id in self._steer.left():
                 self._handled.discard(inbox_id)
@@ -358,8 +361,9 @@ class ChatActor:
         return await self.d.store.session_by_id(session.id) or session
 
     async def _notice(self, session_id: str, notice: Notice) -> None:
-        await self.d.store.queue_outbox(self.skey, session_id, "notice", notice_body(notice))
-        self.d.deliver(self.skey)
+        body = notice_body(notice)
+        row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
+        self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
 
 
 _OUTCOME_TRIGGER: dict[type, Trigger] = {

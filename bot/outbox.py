@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -129,13 +129,14 @@ class DeliveryWorker:
                 await task
         self._lanes.clear()
 
-    def wake(self, chat_key: str) -> None:
-        """A row was queued for the chat."""
+    def wake(self, chat_key: str, rows: Sequence[OutboxRow] = ()) -> None:
+        """Rows were queued for the chat. `rows` (just written, as stored) save the read when no
+        lane is open: then nothing older is pending for the chat, so they are next in order."""
         lane = self._lanes.get(chat_key)
         if lane is not None:
             lane.dirty = True
         else:
-            self._open(chat_key, backlog=False)
+            self._open(chat_key, backlog=False, first=rows)
 
     def busy(self, chat_key: str) -> bool:
         return chat_key in self._lanes
@@ -145,17 +146,19 @@ class DeliveryWorker:
         await self._changed.wait()
 
     # -- lanes -----------------------------------------------------------------------------
-    def _open(self, key: str, *, backlog: bool) -> None:
+    def _open(self, key: str, *, backlog: bool, first: Sequence[OutboxRow] = ()) -> None:
         if self._stopped:
             return
-        self._lanes[key] = _Lane(asyncio.create_task(self._lane(key, backlog), name=f"deliver:{key}"))
+        self._lanes[key] = _Lane(asyncio.create_task(self._lane(key, backlog, first), name=f"deliver:{key}"))
 
-    async def _lane(self, key: str, backlog: bool) -> None:
+    async def _lane(self, key: str, backlog: bool, first: Sequence[OutboxRow]) -> None:
         try:
             if backlog:
                 async with self._backlog:
                     await self._drain(key)
             else:
+                for row in first:
+                    await self._deliver(row)
                 await self._drain(key)
         except asyncio.CancelledError:
             raise

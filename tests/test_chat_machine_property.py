@@ -235,10 +235,13 @@ class ChatMachine(RuleBasedStateMachine):
             assert len(ids) == len(set(ids)), "a question was answered twice"
             for m in results:
                 self._answered_after_posting(m.tool_call_id or "", m.content or "")
-            for key in (chat_key,):
-                pending = await self.store.inbox_for(key)
+            if not closed:  # the chat's open conversation: only messages held for its question wait
+                pending = await self.store.inbox_for(chat_key)
                 if pending:
-                    assert state == "asking" and not closed and all(r.kind == "message" for r in pending), pending
+                    assert state == "asking" and all(r.kind == "message" for r in pending), pending
+        for chat in CHATS:
+            if await self.store.get_session(f"prop:{chat}:") is None:
+                assert not await self.store.inbox_for(f"prop:{chat}:"), f"{chat}: rows left with no conversation"
         await self._answers_once()
 
     def _answered_after_posting(self, tool_call_id: str, content: str) -> None:
