@@ -34,7 +34,7 @@ from bot.chat_machine import (
     decide,
 )
 from bot.commands import command_of, status_text
-from bot.delivery import Audience, answer_body, notice_body
+from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
@@ -316,8 +316,11 @@ class ChatActor:
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
         if isinstance(outcome, Paused):
-            await store.pause(session.id, outcome.messages, self._question(session, outcome), step=outcome.step,
-                              inbox_done=outcome.inbox_done)
+            row_id = await store.pause(session.id, outcome.messages, self._question(session, outcome),
+                                       step=outcome.step, inbox_done=outcome.inbox_done)
+            body = question_body(outcome.ask.tool_call_id, outcome.ask.question, outcome.ask.options, audience)
+            queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
+                                tool_call_id=outcome.ask.tool_call_id)]
             self.d.question_stored()
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)

@@ -99,6 +99,15 @@ def answer_from_body(body: str) -> tuple[AnswerReady, Verdict | None]:
     return AnswerReady(data["text"], plan), verdict
 
 
+def question_body(tool_call_id: str, question: str, options: tuple[str, ...], audience: Audience) -> str:
+    """The body the store writes with a pause (bot.store.writes.pause builds the same one)."""
+    return json.dumps(
+        {"tool_call_id": tool_call_id, "question": question, "options": list(options), "lang": audience.lang,
+         "user_id": audience.user_id, "user_name": audience.user_name},
+        ensure_ascii=False,
+    )
+
+
 def question_from_body(body: str) -> QuestionAsked:
     data = json.loads(body)
     return QuestionAsked(data["tool_call_id"], data["question"], tuple(data.get("options") or ()))

@@ -58,6 +58,11 @@ class RateLimiter:
         self._buckets.move_to_end(key)
         while len(self._buckets) > self._max_keys:
             self._buckets.popitem(last=False)
+        # a bucket that has filled up again says nothing a new one would not: drop the oldest
+        # such, so the limiter holds only the people who wrote within the refill time
+        oldest = next(iter(self._buckets))
+        if oldest != key and self._tokens(oldest, now) >= self.burst:
+            del self._buckets[oldest]
 
     def __len__(self) -> int:
         return len(self._buckets)

@@ -67,3 +67,13 @@ def test_the_message_limit_is_per_platform_and_user() -> None:
     assert limits.check(msg("slack", "u1")) == 0.0
     clock.now += 5  # 12 a minute: one every 5 s
     assert limits.check(msg("telegram", "u1")) == 0.0
+
+
+def test_a_bucket_that_has_filled_up_again_is_forgotten():
+    now = [0.0]
+    limiter = RateLimiter(60, 3, clock=lambda: now[0])  # one a second, bursts of 3
+    assert limiter.hit("a") == 0.0
+    now[0] += 1.0  # "a" is full again: nothing to remember about it
+    assert limiter.hit("b") == 0.0
+    assert len(limiter) == 1
+    assert limiter.hit("b") == 0.0 and limiter.hit("b") == 0.0 and limiter.hit("b") > 0  # "b" still counted
