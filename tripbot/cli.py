@@ -136,13 +136,20 @@ async def serve(settings: Settings) -> None:
         await _serve(settings, resources)
 
 
-async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
-    runtime = assemble(settings, resources, serve_http=True)
+def stop_on_signals() -> asyncio.Event:
+    """An event SIGINT and SIGTERM set. Event loops without signal support (Windows) raise
+    NotImplementedError: there Ctrl-C still ends the process as KeyboardInterrupt."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):  # event loops without signal support (Windows)
+        with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
+    runtime = assemble(settings, resources, serve_http=True)
+    stop = stop_on_signals()
     await runtime.start(reach_timeout())  # stops what it started and raises StartupError when a part fails
     freeze_startup_heap()
     assert runtime.server is not None
@@ -164,11 +171,7 @@ async def chat(settings: Settings) -> None:
 async def _chat(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
     surface = ConsoleSurface()
     runtime = assemble(settings, resources, serve_http=False, extra=[surface])
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C ends the chat at once, cleanly
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    stop = stop_on_signals()  # Ctrl-C ends the chat at once, cleanly
     await runtime.start(reach_timeout())
     freeze_startup_heap()
     for line in describe(settings):
