@@ -148,6 +148,7 @@ def our_tools() -> Any:
         name = "train_search"
         description = "Search trains between two stations on a date."
         params_model = TrainParams
+        read_only = True  # a search, as ours are
 
         async def execute(self, params: TrainParams, ctx: ToolContext) -> ToolResult:
             return ToolResult(output=TRAIN_RESULT, summary="2 trains")
@@ -156,6 +157,7 @@ def our_tools() -> Any:
         name = "hotel_search"
         description = "Search hotels in a city for a check-in date."
         params_model = HotelParams
+        read_only = True  # a search, as ours are
 
         async def execute(self, params: HotelParams, ctx: ToolContext) -> ToolResult:
             return ToolResult(output=HOTEL_RESULT, summary="2 hotels")

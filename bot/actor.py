@@ -18,7 +18,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent_core.memory import Memory
 from agent_core.schema import Message
@@ -30,14 +30,13 @@ from bot.chat_machine import (
     Facts,
     Transition,
     Trigger,
-    UndefinedTransition,
     decide,
 )
 from bot.commands import command_of, status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
-from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
+from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox, save_usage
 from bot.settings import Settings
 from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
 
@@ -59,7 +58,7 @@ class ActorDeps:
     settings: Settings
     metrics: Metrics
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
-    question_stored: Callable[[], None]  # a deadline to watch
+    question_stored: Callable[[float], None]  # a deadline to watch
     clock: Callable[[], float] = time.time
 
 
@@ -204,7 +203,7 @@ class ChatActor:
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
             answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
             if await store.resolve_question(session.id, question.tool_call_id, answer, status="expired", inbox_id=row.id):
-                self._spawn(await self._session(session))
+                self._spawn(_resumed(session))
         elif t.action is Action.RESUME_RUN:
             assert session is not None
             await store.finish_inbox(row.id)
@@ -238,11 +237,13 @@ class ChatActor:
         if msg.location is not None:
             loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
             content = f"{content} {loc}".strip()
-            await self.d.store.remember_location(self.skey, location_to_json(msg.location) or "", session.lang)
+            location = location_to_json(msg.location) or ""
+            await self.d.store.remember_location(self.skey, location, session.lang)
+            session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
         if await self.d.store.resolve_question(session.id, question.tool_call_id, answer, status="answered",
                                                inbox_id=row.id):
-            self._spawn(await self._session(session))
+            self._spawn(_resumed(session))
 
     async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
         await self._cancel_run()
@@ -306,37 +307,47 @@ class ChatActor:
         self.run_task = None
         session = self._run_session
         assert session is not None
-        state = state_of(await self.d.store.get_session(self.skey))
-        try:
-            t = decide(state, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
-        except UndefinedTransition:  # a bug, not the person's doing: keep the chat as it is stored
-            log.error("chat %s: run outcome %s in state %s dropped", self.skey, type(outcome).__name__, state)
-            return
+        # A live run's chat is working: every transition out of `working` (cancel, new) stops
+        # the run and drops its outcome first, and only this task writes the chat.
+        t = decide(ChatState.WORKING, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
         store, lang = self.d.store, session.lang
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
+        # the segment's usage is queued beside the outcome's write, so both share one commit
+        usage = save_usage(store, session.id, outcome.usage)
         if isinstance(outcome, Paused):
-            row_id = await store.pause(session.id, outcome.messages, self._question(session, outcome),
-                                       step=outcome.step, inbox_done=outcome.inbox_done)
+            question = self._question(session, outcome)
+            row_id, _ = await asyncio.gather(
+                store.pause(session.id, outcome.messages, question, step=outcome.step, inbox_done=outcome.inbox_done),
+                usage,
+            )
             body = question_body(outcome.ask.tool_call_id, outcome.ask.question, outcome.ask.options, audience)
             queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
                                 tool_call_id=outcome.ask.tool_call_id)]
-            self.d.question_stored()
+            self.d.question_stored(question.deadline)
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
-            [row_id] = await store.finish_run(session.id, outcome.messages, outbox=[("answer", body)],
-                                              inbox_done=outcome.inbox_done)
+            [row_id], _ = await asyncio.gather(
+                store.finish_run(session.id, outcome.messages, outbox=[("answer", body)], inbox_done=outcome.inbox_done),
+                usage,
+            )
             queued = [OutboxRow(row_id, session.id, self.skey, "answer", body, self.d.clock())]
             self.d.metrics.runs.labels("answered").inc()
         elif isinstance(outcome, Failed):
             notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
             body = notice_body(notice, ends_run=True, lang=lang, reason=outcome.failure.reason)
-            await store.finish_run(session.id, outcome.messages, outbox=[("notice", body)], inbox_done=outcome.inbox_done)
+            await asyncio.gather(
+                store.finish_run(session.id, outcome.messages, outbox=[("notice", body)], inbox_done=outcome.inbox_done),
+                usage,
+            )
             self.d.metrics.runs.labels(outcome.failure.reason).inc()
         else:
             notice = Notice("error", texts.error_text("internal", lang))
-            await self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
-                                  notice=notice_body(notice, ends_run=True, lang=lang, reason="internal"))
+            await asyncio.gather(
+                self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
+                                notice=notice_body(notice, ends_run=True, lang=lang, reason="internal")),
+                usage,
+            )
             self.d.metrics.runs.labels("internal").inc()
         self.d.deliver(self.skey, queued)
         if t.target is not ChatState.ASKING:  # what the run never took is a new turn now
@@ -360,9 +371,6 @@ class ChatActor:
         fillers = [Message.tool(result, tool_call_id=tc.id, name=tc.function.name) for tc in open_calls]
         await self.d.store.interrupt(session.id, fillers, close=close, notice=notice)
 
-    async def _session(self, session: SessionRow) -> SessionRow:
-        return await self.d.store.session_by_id(session.id) or session
-
     async def _notice(self, session_id: str, notice: Notice) -> None:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
@@ -372,6 +380,11 @@ class ChatActor:
 _OUTCOME_TRIGGER: dict[type, Trigger] = {
     Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
 }
+
+
+def _resumed(session: SessionRow) -> SessionRow:
+    """The session as resolve_question left it: the answer's write changed only its state."""
+    return replace(session, state=ChatState.WORKING.value)
 
 
 def _classify(row: InboxRow) -> _Trigger:

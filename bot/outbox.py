@@ -159,7 +159,9 @@ class DeliveryWorker:
             else:
                 for row in first:
                     await self._deliver(row)
-                await self._drain(key)
+                # what was queued for the chat meanwhile marked the lane dirty; else nothing is
+                if not first or self._lanes[key].dirty:
+                    await self._drain(key)
         except asyncio.CancelledError:
             raise
         except Exception:  # the store failed: try the chat again shortly, never give up on a row silently
