@@ -16,9 +16,11 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from agent_core.memory import Memory
 from agent_core.schema import Message
@@ -42,6 +44,7 @@ from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store, 
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
 _COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW}
@@ -202,8 +205,7 @@ class ChatActor:
             assert session is not None and question is not None
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
             answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
-            if await store.resolve_question(session.id, question.tool_call_id, answer, status="expired", inbox_id=row.id):
-                self._spawn(_resumed(session))
+            await self._resume(session, answer, "expired", row)
         elif t.action is Action.RESUME_RUN:
             assert session is not None
             await store.finish_inbox(row.id)
@@ -226,11 +228,13 @@ class ChatActor:
         turn = TurnStart(
             chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
             asker_id=msg.user_id, asker_name=msg.user_name, request=msg.text.strip()[:2000],
-            location=location_to_json(msg.location),
+            location=location_to_json(msg.location), new_session_id="" if session else uuid.uuid4().hex,
         )
-        fresh = await self.d.store.start_turn(turn)
-        # the first run of a new session: its history is the message just stored
-        self._spawn(fresh, [turn.message] if fresh.run_no == 1 else None)
+        fresh = _turn_session(session, turn, self.d.clock())
+        # the history is read before the write, which adds the message to it
+        history = [] if fresh.run_no == 1 else await self.d.store.load_messages(fresh.id)
+        stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
+        assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
     async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow) -> None:
         content = msg.text.strip()
@@ -241,9 +245,27 @@ class ChatActor:
             await self.d.store.remember_location(self.skey, location, session.lang)
             session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
-        if await self.d.store.resolve_question(session.id, question.tool_call_id, answer, status="answered",
-                                               inbox_id=row.id):
-            self._spawn(_resumed(session))
+        await self._resume(session, answer, "answered", row)
+
+    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
+        """The question's answer (or its expiry) goes on the history and the run goes on."""
+        assert answer.tool_call_id is not None
+        history = await self.d.store.load_messages(session.id)
+        await self._run_behind(_resumed(session), [*history, answer],
+                               _resolved(self.d.store, session.id, answer, status, row.id))
+
+    async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
+        """Start the run while the write that starts it commits. Its first model call needs
+        nothing of that commit, and its own writes and its outcome wait for it (the run's journal
+        settles it first), so nothing the run does is seen before the write is on disk. Should
+        the write fail, the run is stopped and the row is tried again."""
+        written = asyncio.ensure_future(write)
+        self._spawn(session, history, after=written)
+        try:
+            return await written
+        except BaseException:
+            await self._cancel_run()
+            raise
 
     async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
         await self._cancel_run()
@@ -278,14 +300,16 @@ class ChatActor:
         return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang))
 
     # -- the run ----------------------------------------------------------------------------
-    def _spawn(self, session: SessionRow, history: list[Message] | None = None) -> None:
+    def _spawn(
+        self, session: SessionRow, history: list[Message] | None = None, after: asyncio.Future[Any] | None = None
+    ) -> None:
         if self.run_task is not None:
             raise DoubleRun(f"chat {self.skey} already has a run")
         self._run_session = session
-        self.run_task = asyncio.create_task(self._run(session, history), name=f"run:{self.skey}")
+        self.run_task = asyncio.create_task(self._run(session, history, after), name=f"run:{self.skey}")
 
-    async def _run(self, session: SessionRow, history: list[Message] | None) -> None:
-        outcome = await self.d.driver.run(self.key, session, self._steer, history)
+    async def _run(self, session: SessionRow, history: list[Message] | None, after: asyncio.Future[Any] | None) -> None:
+        outcome = await self.d.driver.run(self.key, session, self._steer, history, after=after)
         self._outcomes.append(outcome)
         self.wake()
 
@@ -380,6 +404,28 @@ class ChatActor:
 _OUTCOME_TRIGGER: dict[type, Trigger] = {
     Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
 }
+
+
+class QuestionGone(RuntimeError):
+    """The question the chat task was answering was no longer waiting (a bug: it is the only writer)."""
+
+
+async def _resolved(store: Store, session_id: str, answer: Message, status: str, inbox_id: int) -> None:
+    assert answer.tool_call_id is not None
+    if not await store.resolve_question(session_id, answer.tool_call_id, answer, status=status, inbox_id=inbox_id):
+        raise QuestionGone(f"question {answer.tool_call_id} of session {session_id} is not waiting")
+
+
+def _turn_session(old: SessionRow | None, turn: TurnStart, now: float) -> SessionRow:
+    """The session as Store.start_turn writes it, known before the write commits."""
+    if old is None:
+        return SessionRow(turn.new_session_id, turn.chat_key, ChatState.WORKING.value, turn.lang, turn.asker_id,
+                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now)
+    return replace(
+        old, state=ChatState.WORKING.value, lang=turn.lang, asker_id=turn.asker_id, asker_name=turn.asker_name,
+        run_no=old.run_no + 1, run_steps=0, request=turn.request, location=turn.location or old.location,
+        updated_at=now, run_started_at=now,
+    )
 
 
 def _resumed(session: SessionRow) -> SessionRow:

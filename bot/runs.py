@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from agent_core.agents import ToolCallAgent
@@ -100,7 +101,7 @@ class StoreJournal:
     deferred: list[Message] = field(default_factory=list)  # tool results and steering, for the next write
     inbox_done: list[int] = field(default_factory=list)  # steering rows that close with the next write
     paused: Paused | None = None
-    behind: asyncio.Task[None] | None = None  # a write the agent did not wait for (read-only tools)
+    behind: asyncio.Future[Any] | None = None  # a write not waited for: the run's start, a read-only step
 
     def incoming(self) -> Sequence[Message]:
         taken = self.steer.take()
@@ -125,8 +126,8 @@ class StoreJournal:
 
     async def settle(self) -> None:
         behind, self.behind = self.behind, None
-        if behind is not None:
-            await behind
+        if behind is not None:  # shared with the chat task: stopping the run must not cancel it
+            await asyncio.shield(behind)
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
         pending, done = self.take()
@@ -161,13 +162,15 @@ class RunDriver:
         self._tz = ZoneInfo(settings.timezone)
 
     async def run(
-        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None
+        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
+        after: asyncio.Future[Any] | None = None,
     ) -> RunOutcome:
         """Run until the agent asks, answers or fails. `history` saves the read when the caller
-        has just stored it (a new chat's first message). Cancellation propagates."""
+        knows it; `after` is the write that starts the run, still committing: the run's own
+        writes and its outcome wait for it. Cancellation propagates."""
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
-        journal = StoreJournal(self.store, session, steer)
+        journal = StoreJournal(self.store, session, steer, behind=after)
         outcome: RunOutcome
         try:
             agent = await self._build(session, history)

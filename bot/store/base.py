@@ -143,6 +143,9 @@ class TurnStart:
     asker_name: str
     request: str
     location: str | None
+    # the id a new session gets: chosen by the chat task, which knows the row before it is
+    # written (empty: the store picks one)
+    new_session_id: str = ""
 
 
 class Store(Protocol):

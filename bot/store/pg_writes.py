@@ -117,7 +117,7 @@ async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
     now = time.time()
     sid = await conn.fetchval("SELECT id FROM sessions WHERE chat_key = $1 AND closed = 0", turn.chat_key)
     if sid is None:
-        sid = uuid.uuid4().hex
+        sid = turn.new_session_id or uuid.uuid4().hex
         await conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
             "location, created_at, updated_at, run_started_at) "

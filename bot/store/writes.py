@@ -92,7 +92,7 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
     now = time.time()
     row = conn.execute("SELECT id FROM sessions WHERE chat_key = ? AND closed = 0", (turn.chat_key,)).fetchone()
     if row is None:
-        sid = uuid.uuid4().hex
+        sid = turn.new_session_id or uuid.uuid4().hex
         conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
             "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'working', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
