@@ -38,6 +38,7 @@ from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitO
 from bot.delivery import UNRECORDED
 from bot.records import PendingQuestion, SessionInfo
 from bot.settings import Settings
+from bot.store.base import SessionLock
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class TelegramAdapter:
     def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
                  progress_grace: float = 1.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
                  poll_timeout: int = 10,
-                 outbox: Outbox | None = None) -> None:
+                 outbox: Outbox | None = None, poll_turn: SessionLock | None = None) -> None:
         token = settings.telegram_bot_token
         if not token:
             raise TelegramConfigError("TELEGRAM_BOT_TOKEN", "is not set")
@@ -82,7 +83,8 @@ class TelegramAdapter:
                    # our own Poller acknowledges updates only once they are stored
                    .updater(None))
         self.app = builder.build()
-        self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES)
+        self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
+                             turn=poll_turn)
         self.transport = Transport(self.app.bot)
         self.outbox = outbox or Outbox(observer=observer)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)

@@ -48,6 +48,19 @@ class LeaseLost(StoreError):
         )
 
 
+class SessionLock(Protocol):
+    """A lock held by one process of several while its connection lives (PostgreSQL's session
+    advisory lock): the Telegram poller runs only while it holds it."""
+
+    async def acquire(self) -> None:
+        """Return once held (waiting as long as another process holds it)."""
+
+    async def wait_lost(self) -> None:
+        """Return when the lock is no longer held (its connection was lost)."""
+
+    async def release(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class SessionRow:
     id: str

@@ -189,6 +189,13 @@ class PostgresStore:
         """Give the chat up; False when the lease was no longer ours."""
         return await self._transaction(partial(pg_leases.release, lease=lease), None)
 
+    async def renew_leases(self, leases: Sequence[Lease], ttl_s: float) -> dict[str, Lease]:
+        """Every lease still held, renewed in one transaction; a chat missing from the result is lost."""
+        return await self._transaction(partial(pg_leases.renew_many, leases=list(leases), ttl_s=ttl_s), None)
+
+    async def unowned_chats_with_work(self, limit: int = 500) -> list[str]:
+        return await self._transaction(partial(pg_leases.unowned_chats_with_work, limit=limit), None)
+
     async def current_lease(self, chat_key: str) -> Lease | None:
         return await self._transaction(partial(pg_leases.current, chat_key=chat_key), None)
 
