@@ -190,7 +190,7 @@ def build_runtime(
             TelegramAdapter,  # python-telegram-bot is loaded only when used
         )
 
-        telegram = TelegramAdapter(settings, manager, poll_turn=poll_turn(settings, store))
+        telegram = TelegramAdapter(settings, manager, poll_turn=poll_turn(settings, store), owns=manager.holds)
         adapters.append(telegram)
         if server is not None and settings.telegram_webhook_url:
             server.include_router(telegram.router())

@@ -228,6 +228,11 @@ class SessionManager:
         self.outbox.drop(key)
         self._changed.set()
 
+    def holds(self, chat: ChatKey) -> bool:
+        """May this process send to the chat now (bot.ownership)? Surfaces ask it before
+        progress they send on their own (edits, typing)."""
+        return self.ownership.holds(str(chat))
+
     async def pending_question(self, chat: ChatKey) -> PendingQuestion | None:
         q = await self.store.question_for_chat(str(chat))
         if q is None:

@@ -85,6 +85,9 @@ class BotProcess:
         while line := await self.proc.stdout.readline():
             self.lines.append(line.decode())
 
+    def logged(self, needle: str) -> bool:
+        return needle in self.log.read_text(errors="replace")
+
     def signal(self, sig: int) -> None:
         if self.proc.returncode is None:
             self.proc.send_signal(sig)
@@ -116,6 +119,7 @@ class Balancer:
         self.backends: list[str] = []
         self.port = 0
         self.served: dict[str, int] = {}
+        self.paths: list[str] = []  # of every request forwarded, in order
         self._turn = itertools.count()
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -145,6 +149,7 @@ class Balancer:
         assert self._http is not None
         body = await request.read()
         headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host", "content-length")}
+        self.paths.append(request.path)
         start = next(self._turn)
         for i in range(len(self.backends)):
             backend = self.backends[(start + i) % len(self.backends)]
