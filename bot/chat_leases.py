@@ -68,8 +68,12 @@ class LeasedOwnership:
         return self.lease_s / 3
 
     # -- lifecycle -------------------------------------------------------------------------
-    async def start(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:
+    def bind(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:
+        """Who is told: `wake(key)` the chat has work, `lost(key)` another process took it."""
         self._wake, self._lost = wake, lost
+
+    async def start(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:
+        self.bind(wake, lost)
         self._listener = self.store.listener([INBOX_CHANNEL], self._notified, on_connect=self.sweep,
                                              check_s=max(0.5, self.interval_s))
         await self._listener.start()  # its first connect sweeps

@@ -8,7 +8,6 @@ exactly once: one plan per chat, one inbox row per update.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
