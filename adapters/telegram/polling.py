@@ -23,10 +23,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from telegram import Bot, Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TimedOut
 
-from bot.store.base import SessionLock
+from bot.store.base import SessionLock, StoreUnavailable
 
 log = logging.getLogger(__name__)
 MAX_TRIES = 3  # an update whose handling keeps failing is skipped after this many batches
+STORE_DOWN_WAIT_S = 1.0  # the database is unreachable: nothing is skipped, the batch comes again
 
 
 class Poller:
@@ -106,15 +107,23 @@ class Poller:
                 backoff = min(backoff * 2, 30.0)
                 continue
             backoff = 1.0
-            if updates:
-                await self._handle_batch(updates)
+            if updates and not await self._handle_batch(updates):
+                await asyncio.sleep(STORE_DOWN_WAIT_S)
 
-    async def _handle_batch(self, updates: Sequence[Update]) -> None:
+    async def _handle_batch(self, updates: Sequence[Update]) -> bool:
+        """Store the batch and move the offset past what was stored; False while the database
+        is unreachable (then nothing is acknowledged and no try is counted: the updates wait in
+        Telegram until the database is back, however long that takes)."""
         # Started in update order, the handlers reach the store's write queue in that order.
         results = await asyncio.gather(*(self.handle(u) for u in updates), return_exceptions=True)
         done = updates[-1].update_id + 1
+        store_down = False
         for update, result in zip(updates, results, strict=True):
             if not isinstance(result, BaseException):
+                continue
+            if isinstance(result, StoreUnavailable):
+                store_down = True
+                done = min(done, update.update_id)
                 continue
             tries = self._failures.get(update.update_id, 0) + 1
             log.error("could not store Telegram update %s (try %s): %r", update.update_id, tries, result)
@@ -123,7 +132,10 @@ class Poller:
                 done = min(done, update.update_id)  # not acknowledged: it comes again
             else:
                 self._failures.pop(update.update_id, None)
+        if store_down:
+            log.warning("the database is unreachable; Telegram keeps the updates from %s until it is back", done)
         self.offset = done
+        return not store_down
 
 
 def _seconds(value: object) -> float:
