@@ -4,7 +4,9 @@
 round-robin balancer (tests/bot_cluster.py); the fake Bot API lives in this process and posts
 every update to the balancer; the scripted model (benchmarks/_fake_model.py: ask_human ->
 train_search -> hotel_search -> answer) is its own process. People write a request, wait for the
-question, answer it at once and wait for the plan.
+question, answer it after `THINK_S` (a person reads the question first: an answer that arrives
+within milliseconds of the posting, stored by another process before the posting is recorded,
+counts as sent before the question, see README, PostgreSQL) and wait for the plan.
 
   throughput   50 conversations in flight per process (each of the `--lanes` lanes runs
                `--per-lane` conversations one after the other) with a 1 s model, on 1 and on 3
@@ -45,6 +47,7 @@ from tests.fakes.telegram_api import FakeTelegram
 FINAL_MARK = "Bund View Hotel"  # in the scripted final answer (_common.FINAL)
 QUESTION_MARK = "❓"
 MODEL_S = 1.0
+THINK_S = 0.3
 TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0, "takeover_over_lease_max_s": 1.0}
 
 
@@ -60,7 +63,9 @@ async def _conversation(tg: FakeTelegram, chat: int, key: str) -> list[float]:
     t0 = time.monotonic()
     tg.send_text(chat, f"[conv:{key}] {REQUEST}")
     await tg.wait_for(lambda t: _asked(t, chat), within=60)
-    tq = ta = time.monotonic()
+    tq = time.monotonic()
+    await asyncio.sleep(THINK_S)
+    ta = time.monotonic()
     tg.send_text(chat, ANSWER)
     await tg.wait_for(lambda t: _planned(t, chat), within=60)
     return [t0, tq, ta, time.monotonic()]

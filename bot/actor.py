@@ -99,7 +99,6 @@ class ChatActor:
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
-        self._noticed: set[int] = set()
         self._failures: dict[int, int] = {}
         self._run_session: SessionRow | None = None
         self.run_task: asyncio.Task[None] | None = None
@@ -202,10 +201,12 @@ class ChatActor:
             assert msg is not None
             self._steer.offer(row.id, Message.user(msg.text.strip()))
             self._handled.add(row.id)
-            if row.id not in self._noticed:
-                self._noticed.add(row.id)
-                await self._notice(session.id if session else "", Notice("queued", texts.text(
-                    "steered" if t.action is Action.STEER else "held", lang)))
+            if not row.noticed:  # stored with the row: no later actor (or process) says it again
+                notice = Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
+                body = notice_body(notice)
+                session_id = session.id if session else ""
+                out_id = await self.d.store.notice_inbox(row.id, self.skey, session_id, body)
+                self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
         elif t.action is Action.ANSWER:
             assert msg is not None and session is not None and question is not None
             await self._answer(row, msg, session, question)

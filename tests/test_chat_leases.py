@@ -13,7 +13,7 @@ import pytest
 
 from agent_core.schema import Message
 from bot.chat_leases import LeasedOwnership
-from bot.store.base import LeaseLost, TurnStart
+from bot.store.base import LeaseLost, QuestionRow, TurnStart
 from bot.store.postgres import PostgresStore
 
 KEY = "test:lease1:"
@@ -90,19 +90,40 @@ async def test_released_then_claimed_elsewhere_and_renewal_keeps_a_lease_alive(s
 async def test_a_notify_and_the_sweep_wake_chats_with_work_and_no_live_owner(stores) -> None:
     store_a, store_b = stores
     woken: asyncio.Queue[str] = asyncio.Queue()
-    a = LeasedOwnership(store_a, LEASE_S, owner="proc-a")
+    a = LeasedOwnership(store_a, 60.0, owner="proc-a")  # its own loops never run here: sweeps by hand
     await a.start(woken.put_nowait, lambda key: None)
     try:
         await store_b.add_inbox("test", "n1", KEY, "{}")  # stored by another process: NOTIFY
         async with asyncio.timeout(5):
-            assert await woken.get() == KEY
-        b = LeasedOwnership(store_b, LEASE_S, owner="proc-b")
-        assert await b.claim(KEY) is not None  # a live owner: the sweep leaves the chat alone ...
-        await a.sweep()
-        assert woken.empty()
-        # ... until that owner dies: b renews no more (it has no renewal loop here)
-        async with asyncio.timeout(LEASE_S * 3):
             while await woken.get() != KEY:
                 pass
+        b = LeasedOwnership(store_b, LEASE_S, owner="proc-b")
+        assert await b.claim(KEY) is not None
+        while not woken.empty():  # the start-up sweep may have seen the row too
+            woken.get_nowait()
+        await a.sweep()
+        assert woken.empty()  # a live owner: the sweep leaves the chat alone ...
+        async with asyncio.timeout(LEASE_S * 5):  # ... until that owner dies (b renews no more)
+            while woken.empty():
+                await a.sweep()
+                await asyncio.sleep(0.05)  # the lease runs out on the server's clock: poll it
+        assert woken.get_nowait() == KEY
     finally:
         await a.stop()
+
+
+async def test_messages_set_aside_for_a_waiting_question_are_not_work_for_the_sweep(stores) -> None:
+    store_a, _ = stores
+    inbox = await store_a.add_inbox("test", "s1", KEY, "{}")
+    session = await store_a.start_turn(TurnStart(KEY, inbox or 0, Message.user("hi"), "en", "u1", "Ann", "hi", None))
+    await store_a.pause(session.id, [], QuestionRow(session.id, "call_q", "When?", (), "u1", 0.0, 9e9, None, "waiting"),
+                        step=1)
+    held = await store_a.add_inbox("test", "s2", KEY, "{}")
+    assert await store_a.unowned_chats_with_work() == [KEY]  # not yet looked at: work
+    await store_a.notice_inbox(held or 0, KEY, session.id, "{}")
+    await store_a.outbox_sent((await store_a.pending_outbox(KEY))[0].id, 1, "m1")
+    for row in await store_a.pending_outbox(KEY):
+        await store_a.outbox_sent(row.id, 1, "m2")
+    assert await store_a.unowned_chats_with_work() == []  # set aside for the question: no work
+    await store_a.add_inbox("test", "s3", KEY, "{}")  # the answer, say
+    assert await store_a.unowned_chats_with_work() == [KEY]

@@ -150,10 +150,12 @@ async def renew_many(conn: asyncpg.Connection, leases: Sequence[Lease], ttl_s: f
 async def unowned_chats_with_work(conn: asyncpg.Connection, limit: int = 500) -> list[str]:
     """Chats with something to do — inbox rows, outbox rows, a run that was working — and no
     live lease: the sweep takes these when their owner died (its NOTIFY was missed or sent to
-    nobody). A chat that only waits for its person's answer has no work."""
+    nobody). A chat that only waits for its person's answer has no work, nor do the messages set
+    aside for that question (noticed: they wait for the answer, which wakes the chat)."""
     rows = await conn.fetch(
         "SELECT w.chat_key FROM ("
-        " SELECT chat_key FROM inbox WHERE status = 'pending'"
+        " SELECT i.chat_key FROM inbox i WHERE i.status = 'pending' AND NOT (i.noticed = 1 AND EXISTS ("
+        "  SELECT 1 FROM sessions s WHERE s.chat_key = i.chat_key AND s.closed = 0 AND s.state = 'asking'))"
         " UNION SELECT chat_key FROM outbox WHERE status = 'pending'"
         " UNION SELECT chat_key FROM sessions WHERE state = 'working' AND closed = 0"
         ") w LEFT JOIN chat_leases l ON l.chat_key = w.chat_key "
