@@ -7,6 +7,10 @@ write there) and the outcomes of the run it started — loads the chat's state f
 bot.chat_machine.decide what to do, and does it: every state change is one store transaction,
 together with its outbox row. It holds only a cache: the run's task, the messages the run is
 to see at its next step. When the chat is quiet the actor ends; the store has everything.
+
+With several processes (PostgreSQL) the actor runs under its chat's lease, and its writes carry
+the lease's fence (bot.sessions). A write refused with LeaseLost means another process owns the
+chat now: the actor ends at once, without retrying and without a word to the chat.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox, save_usage
 from bot.settings import Settings
-from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
+from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
 
 log = logging.getLogger(__name__)
 
@@ -86,16 +90,17 @@ def state_with_run(session: SessionRow | None, run_alive: bool) -> str:
 
 
 class ChatActor:
-    def __init__(self, key: ChatKey, deps: ActorDeps, on_quiet: Callable[[ChatActor], None]) -> None:
+    def __init__(self, key: ChatKey, deps: ActorDeps, on_quiet: Callable[[ChatActor], None],
+                 on_lost: Callable[[ChatActor], None] | None = None) -> None:
         self.key = key
         self.skey = str(key)
         self.d = deps
         self._on_quiet = on_quiet
+        self._on_lost = on_lost or on_quiet
         self._wake = asyncio.Event()
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
-        self._noticed: set[int] = set()
         self._failures: dict[int, int] = {}
         self._run_session: SessionRow | None = None
         self.run_task: asyncio.Task[None] | None = None
@@ -125,6 +130,10 @@ class ChatActor:
                 more = await self._step()
             except asyncio.CancelledError:
                 raise
+            except LeaseLost as exc:  # another process owns the chat now: nothing more from here
+                log.warning("chat %s: %s", self.skey, exc)
+                self._on_lost(self)
+                return
             except Exception:  # the store is unwell: try again, never drop the chat's work
                 log.exception("chat %s could not take its next trigger; retrying", self.skey)
                 await asyncio.sleep(RETRY_DELAY_S * 3)
@@ -151,7 +160,7 @@ class ChatActor:
     async def _try_row(self, row: InboxRow) -> bool:
         try:
             await self._apply_row(row)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:
             tries = self._failures.get(row.id, 0) + 1
@@ -194,10 +203,12 @@ class ChatActor:
             assert msg is not None
             self._steer.offer(row.id, Message.user(msg.text.strip()))
             self._handled.add(row.id)
-            if row.id not in self._noticed:
-                self._noticed.add(row.id)
-                await self._notice(session.id if session else "", Notice("queued", texts.text(
-                    "steered" if t.action is Action.STEER else "held", lang)))
+            if not row.noticed:  # stored with the row: no later actor (or process) says it again
+                notice = Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
+                body = notice_body(notice)
+                session_id = session.id if session else ""
+                out_id = await self.d.store.notice_inbox(row.id, self.skey, session_id, body)
+                self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
         elif t.action is Action.ANSWER:
             assert msg is not None and session is not None and question is not None
             await self._answer(row, msg, session, question)

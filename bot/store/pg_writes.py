@@ -231,6 +231,11 @@ async def queue_outbox(
     return outbox_id
 
 
+async def notice_inbox(conn: Conn, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+    await conn.execute("UPDATE inbox SET noticed = 1 WHERE id = $1", inbox_id)
+    return await queue_outbox(conn, chat_key, session_id, "notice", body)
+
+
 async def outbox_part_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str) -> None:
     await conn.execute("UPDATE outbox SET parts_sent = $1, message_id = $2 WHERE id = $3", parts_sent, message_id, outbox_id)
 

@@ -209,6 +209,11 @@ def queue_outbox(
     return int(cur.lastrowid or 0)
 
 
+def notice_inbox(conn: sqlite3.Connection, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+    conn.execute("UPDATE inbox SET noticed = 1 WHERE id = ?", (inbox_id,))
+    return queue_outbox(conn, chat_key, session_id, "notice", body)
+
+
 def outbox_part_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str) -> None:
     conn.execute(
         "UPDATE outbox SET parts_sent = ?, message_id = ? WHERE id = ?", (parts_sent, message_id, outbox_id)
