@@ -83,6 +83,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "模型服务暂时连不上。你的消息已保存，请稍后再发一次。",
         "en": "The model service is not reachable right now. Your message is kept; please send it again in a minute.",
     },
+    "err_llm_stream": {
+        "zh": "模型的回答写到一半中断了。你的消息已保存，请再发一次。",
+        "en": "The model's reply broke off while it was being written. Your message is kept; please send it again.",
+    },
     "err_llm_rejected": {
         "zh": "模型服务拒绝了请求，可能是配置问题（密钥或模型名）。请联系管理员；你的消息已保存。",
         "en": "The model service refused the request, probably a configuration problem (key or model name). Please tell the bot's admin; your message is kept.",
