@@ -21,7 +21,18 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from agent_core.agents import ToolCallAgent
-from agent_core.events import AnswerReady, QuestionAsked, RunFailed, Verdict
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFailed,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+    Verdict,
+)
 from agent_core.journal import PendingAsk
 from agent_core.schema import AgentState, Message, Role
 from bot.chat import ChatKey, RunInfo
@@ -51,6 +62,35 @@ class SteerBox:
     def left(self) -> list[int]:
         """Offered but never taken (the run ended first): they go back to the chat's inbox order."""
         return [inbox_id for inbox_id, _ in self._waiting]
+
+
+@dataclass
+class RunWatch:
+    """What a run is doing right now, for a Stop to say and to keep: the tool running ("" while
+    the model writes), the visible text the model has written in this step and not yet stored,
+    and the step's journal (its tool results wait there for the next write)."""
+
+    tool: str = ""
+    partial: list[str] = field(default_factory=list)
+    journal: StoreJournal | None = None
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.partial.append(event.text)
+        elif isinstance(event, StepStarted | Thought | AnswerReady):  # the step's text is stored from here
+            self.tool, self.partial = "", []
+        elif isinstance(event, ToolCalled):
+            self.tool, self.partial = event.name, []
+        elif isinstance(event, ToolFinished):
+            self.tool = ""
+
+    def text(self) -> str:
+        return "".join(self.partial).strip()
+
+    def unsaved_results(self) -> list[Message]:
+        """Tool results made but not yet written (they ride with the next model reply)."""
+        pending = self.journal.deferred if self.journal is not None else []
+        return [m for m in pending if m.role is Role.TOOL]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +175,20 @@ class RunDriver:
         self._tz = ZoneInfo(settings.timezone)
 
     async def run(
-        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None
+        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
+        watch: RunWatch | None = None,
     ) -> RunOutcome:
         """Run until the agent asks, answers or fails. `history` saves the read when the caller
-        has just stored it (a new chat's first message). Cancellation propagates."""
+        has just stored it (a new chat's first message); `watch` follows what the run does.
+        Cancellation propagates."""
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
+        watch = watch if watch is not None else RunWatch()
         try:
             agent = await self._build(session, history)
             journal = StoreJournal(self.store, session, steer)
-            return await self._drive(chat, session, agent, journal)
+            watch.journal = journal
+            return await self._drive(chat, session, agent, journal, watch)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the process keeps serving other chats
@@ -155,13 +199,15 @@ class RunDriver:
             if agent is not None:
                 await self._save_usage(session.id, agent)
 
-    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal) -> RunOutcome:
+    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
+                     watch: RunWatch) -> RunOutcome:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
         rounds = 0
         while True:
             answer: AnswerReady | None = None
             failure: RunFailed | None = None
             async for event in agent.run(journal):
+                watch.see(event)
                 if isinstance(event, AnswerReady):
                     answer = event
                 elif isinstance(event, RunFailed):

@@ -158,7 +158,9 @@ class ToolCallAgent(ReActAgent):
                 self.on_tool_result(call.function.name, result)
             message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
             self.memory.add(message)
-            results.append(message)
+            # in the journal at once (written with the next write): a run stopped during the next
+            # tool keeps this result
+            await journal.record([message], step=self.current_step, defer=True)
             yield ToolFinished(self.current_step, call.id, call.function.name, result.ok, result.summary)
             if result.ends_run and result.ok and ended is None:
                 ended = result
