@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat import ChatCompletion
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from agent_core.errors import (
@@ -136,8 +136,8 @@ def model_retry_policy(config: LLMConfig) -> AsyncRetrying:
 class _Opened:
     """A stream whose first chunk arrived: from here on, nothing is retried."""
 
-    stream: openai.AsyncStream[ChatCompletionChunk]
-    first: ChatCompletionChunk
+    stream: openai.AsyncStream[object]
+    first: object
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,8 +357,10 @@ class LLM:
     async def _open_stream(self, kwargs: dict[str, Any]) -> _Opened | _Unreadable | openai.APIError:
         """One streamed request, up to its first chunk (what the retry policy may repeat)."""
         try:
+            # chunks stay the decoded JSON: building a model object per chunk cost about a
+            # millisecond each, which 500 streams at once turned into queues (benchmarks/bench_first_token.py)
             stream = await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion, stream=True,
-                                             stream_cls=openai.AsyncStream[ChatCompletionChunk])
+                                             stream_cls=openai.AsyncStream[object])
         except openai.APIError as exc:
             self._report(exc)
             return exc

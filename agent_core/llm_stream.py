@@ -5,7 +5,8 @@ text arrive in parts (the id and name first, then the arguments a few characters
 The usage comes in a last chunk with no choices when the request asked for it
 (`stream_options.include_usage`); endpoints that send none leave the count to the tokenizer.
 
-The reply is only whole when a finish reason arrived. A stream that ends without one, or that
+Chunks are the decoded JSON objects (dicts), read defensively: a field of the wrong type is
+ignored, a chunk that is no object is unreadable. The reply is only whole when a finish reason arrived. A stream that ends without one, or that
 the length limit cut in the middle of a tool call's arguments, is `LLMStreamBroken`: its tool
 calls cannot be trusted, and nothing of them is run.
 """
@@ -54,40 +55,45 @@ class StreamAssembler:
     def content_chars(self) -> int:
         return sum(len(c) for c in self._content)
 
-    def add(self, chunk: Any) -> str:
+    def add(self, chunk: object) -> str:
         """Take one chunk; returns its content delta ("" when it has none)."""
         self.chunks += 1
-        usage = getattr(chunk, "usage", None)
-        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            self._usage = (int(usage.prompt_tokens), int(usage.completion_tokens or 0))
+        if not isinstance(chunk, dict):
+            raise LLMStreamBroken(f"a chunk that is no object ({type(chunk).__name__})", self.content_chars)
+        usage = chunk.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+            self._usage = (usage["prompt_tokens"], int(usage.get("completion_tokens") or 0))
         text = ""
-        for choice in getattr(chunk, "choices", None) or ():
-            if getattr(choice, "index", 0) != 0:
+        choices = chunk.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
-            delta = getattr(choice, "delta", None)
-            piece = getattr(delta, "content", None)
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
+            piece = delta.get("content")
             if isinstance(piece, str) and piece:
                 self._content.append(piece)
                 text += piece
-            for tc in getattr(delta, "tool_calls", None) or ():
+            calls = delta.get("tool_calls")
+            for tc in calls if isinstance(calls, list) else ():
                 self._add_call(tc)
-            if getattr(choice, "finish_reason", None):
-                self._finish = str(choice.finish_reason)
+            if choice.get("finish_reason"):
+                self._finish = str(choice["finish_reason"])
         return text
 
     def _add_call(self, tc: Any) -> None:
-        index = getattr(tc, "index", None)
+        index = tc.get("index") if isinstance(tc, dict) else None
         if not isinstance(index, int):
             raise LLMStreamBroken("a tool call piece without an index", self.content_chars)
         parts = self._calls.setdefault(index, _CallParts())
-        if getattr(tc, "id", None):
-            parts.id = str(tc.id)
-        fn = getattr(tc, "function", None)
-        if fn is not None:
-            if getattr(fn, "name", None):
-                parts.name += str(fn.name)
-            if getattr(fn, "arguments", None):
-                parts.arguments.append(str(fn.arguments))
+        if tc.get("id"):
+            parts.id = str(tc["id"])
+        fn = tc.get("function")
+        if isinstance(fn, dict):
+            if fn.get("name"):
+                parts.name += str(fn["name"])
+            if fn.get("arguments"):
+                parts.arguments.append(str(fn["arguments"]))
 
     def result(self) -> StreamedReply:
         if self._finish is None:

@@ -262,7 +262,7 @@ class ChatLane:
 class Outbox:
     """All lanes of one bot."""
 
-    def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0, draft_interval: float = 0.3,
+    def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0, draft_interval: float = 0.5,
                  global_limit: int = 29, global_window: float = 1.0, observer: Observer | None = None) -> None:
         self.private_interval = private_interval
         self.group_interval = group_interval

@@ -197,6 +197,7 @@ class RecordedRequest:
     outcome: Outcome = "pending"
     turn: Turn | None = None
     error: dict[str, Any] | None = None
+    first_chunk_at: float | None = None  # monotonic: a streamed reply's first content chunk was written
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -467,7 +468,9 @@ class FakeOpenAI:
         outcomes: dict[str, int] = {}
         for r in self.requests:
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
-        return web.json_response({"remaining": self.remaining(), "requests": self.request_count, "outcomes": outcomes})
+        first_chunks = {r.key: r.first_chunk_at for r in self.requests if r.first_chunk_at is not None}
+        return web.json_response({"remaining": self.remaining(), "requests": self.request_count, "outcomes": outcomes,
+                                  "first_chunks": first_chunks})
 
 
 # ---------------------------------------------------------------------------- CLI

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,7 @@ async def stream_completion(
                                            "Cache-Control": "no-cache"})
     await response.prepare(request)
     try:
-        await _write_chunks(request, response, completion, turn, gate, with_usage)
+        await _write_chunks(request, rec, response, completion, turn, gate, with_usage)
     except asyncio.CancelledError:  # the client went away mid-stream (a stopped run): the turn is spent
         rec.outcome = "disconnected"
         raise
@@ -67,8 +68,8 @@ async def stream_completion(
 
 
 async def _write_chunks(
-    request: web.Request, response: web.StreamResponse, completion: dict[str, Any], turn: Reply,
-    gate: Callable[[str], asyncio.Event], with_usage: bool,
+    request: web.Request, rec: RecordedRequest, response: web.StreamResponse, completion: dict[str, Any],
+    turn: Reply, gate: Callable[[str], asyncio.Event], with_usage: bool,
 ) -> None:
     for sent, item in enumerate(chunks_of(completion, max(1, turn.chunk_chars), with_usage)):
         if turn.cut_after is not None and sent >= turn.cut_after:
@@ -82,6 +83,8 @@ async def _write_chunks(
         if turn.hold_after is not None and sent == turn.hold_after and turn.hold_gate:
             await gate(turn.hold_gate).wait()
         await response.write(f"data: {json.dumps(item, ensure_ascii=False)}\n\n".encode())
+        if rec.first_chunk_at is None and any(c["delta"].get("content") for c in item["choices"]):
+            rec.first_chunk_at = time.monotonic()  # the first text the model wrote (benchmarks time from it)
         if turn.chunk_gap_ms:
             await asyncio.sleep(turn.chunk_gap_ms / 1000)
     await response.write(b"data: [DONE]\n\n")
