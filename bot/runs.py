@@ -22,7 +22,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from agent_core.agents import ToolCallAgent
-from agent_core.events import AnswerReady, QuestionAsked, RunFailed, Verdict
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFailed,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+    Verdict,
+)
 from agent_core.journal import PendingAsk
 from agent_core.model import TokenUsage
 from agent_core.schema import AgentState, Message, Role
@@ -53,6 +64,35 @@ class SteerBox:
     def left(self) -> list[int]:
         """Offered but never taken (the run ended first): they go back to the chat's inbox order."""
         return [inbox_id for inbox_id, _ in self._waiting]
+
+
+@dataclass
+class RunWatch:
+    """What a run is doing right now, for a Stop to say and to keep: the tool running ("" while
+    the model writes), the visible text the model has written in this step and not yet stored,
+    and the step's journal (its tool results wait there for the next write)."""
+
+    tool: str = ""
+    partial: list[str] = field(default_factory=list)
+    journal: StoreJournal | None = None
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.partial.append(event.text)
+        elif isinstance(event, StepStarted | Thought | AnswerReady):  # the step's text is stored from here
+            self.tool, self.partial = "", []
+        elif isinstance(event, ToolCalled):
+            self.tool, self.partial = event.name, []
+        elif isinstance(event, ToolFinished):
+            self.tool = ""
+
+    def text(self) -> str:
+        return "".join(self.partial).strip()
+
+    def unsaved_results(self) -> list[Message]:
+        """Tool results made but not yet written (they ride with the next model reply)."""
+        pending = self.journal.deferred if self.journal is not None else []
+        return [m for m in pending if m.role is Role.TOOL]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,18 +203,21 @@ class RunDriver:
 
     async def run(
         self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
-        after: asyncio.Future[Any] | None = None,
+        after: asyncio.Future[Any] | None = None, watch: RunWatch | None = None,
     ) -> RunOutcome:
         """Run until the agent asks, answers or fails. `history` saves the read when the caller
         knows it; `after` is the write that starts the run, still committing: the run's own
-        writes and its outcome wait for it. Cancellation propagates."""
+        writes and its outcome wait for it; `watch` follows what the run does. Cancellation
+        propagates."""
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
+        watch = watch if watch is not None else RunWatch()
         journal = StoreJournal(self.store, session, steer, behind=after)
+        watch.journal = journal
         outcome: RunOutcome
         try:
             agent = await self._build(session, history)
-            outcome = await self._drive(chat, session, agent, journal)
+            outcome = await self._drive(chat, session, agent, journal, watch)
             await journal.settle()  # the outcome's write must find every step on disk
         except asyncio.CancelledError:
             # whoever stopped the run next reads its history: the step in flight lands first
@@ -193,13 +236,15 @@ class RunDriver:
         # the chat task stores the usage beside the outcome: one commit, not one more on the way
         return outcome if agent is None else replace(outcome, usage=agent.usage)
 
-    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal) -> RunOutcome:
+    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
+                     watch: RunWatch) -> RunOutcome:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
         rounds = 0
         while True:
             answer: AnswerReady | None = None
             failure: RunFailed | None = None
             async for event in agent.run(journal):
+                watch.see(event)
                 if isinstance(event, AnswerReady):
                     answer = event
                 elif isinstance(event, RunFailed):
