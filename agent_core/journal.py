@@ -16,6 +16,7 @@ class PendingAsk:
     tool_call_id: str
     question: str
     options: tuple[str, ...] = ()
+    to: str = ""  # the traveller it is for, as the model named them; "" = whoever asked
 
 
 class RunJournal(Protocol):
@@ -30,8 +31,9 @@ class RunJournal(Protocol):
         `defer=True` (tool results: they can be produced again) lets the journal keep them until
         its next write, so a step costs one commit: a crash in between re-runs those tools."""
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
-        """Append messages and store the pending question, in one transaction."""
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
+        """Append messages and store the pending questions (one or several, asked at once), in one
+        transaction."""
 
 
 class NullJournal:
@@ -43,5 +45,5 @@ class NullJournal:
     async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
         return None
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
         return None

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from agent_core.memory import Memory
 from agent_core.schema import Message
 from bot import texts
+from bot.addressing import addressee_for, bound_question, refused
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice
 from bot.chat_machine import (
     Action,
@@ -172,16 +173,19 @@ class ChatActor:
         trig = _classify(row)
         session = await self.d.store.get_session(self.skey)
         state = state_of(session)
-        question = await self.d.store.question_for_chat(self.skey) if state is ChatState.ASKING else None
+        waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
+        bound = bound_question(row, trig.msg, waiting, session) if trig.msg is not None else None
+        current = next((q for q in waiting if q.tool_call_id == trig.data.get("tool_call_id")
+                        and q.session_id == trig.data.get("session_id")), None)
+        question = bound or current
         facts = Facts(
-            answers=question is not None and trig.msg is not None and answers(row, trig.msg, question, session),
-            current=question is not None and question.tool_call_id == trig.data.get("tool_call_id")
-            and question.session_id == trig.data.get("session_id"),
-            idle_run=self.run_task is None,
+            answers=bound is not None, current=current is not None, idle_run=self.run_task is None,
+            last=question is None or len(waiting) == 1,
         )
-        await self._do(decide(state, trig.trigger, facts), trig, session, question)
+        await self._do(decide(state, trig.trigger, facts), trig, session, question, waiting)
 
-    async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None) -> None:
+    async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None,
+                  waiting: Sequence[QuestionRow] = ()) -> None:
         row, msg = trig.row, trig.msg
         lang = _lang(session, trig)
         store = self.d.store
@@ -194,16 +198,16 @@ class ChatActor:
             self._handled.add(row.id)
             if row.id not in self._noticed:
                 self._noticed.add(row.id)
-                await self._notice(session.id if session else "", Notice("queued", texts.text(
-                    "steered" if t.action is Action.STEER else "held", lang)))
-        elif t.action is Action.ANSWER:
+                await self._notice(session.id if session else "", self._held_notice(t, msg, waiting, lang))
+        elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
-            await self._answer(row, msg, session, question)
-        elif t.action is Action.EXPIRE:
+            await self._answer(row, msg, session, question, resume=t.target is ChatState.WORKING)
+        elif t.action in (Action.EXPIRE, Action.EXPIRE_ONE):
             assert session is not None and question is not None
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
             answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
-            if await store.resolve_question(session.id, question.tool_call_id, answer, status="expired", inbox_id=row.id):
+            if (await store.resolve_question(session.id, question.tool_call_id, answer, status="expired", inbox_id=row.id)
+                    and t.target is ChatState.WORKING):
                 self._spawn(await self._session(session))
         elif t.action is Action.RESUME_RUN:
             assert session is not None
@@ -233,7 +237,13 @@ class ChatActor:
         # the first run of a new session: its history is the message just stored
         self._spawn(fresh, [turn.message] if fresh.run_no == 1 else None)
 
-    async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow) -> None:
+    def _held_notice(self, t: Transition, msg: IncomingMessage, waiting: Sequence[QuestionRow], lang: str) -> Notice:
+        if t.action is Action.HOLD and (other := refused(msg, waiting)) is not None:
+            return Notice("refused", texts.text("not_yours", lang, who=other.addressee))
+        return Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
+
+    async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow, *,
+                      resume: bool) -> None:
         content = msg.text.strip()
         if msg.location is not None:
             loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
@@ -241,7 +251,7 @@ class ChatActor:
             await self.d.store.remember_location(self.skey, location_to_json(msg.location) or "", session.lang)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
         if await self.d.store.resolve_question(session.id, question.tool_call_id, answer, status="answered",
-                                               inbox_id=row.id):
+                                               inbox_id=row.id) and resume:
             self._spawn(await self._session(session))
 
     async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
@@ -316,11 +326,14 @@ class ChatActor:
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
         if isinstance(outcome, Paused):
-            row_id = await store.pause(session.id, outcome.messages, self._question(session, outcome),
-                                       step=outcome.step, inbox_done=outcome.inbox_done)
-            body = question_body(outcome.ask.tool_call_id, outcome.ask.question, outcome.ask.options, audience)
-            queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
-                                tool_call_id=outcome.ask.tool_call_id)]
+            questions = self._questions(session, outcome)
+            row_ids = await store.pause(session.id, outcome.messages, questions, step=outcome.step,
+                                        inbox_done=outcome.inbox_done)
+            for row_id, q in zip(row_ids, questions, strict=True):
+                body = question_body(q.tool_call_id, q.question, q.options,
+                                     Audience(lang, q.asker_id, q.addressee or session.asker_name))
+                queued.append(OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
+                                        tool_call_id=q.tool_call_id))
             self.d.question_stored()
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
@@ -346,12 +359,16 @@ class ChatActor:
             self._steer.take()
         self._handled.difference_update(getattr(outcome, "inbox_done", ()))
 
-    def _question(self, session: SessionRow, paused: Paused) -> QuestionRow:
+    def _questions(self, session: SessionRow, paused: Paused) -> list[QuestionRow]:
         now = self.d.clock()
-        return QuestionRow(
-            session.id, paused.ask.tool_call_id, paused.ask.question, paused.ask.options, session.asker_id,
-            now, now + self.d.settings.human_timeout_s, None, "waiting",
-        )
+        questions = []
+        for ask in paused.asks:
+            may_answer, addressee = addressee_for(ask.to, session.request, session.asker_id)
+            questions.append(QuestionRow(
+                session.id, ask.tool_call_id, ask.question, ask.options, may_answer, now,
+                now + self.d.settings.human_timeout_s, None, "waiting", addressee=addressee,
+            ))
+        return questions
 
     async def _interrupt(self, session: SessionRow, result: str, *, close: bool, notice: str | None) -> None:
         """End the session's run: every call still open gets `result`, so the history stays valid
@@ -386,21 +403,6 @@ def _classify(row: InboxRow) -> _Trigger:
     if msg.kind is MessageKind.LOCATION and not msg.text.strip():
         return _Trigger(row, Trigger.LOCATION, msg, {})
     return _Trigger(row, Trigger.MESSAGE, msg, {})
-
-
-def answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
-    """Does this message answer the waiting question? See bot.chat_machine (the `answers` fact)."""
-    if msg.question_id is not None:
-        return msg.question_id == question.tool_call_id
-    if msg.kind is MessageKind.BUTTON:
-        return question.posted_message_id is not None and msg.reply_to == question.posted_message_id
-    if question.posted_after is None or row.id <= question.posted_after:
-        return False  # sent before the question reached the chat: nobody had seen it
-    if not msg.is_group:
-        return True
-    if question.posted_message_id is not None and msg.reply_to == question.posted_message_id:
-        return True
-    return msg.user_id == (question.asker_id or (session.asker_id if session else ""))
 
 
 def _lang(session: SessionRow | None, trig: _Trigger) -> str:

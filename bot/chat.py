@@ -53,6 +53,7 @@ class IncomingMessage:
     received_at: float = field(default_factory=time.time)
     lang: str = ""  # the platform's hint ("zh"/"en", e.g. Telegram's language_code); "" = none
     question_id: str | None = None  # an answer that names its question (the web API's tool_call_id)
+    handle: str = ""  # the sender's @username where the platform has one (Telegram): travellers are named by it
 
 
 class SubmitOutcome(StrEnum):

@@ -9,11 +9,16 @@ and raises; the pairs that are legitimately nothing to do say so (`ignore`).
 
 Guards are named facts the task reads from the store before deciding:
 
-- `answers`: the message binds to the waiting question. A message must have arrived after the
-  question was posted (the inbox watermark) and, in a group, come from the person asked or
-  reply to the question; a named answer must name that question.
-- `current`: an event (expiry, undeliverable question) is about the question still waiting.
+- `answers`: the message binds to one of the waiting questions (bot.addressing: it arrived
+  after the question was posted — the inbox watermark — and its sender may answer it: the
+  traveller it is addressed to, or in a group the person asked or a reply to it); a named
+  answer must name a waiting question.
+- `current`: an event (expiry, undeliverable question) is about a question still waiting.
+- `last`: that question is the only one still waiting (a turn can ask several people at once;
+  the run resumes when the last of them is answered or expired).
 - `idle_run`: no run of this chat is alive in this process.
+
+A guard is a fact, its negation ("not answers"), or a conjunction of those ("answers and not last").
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ class Action(StrEnum):
     START_RUN = "start_run"
     STEER = "steer"  # given to the run at its next step as a user message
     ANSWER = "answer"  # stored as the question's tool result; the run resumes
+    ANSWER_ONE = "answer_one"  # stored as its question's tool result; other questions still wait
     HOLD = "hold"  # kept for the run's next step once the question is answered
     STALE = "stale"  # an answer to a question no longer waiting: said so, nothing changes
     REMEMBER_LOCATION = "remember_location"
@@ -58,6 +64,7 @@ class Action(StrEnum):
     STOP_RUN = "stop_run"  # cancel the run, close its open calls and its question
     CLOSE = "close"  # /new: stop what runs and close the conversation
     EXPIRE = "expire"  # the question's tool result says nobody answered; the run resumes
+    EXPIRE_ONE = "expire_one"  # the same for one question of several; the others still wait
     RESUME_RUN = "resume_run"
     ABANDON = "abandon"  # the question cannot be posted: the run stops, the failure is on record
     STORE_PAUSE = "store_pause"  # the pause and the question's outbox row, one transaction
@@ -71,7 +78,7 @@ class Action(StrEnum):
 class Transition:
     source: ChatState
     trigger: Trigger
-    guard: str | None  # a fact that must hold ("answers"), or "not answers"; None: always
+    guard: str | None  # facts that must hold ("answers", "not answers", "answers and last"); None: always
     action: Action
     target: ChatState | None  # None: the state stays as it is
 
@@ -81,12 +88,16 @@ class Facts:
     answers: bool = False
     current: bool = False
     idle_run: bool = True
+    last: bool = True
 
     def holds(self, guard: str | None) -> bool:
         if guard is None:
             return True
-        negate = guard.startswith("not ")
-        value = bool(getattr(self, guard.removeprefix("not ")))
+        return all(self._one(part) for part in guard.split(" and "))
+
+    def _one(self, fact: str) -> bool:
+        negate = fact.startswith("not ")
+        value = bool(getattr(self, fact.removeprefix("not ")))
         return value != negate
 
 
@@ -110,9 +121,11 @@ def _each(states: tuple[ChatState, ...], trigger: Trigger, action: Action, targe
 TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.CLOSED, S.IDLE), T.MESSAGE, A.START_RUN, S.WORKING),
     Transition(S.WORKING, T.MESSAGE, None, A.STEER, None),
-    Transition(S.ASKING, T.MESSAGE, "answers", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.MESSAGE, "answers and last", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.MESSAGE, "answers and not last", A.ANSWER_ONE, None),
     Transition(S.ASKING, T.MESSAGE, "not answers", A.HOLD, None),
-    Transition(S.ASKING, T.NAMED_ANSWER, "answers", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.NAMED_ANSWER, "answers and last", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.NAMED_ANSWER, "answers and not last", A.ANSWER_ONE, None),
     Transition(S.ASKING, T.NAMED_ANSWER, "not answers", A.STALE, None),
     *_each((S.CLOSED, S.IDLE, S.WORKING), T.NAMED_ANSWER, A.STALE, None),
     *_each((S.CLOSED, S.IDLE), T.LOCATION, A.REMEMBER_LOCATION, S.IDLE),
@@ -122,7 +135,8 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
     *_each((S.WORKING, S.ASKING), T.CANCEL, A.STOP_RUN, S.IDLE),
     *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
-    Transition(S.ASKING, T.EXPIRED, "current", A.EXPIRE, S.WORKING),
+    Transition(S.ASKING, T.EXPIRED, "current and last", A.EXPIRE, S.WORKING),
+    Transition(S.ASKING, T.EXPIRED, "current and not last", A.EXPIRE_ONE, None),
     Transition(S.ASKING, T.EXPIRED, "not current", A.IGNORE, None),
     *_each((S.CLOSED, S.IDLE, S.WORKING), T.EXPIRED, A.IGNORE, None),
     Transition(S.WORKING, T.RESUME, "idle_run", A.RESUME_RUN, None),

@@ -24,8 +24,12 @@ async def status_text(
     if session is None or session.state == "idle":
         text = texts.text("status_idle", lang)
     elif session.state == "asking":
-        q = await store.get_question(session.id)
-        text = texts.text("status_waiting", lang, question=q.question if q else "?")
+        waiting = await store.questions_for_chat(session.chat_key)
+        if len(waiting) > 1:  # a team trip: one question per person
+            lines = "\n".join(f"- {q.addressee or '?'}: {q.question}" for q in waiting)
+            text = texts.text("status_waiting_many", lang, questions=lines)
+        else:
+            text = texts.text("status_waiting", lang, question=waiting[0].question if waiting else "?")
     else:
         text = texts.text("status_running", lang, step=session.run_steps, max=settings.max_steps)
     if failed:

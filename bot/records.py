@@ -76,6 +76,7 @@ def message_to_json(msg: IncomingMessage) -> str:
             "location": None if loc is None else [loc.latitude, loc.longitude, loc.label],
             "lang": msg.lang,
             "question_id": msg.question_id,
+            "handle": msg.handle,
         },
         ensure_ascii=False,
     )
@@ -97,6 +98,7 @@ def message_from_json(raw: str) -> IncomingMessage:
         location=None if not loc else SharedLocation(float(loc[0]), float(loc[1]), loc[2]),
         lang=data.get("lang", ""),
         question_id=data.get("question_id"),
+        handle=data.get("handle", ""),
     )
 
 

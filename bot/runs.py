@@ -56,7 +56,7 @@ class SteerBox:
 @dataclass(frozen=True, slots=True)
 class Paused:
     messages: list[Message]  # the step's messages, not yet stored: they ride with the pause
-    ask: PendingAsk
+    asks: tuple[PendingAsk, ...]  # asked at once (one per person on a team trip)
     step: int
     inbox_done: list[int]
 
@@ -110,9 +110,9 @@ class StoreJournal:
         pending, done = self.take()
         await self.store.append(self.session.id, pending + list(messages), step=step, inbox_done=done)
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
         pending, done = self.take()
-        self.paused = Paused(pending + list(messages), ask, step, done)
+        self.paused = Paused(pending + list(messages), tuple(asks), step, done)
 
     def take(self) -> tuple[list[Message], list[int]]:
         out, self.deferred = self.deferred, []

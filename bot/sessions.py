@@ -19,7 +19,8 @@ import uuid
 from collections.abc import Callable
 
 from bot import texts
-from bot.actor import ActorDeps, ChatActor, answers, state_with_run
+from bot.actor import ActorDeps, ChatActor, state_with_run
+from bot.addressing import bound_question, is_for
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
@@ -152,6 +153,10 @@ class SessionManager:
             return None
         return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
 
+    async def awaits_answer_from(self, msg: IncomingMessage) -> bool:
+        """Does a question waiting in the chat wait for this sender (the one asked, by id or @username)?"""
+        return any(q.asker_id == msg.user_id or is_for(msg, q) for q in await self.store.questions_for_chat(str(msg.chat)))
+
     async def session_info(self, chat: ChatKey) -> SessionInfo | None:
         session = await self.store.get_session(str(chat))
         if session is None:
@@ -186,10 +191,10 @@ class SessionManager:
         pending = await self.store.inbox_for(key)
         if not pending:
             return True
-        question = await self.store.question_for_chat(key)
-        # quiet with rows left only when each is a message held for the question (not its answer)
-        return question is not None and all(
-            row.kind == "message" and not answers(row, message_from_json(row.body), question, session)
+        questions = await self.store.questions_for_chat(key)
+        # quiet with rows left only when each is a message held for the questions (not an answer)
+        return bool(questions) and all(
+            row.kind == "message" and bound_question(row, message_from_json(row.body), questions, session) is None
             for row in pending
         )
 

@@ -71,6 +71,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "已记下。请先回答我上面的问题，之后我会把这条一并考虑。",
         "en": "Noted. Please answer my question above first; I'll take this into account right after.",
     },
+    "not_yours": {
+        "zh": "这个问题是问 {who} 的，只有 TA 的回答算数。你的消息我会在规划时一并考虑。",
+        "en": "That question is for {who}; only their reply answers it. I'll take your message into account when I plan.",
+    },
+    "status_waiting_many": {"zh": "正在等这些回答：\n{questions}", "en": "Waiting for these answers:\n{questions}"},
     "stale_answer": {
         "zh": "那个问题已经回答过或已过期，这次选择没有改变什么。",
         "en": "That question has already been answered or has expired, so this changes nothing.",

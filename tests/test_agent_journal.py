@@ -41,8 +41,8 @@ class CommitLog:
             return
         self._commit([*self.deferred, *messages], None)
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
-        self._commit([*self.deferred, *messages], ask.question)
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
+        self._commit([*self.deferred, *messages], " | ".join(a.question for a in asks))
 
     def _commit(self, messages: list[Message], question: str | None) -> None:
         self.deferred = []

@@ -19,7 +19,7 @@ from bot.chat_machine import (
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-ALL_FACTS = [Facts(a, c, i) for a, c, i in itertools.product([False, True], repeat=3)]
+ALL_FACTS = [Facts(a, c, i, n) for a, c, i, n in itertools.product([False, True], repeat=4)]
 PERSON = (Trigger.MESSAGE, Trigger.NAMED_ANSWER, Trigger.LOCATION, Trigger.HELP, Trigger.STATUS, Trigger.CANCEL,
           Trigger.NEW, Trigger.EXPIRED, Trigger.RESUME, Trigger.UNDELIVERABLE)
 RUN_OUTCOMES = (Trigger.PAUSED, Trigger.FINISHED, Trigger.FAILED, Trigger.CRASHED)
@@ -43,6 +43,12 @@ def test_run_outcomes_are_defined_only_while_working():
 def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert decide(ChatState.ASKING, Trigger.MESSAGE, Facts(answers=True)).action is Action.ANSWER
     assert decide(ChatState.ASKING, Trigger.MESSAGE, Facts(answers=False)).action is Action.HOLD
+    # a team trip's questions: an answer that leaves others waiting keeps the chat asking
+    one = decide(ChatState.ASKING, Trigger.MESSAGE, Facts(answers=True, last=False))
+    assert (one.action, one.target) == (Action.ANSWER_ONE, None)
+    expired = decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=True, last=False))
+    assert (expired.action, expired.target) == (Action.EXPIRE_ONE, None)
+    assert decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=True, last=True)).target is ChatState.WORKING
     assert decide(ChatState.WORKING, Trigger.MESSAGE, Facts()).action is Action.STEER
     assert decide(ChatState.IDLE, Trigger.NAMED_ANSWER, Facts(answers=True)).action is Action.STALE
     assert decide(ChatState.WORKING, Trigger.RESUME, Facts(idle_run=False)).action is Action.IGNORE

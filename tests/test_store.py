@@ -107,7 +107,7 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     session = await store.start_turn(turn(inbox or 0))
     call = ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))
     await store.append(session.id, [Message.assistant(None, [call])], step=1)
-    question_row = await store.pause(session.id, [], question(session.id), step=1)
+    [question_row] = await store.pause(session.id, [], [question(session.id)], step=1)
     assert (await store.get_session(KEY)).state == "asking"  # type: ignore[union-attr]
     q = await store.get_question(session.id)
     assert q is not None and q.options == ("Fri", "Sat") and q.posted_message_id is None and q.posted_after is None
@@ -129,10 +129,36 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     assert await store.pending_outbox() == []
 
 
+async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resumes(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    calls = [ToolCall(id=f"call_{who}", function=Function(name="ask_human", arguments="{}")) for who in ("a", "b")]
+    await store.append(session.id, [Message.assistant(None, calls)], step=1)
+    now = time.time()
+    asked = [QuestionRow(session.id, f"call_{who}", f"When do you leave, {who}?", (), uid, now + i, now + 60, None,
+                         "waiting", addressee=label)
+             for i, (who, uid, label) in enumerate((("a", "UA", "<@UA>"), ("b", "", "@bo")))]
+    rows = await store.pause(session.id, [], asked, step=1)
+    outbox = await store.pending_outbox(KEY)
+    assert [o.id for o in outbox] == rows and [o.tool_call_id for o in outbox] == ["call_a", "call_b"]
+    assert '"user_id": "UA"' in outbox[0].body and '"user_name": "@bo"' in outbox[1].body  # each mentions its person
+    waiting = await store.questions_for_chat(KEY)
+    assert [(q.tool_call_id, q.asker_id, q.addressee) for q in waiting] == [("call_a", "UA", "<@UA>"), ("call_b", "", "@bo")]
+    answer_b = Message.tool("Friday", tool_call_id="call_b", name="ask_human")
+    assert await store.resolve_question(session.id, "call_b", answer_b, status="answered", inbox_id=None)
+    assert (await store.get_session(KEY)).state == "asking"  # type: ignore[union-attr]  # a still waits
+    assert [q.tool_call_id for q in await store.questions_for_chat(KEY)] == ["call_a"]
+    answer_a = Message.tool("nobody answered", tool_call_id="call_a", name="ask_human")
+    assert await store.resolve_question(session.id, "call_a", answer_a, status="expired", inbox_id=None)
+    assert (await store.get_session(KEY)).state == "working"  # type: ignore[union-attr]
+    tools = [m.tool_call_id for m in await store.load_messages(session.id) if m.role.value == "tool"]
+    assert tools == ["call_b", "call_a"]  # each answer is its own call's result, in the order they came
+
+
 async def test_a_failed_question_row_tells_its_chat_and_counts(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    row = await store.pause(session.id, [], question(session.id), step=1)
+    [row] = await store.pause(session.id, [], [question(session.id)], step=1)
     await store.outbox_attempt_failed(row, "timed out")
     [pending] = await store.pending_outbox(KEY)
     assert pending.attempts == 1 and pending.error == "timed out"
@@ -170,7 +196,7 @@ async def test_due_questions_and_the_next_deadline(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
     soon = time.time() + 5
-    await store.pause(session.id, [], question(session.id, deadline=soon), step=1)
+    await store.pause(session.id, [], [question(session.id, deadline=soon)], step=1)
     assert await store.next_deadline() == pytest.approx(soon)
     assert await store.due_questions(soon - 1) == []
     assert [q.tool_call_id for q in await store.due_questions(soon + 1)] == ["call_q"]
@@ -179,7 +205,7 @@ async def test_due_questions_and_the_next_deadline(store: Store):
 async def test_interrupt_fills_calls_cancels_questions_and_can_close(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    await store.pause(session.id, [], question(session.id), step=1)
+    await store.pause(session.id, [], [question(session.id)], step=1)
     filler = Message.tool("cancelled", tool_call_id="call_q", name="ask_human")
     await store.interrupt(session.id, [filler], close=True)
     assert await store.get_question(session.id) is None

@@ -50,6 +50,7 @@ class Manager(Protocol):
     async def submit(self, msg: IncomingMessage) -> SubmitOutcome: ...
 
     async def pending_question(self, chat: ChatKey) -> PendingQuestion | None: ...
+    async def awaits_answer_from(self, msg: IncomingMessage) -> bool: ...
 
     async def session_info(self, chat: ChatKey) -> SessionInfo | None: ...
 
@@ -160,8 +161,7 @@ class TelegramAdapter:
         next message of the person its question waits for."""
         if not msg.is_group or mapped.addressed:
             return True
-        pending = await self.manager.pending_question(msg.chat)
-        return pending is not None and pending.asker_user_id == msg.user_id
+        return await self.manager.awaits_answer_from(msg)
 
     async def _button(self, mapped: Mapped) -> None:
         assert mapped.message is not None and mapped.option_index is not None
@@ -225,6 +225,8 @@ class TelegramAdapter:
         self._pause(chat_id)
         is_group = chat_id < 0
         mention = (run.user_id, run.user_name) if is_group and run.user_id.isdigit() else None
+        if is_group and not run.user_id and run.user_name.startswith("@"):  # a traveller known by @username
+            mention = ("", run.user_name)
         markup: Markup = None
         if question.options:
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(option[:64], callback_data=button_data(i))]

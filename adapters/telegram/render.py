@@ -64,7 +64,10 @@ def question_html(question: QuestionAsked, lang: str, mention: tuple[str, str] |
     head = ""
     if mention is not None:
         user_id, name = mention
-        head = f'<a href="tg://user?id={escape(user_id)}">{escape(name or user_id, quote=False)}</a>\n'
+        if user_id:
+            head = f'<a href="tg://user?id={escape(user_id)}">{escape(name or user_id, quote=False)}</a>\n'
+        else:  # a traveller known by @username only: Telegram links the name itself
+            head = f"{escape(name, quote=False)}\n"
     hint = words(lang)["pick"] if question.options else words(lang)["reply"]
     return f"{head}❓ {escape(question.question, quote=False)}\n<i>{escape(hint, quote=False)}</i>"
 

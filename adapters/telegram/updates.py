@@ -79,6 +79,7 @@ def map_update(update: Update, *, bot_id: int, bot_username: str) -> Mapped:
             dedup_id=str(update.update_id), user_name=sender.full_name, kind=kind,
             reply_to=str(replied.message_id) if replied is not None else None, location=location,
             is_group=is_group, lang=lang if sender.language_code else "",
+            handle=f"@{sender.username}" if sender.username else "",
         )
 
     if msg.text is not None:
@@ -134,6 +135,7 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
         chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id), text="",
         dedup_id=str(update.update_id), user_name=sender.full_name, kind=MessageKind.BUTTON,
         reply_to=str(message.message_id), is_group=is_group, lang=lang if sender.language_code else "",
+        handle=f"@{sender.username}" if sender.username else "",
     )
     return Mapped(Route.BUTTON, chat_id=message.chat.id, message=incoming, lang=lang,
                   callback_id=query.id, option_index=index)

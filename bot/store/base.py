@@ -80,6 +80,7 @@ class QuestionRow:
     posted_message_id: str | None
     status: str  # waiting | answered | expired | cancelled
     posted_after: int | None = None  # the last inbox id when it was posted: only later rows answer it
+    addressee: str = ""  # the traveller it is for as the request names them ("@bo", "ana"); "" = the asker
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +173,11 @@ class Store(Protocol):
     ) -> None:
         """Append a step's messages; `inbox_done` (messages that steered it) close in the same transaction."""
     async def pause(
-        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
         inbox_done: Sequence[int] = (),
-    ) -> int:
-        """Append, store the question and queue its posting (an outbox row, returned), mark the
-        session asking: one transaction."""
+    ) -> list[int]:
+        """Append, store the questions (several when a turn asks several people at once) and queue
+        their postings (outbox rows, returned in order), mark the session asking: one transaction."""
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None: ...
     async def close_session(self, chat_key: str) -> None: ...
     async def session_by_id(self, session_id: str) -> SessionRow | None: ...
@@ -197,12 +198,15 @@ class Store(Protocol):
     async def get_question(self, session_id: str) -> QuestionRow | None:
         """The waiting question of a session, if any."""
     async def question_for_chat(self, chat_key: str) -> QuestionRow | None:
-        """The waiting question of the chat's open session, in one read."""
+        """The first waiting question of the chat's open session, in one read."""
+    async def questions_for_chat(self, chat_key: str) -> list[QuestionRow]:
+        """Every waiting question of the chat's open session, in the order they were asked."""
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
     ) -> bool:
         """Store the answer as the tool result and close the question (and the inbox row) in one
-        transaction; False when the question was no longer waiting."""
+        transaction; the session goes back to working once no other question of it waits. False
+        when the question was no longer waiting."""
     async def waiting_questions(self) -> list[QuestionRow]: ...
     async def due_questions(self, now: float) -> list[QuestionRow]: ...
     async def next_deadline(self, after: float = 0.0) -> float | None:

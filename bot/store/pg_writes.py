@@ -28,7 +28,7 @@ from typing import Any, TypeAlias
 import asyncpg
 
 from bot.store.base import ChatEvent, TurnStart
-from bot.store.writes import QUESTION_COLS, SESSION_COLS
+from bot.store.writes import QUESTION_COLS, SESSION_COLS, question_json
 
 Conn: TypeAlias = asyncpg.Connection
 Row = tuple[Any, ...]
@@ -144,29 +144,26 @@ async def append_step(conn: Conn, session_id: str, bodies: Sequence[str], step: 
 
 
 async def pause(
-    conn: Conn, session_id: str, bodies: Sequence[str], question: Row, step: int, inbox_done: Sequence[int]
-) -> int:
+    conn: Conn, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int, inbox_done: Sequence[int]
+) -> list[int]:
     await append(conn, session_id, bodies)
-    await conn.execute(
-        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL) "
+    await conn.executemany(
+        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL, $8) "
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET question = EXCLUDED.question, "
         "options = EXCLUDED.options, asker_id = EXCLUDED.asker_id, asked_at = EXCLUDED.asked_at, "
-        "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL",
-        *question,
+        "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL, "
+        "addressee = EXCLUDED.addressee",
+        questions,
     )
     await conn.execute(
         "UPDATE sessions SET state = 'asking', run_steps = $1, updated_at = $2 WHERE id = $3", step, time.time(), session_id
     )
     await close_inbox(conn, inbox_done)
-    chat_key, lang, asker_id, asker_name = await conn.fetchrow(
-        "SELECT chat_key, lang, asker_id, asker_name FROM sessions WHERE id = $1", session_id
+    chat_key, lang, asker_name = await conn.fetchrow(
+        "SELECT chat_key, lang, asker_name FROM sessions WHERE id = $1", session_id
     )
-    body = json.dumps(
-        {"tool_call_id": question[1], "question": question[2], "options": json.loads(question[3]), "lang": lang,
-         "user_id": asker_id, "user_name": asker_name},
-        ensure_ascii=False,
-    )
-    return await queue_outbox(conn, chat_key, session_id, "question", body, tool_call_id=question[1])
+    return [await queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name),
+                               tool_call_id=q[1]) for q in questions]
 
 
 async def finish_run(
@@ -213,7 +210,11 @@ async def resolve_question(
     if _count(updated) != 1:
         return False
     await append(conn, session_id, [body])
-    await conn.execute("UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2", time.time(), session_id)
+    await conn.execute(  # the run resumes once every question of its turn is answered or expired
+        "UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2 AND NOT EXISTS "
+        "(SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting')",
+        time.time(), session_id,
+    )
     if inbox_id is not None:
         await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
     return True

@@ -129,13 +129,13 @@ class SqliteStore:
                                          inbox_done=list(inbox_done)))
 
     async def pause(
-        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
         inbox_done: Sequence[int] = (),
-    ) -> int:
-        q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
-             question.asker_id, question.asked_at, question.deadline)
-        return int(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
-                                                    question=q, step=step, inbox_done=list(inbox_done))))
+    ) -> list[int]:
+        rows = [(session_id, q.tool_call_id, q.question, json.dumps(list(q.options), ensure_ascii=False), q.asker_id,
+                 q.asked_at, q.deadline, q.addressee) for q in questions]
+        return list(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
+                                            questions=rows, step=step, inbox_done=list(inbox_done))))
 
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
@@ -183,6 +183,16 @@ class SqliteStore:
             (chat_key,),
         )
         return _question(row) if row else None
+
+    async def questions_for_chat(self, chat_key: str) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+            "JOIN sessions s ON s.id = q.session_id "
+            "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
+            "ORDER BY q.asked_at, q.tool_call_id",
+            (chat_key,),
+        )
+        return [_question(r) for r in rows]
 
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None

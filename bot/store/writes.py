@@ -21,7 +21,8 @@ SESSION_COLS = (
     "run_started_at, prompt_tokens, completion_tokens, llm_calls"
 )
 QUESTION_COLS = (
-    "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after"
+    "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after, "
+    "addressee"
 )
 OUTBOX_COLS = (
     "id, session_id, chat_key, kind, body, created_at, status, attempts, parts_sent, message_id, error, tool_call_id"
@@ -121,27 +122,33 @@ def append_step(
 
 
 def pause(
-    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], question: Row, step: int,
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int,
     inbox_done: Sequence[int],
-) -> int:
+) -> list[int]:
     append(conn, session_id, bodies)
-    conn.execute(
-        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL)",
-        question,
+    conn.executemany(
+        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL, ?)",
+        questions,
     )
     conn.execute(
         "UPDATE sessions SET state = 'asking', run_steps = ?, updated_at = ? WHERE id = ?", (step, time.time(), session_id)
     )
     close_inbox(conn, inbox_done)
-    chat_key, lang, asker_id, asker_name = conn.execute(
-        "SELECT chat_key, lang, asker_id, asker_name FROM sessions WHERE id = ?", (session_id,)
+    chat_key, lang, asker_name = conn.execute(
+        "SELECT chat_key, lang, asker_name FROM sessions WHERE id = ?", (session_id,)
     ).fetchone()
-    body = json.dumps(
+    return [queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name), tool_call_id=q[1])
+            for q in questions]
+
+
+def question_json(question: Row, lang: str, asker_name: str) -> str:
+    """A question's outbox body (bot.delivery.question_body builds the same): the person asked is
+    the one mentioned, by id when known, else by the handle the request used."""
+    return json.dumps(
         {"tool_call_id": question[1], "question": question[2], "options": json.loads(question[3]), "lang": lang,
-         "user_id": asker_id, "user_name": asker_name},
+         "user_id": question[4], "user_name": question[7] or asker_name},
         ensure_ascii=False,
     )
-    return queue_outbox(conn, chat_key, session_id, "question", body, tool_call_id=question[1])
 
 
 def finish_run(
@@ -191,7 +198,11 @@ def resolve_question(
     if cur.rowcount != 1:
         return False
     append(conn, session_id, [body])
-    conn.execute("UPDATE sessions SET state = 'working', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    conn.execute(  # the run resumes once every question of its turn is answered or expired
+        "UPDATE sessions SET state = 'working', updated_at = ? WHERE id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM questions WHERE session_id = ? AND status = 'waiting')",
+        (time.time(), session_id, session_id),
+    )
     if inbox_id is not None:
         conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
     return True
