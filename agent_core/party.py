@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 # a handle or a capitalised name, then a home city: "(Beijing)", "（北京）", "from Beijing", "从北京"
-_WHO = r"(?P<who><@[A-Z0-9]+(?:\|[^>]+)?>|@[A-Za-z0-9_]{3,32}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+_WHO = r"(?P<who><@[A-Z0-9]+(?:\|[^>]+)?>|@[A-Za-z0-9_]{2,32}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
 _CITY = r"(?P<city>[\u4e00-\u9fff]{2,6}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
 _WITH_CITY = re.compile(
     _WHO + r"\s*(?:[(（]\s*(?:from\s+)?" + _CITY + r"\s*[)）]|\s+from\s+" + _CITY.replace("city", "city2")
@@ -76,10 +76,15 @@ def duplicate_labels(party: list[Traveller]) -> list[str]:
 
 
 def _add(found: dict[str, Traveller], who: str, city: str | None) -> None:
+    """Once per person: the same label again adds nothing, unless it names another home city —
+    two people who share a name (caught by duplicate_labels, never merged into one)."""
     slack = _HANDLE.fullmatch(who)
     user_id = slack.group("slack") or "" if slack is not None else ""
     label = f"<@{user_id}>" if user_id else who
-    key = label.lower()
-    if key in found and (found[key].home_city or not city):
+    same = [key for key, t in found.items() if t.label.lower() == label.lower()]
+    if any(found[key].home_city is None or not city or found[key].home_city == city for key in same):
+        for key in same:  # a city given later fills one left open
+            if found[key].home_city is None and city:
+                found[key] = Traveller(label, city, user_id)
         return
-    found[key] = Traveller(label, city, user_id)
+    found[f"{label.lower()}#{len(same)}"] = Traveller(label, city, user_id)

@@ -54,6 +54,7 @@ class RunSpec:
     now: datetime
     location: SharedLocation | None = None
     usage: TokenUsage = field(default_factory=TokenUsage)
+    travellers: tuple[str, ...] = ()  # a team trip's travellers as the request names them
 
 
 class AgentFactory(Protocol):

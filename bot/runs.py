@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from agent_core.agents import ToolCallAgent
 from agent_core.events import AnswerReady, QuestionAsked, RunFailed, Verdict
 from agent_core.journal import PendingAsk
+from agent_core.party import read_party
 from agent_core.schema import AgentState, Message, Role
 from bot.chat import ChatKey, RunInfo
 from bot.delivery import Progress
@@ -200,6 +201,7 @@ class RunDriver:
             session_id=session.id, lang=session.lang, messages=messages, steps_taken=session.run_steps,
             now=datetime.fromtimestamp(session.run_started_at or self.clock(), self._tz),
             location=location_from_json(session.location),
+            travellers=tuple(t.label for t in read_party(session.request)),
         )
         return self.agents.build(spec)
 

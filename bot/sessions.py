@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Callable
 
+from agent_core.party import read_party
 from bot import texts
 from bot.actor import ActorDeps, ChatActor, state_with_run
 from bot.addressing import bound_question, is_for
@@ -209,10 +210,13 @@ class SessionManager:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:
             return None
         stripped = msg.text.strip()
-        if stripped and len(msg.text) <= self.settings.max_message_chars:
+        party = len(read_party(msg.text[: self.settings.max_message_chars]))
+        if stripped and len(msg.text) <= self.settings.max_message_chars and party <= self.settings.max_travellers:
             return None
         session = await self.store.get_session(str(msg.chat))
         lang = texts.detect_lang(msg.text[:2000], session.lang if session else (msg.lang or "zh"))
+        if stripped and party > self.settings.max_travellers:  # planned one by one, a team that size never converges
+            return Notice("invalid", texts.text("team_too_big", lang, n=party, max=self.settings.max_travellers))
         if not stripped:
             return Notice("invalid", texts.text("empty", lang))
         return Notice("invalid", texts.text("too_long", lang, n=len(msg.text), max=self.settings.max_message_chars))

@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     rate_per_ip: int = Field(default=60, ge=0, validation_alias=_alias("BOT_RATE_PER_IP"))
     allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
     human_timeout_s: float = Field(default=86400, gt=0, validation_alias=_alias("BOT_HUMAN_TIMEOUT_S"))
+    max_travellers: int = Field(default=12, ge=1, le=500, validation_alias=_alias("BOT_MAX_TRAVELLERS"))
+    approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_APPROVERS"))
+    signoff_timeout_s: float = Field(default=3 * 86400, gt=0, validation_alias=_alias("BOT_SIGNOFF_TIMEOUT_S"))
     validate_plans: bool = Field(default=True, validation_alias=_alias("BOT_VALIDATE"))
     validate_rounds: int = Field(default=2, ge=0, le=5, validation_alias=_alias("BOT_VALIDATE_ROUNDS"))
     travel_data: Literal["sandbox", "live"] = Field(default="sandbox", validation_alias=_alias("BOT_TRAVEL_DATA"))
@@ -75,7 +78,7 @@ class Settings(BaseSettings):
     rail12306_base_url: str | None = Field(default=None, validation_alias=_alias("RAIL12306_BASE_URL"))
     duffel_base_url: str | None = Field(default=None, validation_alias=_alias("DUFFEL_BASE_URL"))
 
-    @field_validator("allowed_users", mode="before")
+    @field_validator("allowed_users", "approvers", mode="before")
     @classmethod
     def _split_users(cls, v: object) -> object:
         if isinstance(v, str):

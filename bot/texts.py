@@ -71,6 +71,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "已记下。请先回答我上面的问题，之后我会把这条一并考虑。",
         "en": "Noted. Please answer my question above first; I'll take this into account right after.",
     },
+    "team_too_big": {
+        "zh": "这条请求里有 {n} 位出行人，超过了每次最多 {max} 人的上限。请把团队分成几组，每组单独发一条请求。",
+        "en": "This request names {n} travellers, more than the {max} I plan for at once. Please split the team into groups and send one request per group.",
+    },
     "not_yours": {
         "zh": "这个问题是问 {who} 的，只有 TA 的回答算数。你的消息我会在规划时一并考虑。",
         "en": "That question is for {who}; only their reply answers it. I'll take your message into account when I plan.",

@@ -49,4 +49,12 @@ class AskHuman(BaseTool[AskHumanParams]):
     async def execute(self, params: AskHumanParams, ctx: ToolContext) -> ToolResult:
         options = tuple(o.strip() for o in (params.options or []) if o.strip())
         to = (params.to or "").strip()
+        if to and ctx.travellers and not any(_key(to) == _key(t) for t in ctx.travellers):
+            # an unknown traveller: the model picks one of the party (or asks without `to`)
+            return ToolResult.fail(f"{to!r} is not a traveller of this trip; `to` must be one of: {', '.join(ctx.travellers)}")
         raise HumanInputRequired(params.inquire.strip(), ctx.tool_call_id, options, to)
+
+
+def _key(name: str) -> str:
+    """"<@U1|ana>", "<@U1>" -> "u1"; "@Bo" -> "bo"."""
+    return name.strip().removeprefix("<@").split("|", 1)[0].rstrip(">").lstrip("@").lower()
