@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.store.base import ChatEvent, QuestionRow, Store, StoreClosed, TurnStart
+from bot.store.base import ChatEvent, QuestionRow, SignoffRow, Store, StoreClosed, TurnStart
 from bot.store.migrate import MIGRATIONS_DIR, discover
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR
 from bot.store.postgres import PostgresStore
@@ -153,6 +153,40 @@ async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resu
     assert (await store.get_session(KEY)).state == "working"  # type: ignore[union-attr]
     tools = [m.tool_call_id for m in await store.load_messages(session.id) if m.role.value == "tool"]
     assert tools == ["call_b", "call_a"]  # each answer is its own call's result, in the order they came
+
+
+async def test_a_team_plan_waits_for_sign_off_with_its_reminder_and_deadline(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    now = time.time()
+    signoff = SignoffRow("so1", session.id, KEY, "waiting", ("U9", "@boss"), now, now + 10, now + 20)
+    [answer] = await store.finish_run(session.id, [Message.assistant("plan")], outbox=[("answer", "{}")], signoff=signoff)
+    assert (await store.get_session(KEY)).state == "signoff"  # type: ignore[union-attr]
+    assert await store.signoff_for_chat(KEY) == signoff
+    assert await store.next_deadline(after=now) == now + 10  # the reminder first
+    assert [g.id for g in await store.due_signoffs(now + 11)] == ["so1"] and await store.due_signoffs(now + 1) == []
+    assert await store.signoff_reminded("so1", inbox_id=None, outbox=[("notice", "{}")]) is not None
+    assert await store.signoff_reminded("so1", inbox_id=None) is None  # one reminder
+    assert await store.next_deadline(after=now + 11) == now + 20
+    rows = await store.decide_signoff("so1", "rejecting", "U9", outbox=[("notice", '{"why": 1}')])
+    assert rows is not None and len(rows) == 1
+    assert (await store.get_session(KEY)).state == "signoff"  # type: ignore[union-attr]  # waiting for the reason
+    reason = await store.add_inbox("test", "2", KEY, "{}")
+    replan = TurnStart(KEY, reason or 0, Message.user("[sign-off] rejected"), "en", "U9", "Boss", "hello", None,
+                       rejected_by="U9", reason="too expensive")
+    await store.start_turn(replan)
+    decided = await store.signoff_for_chat(KEY)
+    assert decided is not None and (decided.status, decided.decided_by, decided.reason) == ("rejected", "U9", "too expensive")
+    assert await store.decide_signoff("so1", "approved", "U9") is None  # decided already
+    again = SignoffRow("so2", session.id, KEY, "waiting", ("U9",), now + 1, now + 10, now + 20)
+    await store.finish_run(session.id, [Message.assistant("plan 2")], signoff=again)
+    assert await store.decide_signoff("so2", "approved", "U9", outbox=[("notice", "{}")]) is not None
+    approved = await store.signoff_for_chat(KEY)
+    assert approved is not None and approved.status == "approved" and approved.decided_at is not None
+    assert (await store.get_session(KEY)).state == "idle"  # type: ignore[union-attr]
+    await store.add_approver("slack", "C1", "U7", "U1")
+    await store.add_approver("slack", "C1", "U7", "U1")
+    assert await store.channel_approvers("slack", "C1") == ["U7"] and await store.channel_approvers("slack", "C2") == []
 
 
 async def test_a_failed_question_row_tells_its_chat_and_counts(store: Store):

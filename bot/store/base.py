@@ -84,6 +84,28 @@ class QuestionRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SignoffRow:
+    """A finished team plan waiting for (or given) an approver's decision."""
+
+    id: str
+    session_id: str
+    chat_key: str
+    status: str  # waiting | rejecting | approved | rejected | expired | cancelled | superseded
+    approvers: tuple[str, ...]  # platform user ids or @handles, as configured
+    requested_at: float
+    remind_at: float
+    deadline: float
+    reminded: bool = False
+    decided_by: str | None = None  # who approved or rejected (while rejecting: who pressed Reject)
+    decided_at: float | None = None
+    reason: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.status in ("waiting", "rejecting")
+
+
+@dataclass(frozen=True, slots=True)
 class InboxRow:
     id: int
     platform: str
@@ -144,6 +166,8 @@ class TurnStart:
     asker_name: str
     request: str
     location: str | None
+    rejected_by: str = ""  # a re-plan after a rejected sign-off: who rejected it (stored with the turn)
+    reason: str = ""
 
 
 class Store(Protocol):
@@ -183,9 +207,10 @@ class Store(Protocol):
     async def session_by_id(self, session_id: str) -> SessionRow | None: ...
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
     ) -> list[int]:
-        """Mark the run over (idle) and queue what must be delivered, `(kind, body)` each: one transaction."""
+        """Mark the run over (idle, or waiting for `signoff` when given, which is stored) and queue
+        what must be delivered, `(kind, body)` each: one transaction."""
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
     ) -> None:
@@ -210,7 +235,27 @@ class Store(Protocol):
     async def waiting_questions(self) -> list[QuestionRow]: ...
     async def due_questions(self, now: float) -> list[QuestionRow]: ...
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        """The earliest deadline of a waiting question later than `after`."""
+        """The earliest deadline of a waiting question, or reminder or deadline of an open
+        sign-off, later than `after`."""
+
+    # sign-offs of team plans, and the approvers a channel named
+    async def signoff_for_chat(self, chat_key: str) -> SignoffRow | None:
+        """The latest sign-off of the chat's open session (open or decided)."""
+    async def decide_signoff(
+        self, signoff_id: str, status: str, by: str, *, reason: str | None = None, inbox_id: int | None = None,
+        outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        """Record a decision (approved, rejecting, expired) on an open sign-off; approved and
+        expired leave the session idle. Closes the inbox row and queues `outbox`, one transaction;
+        None when the sign-off was no longer open."""
+    async def signoff_reminded(
+        self, signoff_id: str, *, inbox_id: int | None, outbox: Sequence[tuple[str, str]] = ()
+    ) -> list[int] | None:
+        """Mark its one reminder sent and queue it; None when it was reminded or closed already."""
+    async def due_signoffs(self, now: float) -> list[SignoffRow]:
+        """Open sign-offs whose reminder or deadline is due."""
+    async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None: ...
+    async def channel_approvers(self, platform: str, channel_id: str) -> list[str]: ...
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...

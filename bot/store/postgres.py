@@ -51,6 +51,7 @@ from bot.store.base import (
     OutboxRow,
     QuestionRow,
     SessionRow,
+    SignoffRow,
     StoreClosed,
     StoreCounts,
     StoreUnavailable,
@@ -69,8 +70,8 @@ from bot.store.pg_connect import (
 from bot.store.pg_leases import Lease
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
-from bot.store.sqlite import _bodies, _body, _question
-from bot.store.writes import OUTBOX_COLS
+from bot.store.sqlite import _bodies, _body, _question, _signoff, _signoff_row
+from bot.store.writes import OPEN_SIGNOFF, OUTBOX_COLS, SIGNOFF_COLS
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
@@ -269,10 +270,11 @@ class PostgresStore:
 
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
     ) -> list[int]:
         return await self.write(partial(pg_writes.finish_run, session_id=session_id, bodies=_bodies(messages),
-                                        outbox=list(outbox), inbox_done=list(inbox_done)))
+                                        outbox=list(outbox), inbox_done=list(inbox_done),
+                                        signoff=_signoff_row(signoff)))
 
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
@@ -344,9 +346,55 @@ class PostgresStore:
         return [_question(r) for r in rows]
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting' AND deadline > $1",
-                              float(after))
+        row = await self._one(
+            "SELECT MIN(t) FROM (SELECT deadline AS t FROM questions WHERE status = 'waiting' "
+            f"UNION ALL SELECT CASE WHEN reminded = 0 THEN remind_at ELSE deadline END FROM signoffs WHERE {OPEN_SIGNOFF} "
+            f"UNION ALL SELECT deadline FROM signoffs WHERE {OPEN_SIGNOFF}) AS due WHERE t > $1",
+            after,
+        )
         return float(row[0]) if row and row[0] is not None else None
+
+    # -- sign-offs -------------------------------------------------------------------------
+    async def signoff_for_chat(self, chat_key: str) -> SignoffRow | None:
+        row = await self._one(
+            f"SELECT {', '.join('g.' + c.strip() for c in SIGNOFF_COLS.split(','))} FROM signoffs g "
+            f"JOIN sessions s ON s.id = g.session_id WHERE s.chat_key = $1 AND s.closed = 0 "
+            "ORDER BY g.requested_at DESC LIMIT 1",
+            chat_key,
+        )
+        return _signoff(row) if row else None
+
+    async def decide_signoff(
+        self, signoff_id: str, status: str, by: str, *, reason: str | None = None, inbox_id: int | None = None,
+        outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        return await self.write(partial(pg_writes.decide_signoff, signoff_id=signoff_id, status=status, by=by,
+                                            reason=reason, inbox_id=inbox_id, outbox=list(outbox)))
+
+    async def signoff_reminded(
+        self, signoff_id: str, *, inbox_id: int | None, outbox: Sequence[tuple[str, str]] = ()
+    ) -> list[int] | None:
+        return await self.write(partial(pg_writes.signoff_reminded, signoff_id=signoff_id, inbox_id=inbox_id,
+                                            outbox=list(outbox)))
+
+    async def due_signoffs(self, now: float) -> list[SignoffRow]:
+        rows = await self._all(
+            f"SELECT {SIGNOFF_COLS} FROM signoffs WHERE {OPEN_SIGNOFF} "
+            f"AND ((reminded = 0 AND remind_at <= $1) OR deadline <= $1) ORDER BY deadline",
+            now,
+        )
+        return [_signoff(r) for r in rows]
+
+    async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
+        await self.write(partial(pg_writes.add_approver, platform=platform, channel_id=channel_id, user_id=user_id,
+                                     added_by=added_by))
+
+    async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
+        rows = await self._all(
+            "SELECT user_id FROM channel_approvers WHERE platform = $1 AND channel_id = $2 ORDER BY added_at",
+            platform, channel_id,
+        )
+        return [str(r[0]) for r in rows]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

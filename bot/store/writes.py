@@ -27,6 +27,11 @@ QUESTION_COLS = (
 OUTBOX_COLS = (
     "id, session_id, chat_key, kind, body, created_at, status, attempts, parts_sent, message_id, error, tool_call_id"
 )
+SIGNOFF_COLS = (
+    "id, session_id, chat_key, status, approvers, requested_at, remind_at, deadline, reminded, decided_by, "
+    "decided_at, reason"
+)
+OPEN_SIGNOFF = "status IN ('waiting', 'rejecting')"
 Row = tuple[Any, ...]
 
 
@@ -109,6 +114,12 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
         )
     append(conn, sid, [body])
     conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
+    # a new turn supersedes a plan still waiting for sign-off (or records why it was rejected)
+    conn.execute(
+        f"UPDATE signoffs SET status = ?, decided_by = COALESCE(NULLIF(?, ''), decided_by), decided_at = ?, "
+        f"reason = NULLIF(?, '') WHERE session_id = ? AND {OPEN_SIGNOFF}",
+        ("rejected" if turn.rejected_by else "superseded", turn.rejected_by, now, turn.reason, sid),
+    )
     fresh = conn.execute(f"SELECT {SESSION_COLS} FROM sessions WHERE id = ?", (sid,)).fetchone()
     return tuple(fresh)
 
@@ -153,10 +164,13 @@ def question_json(question: Row, lang: str, asker_name: str) -> str:
 
 def finish_run(
     conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]],
-    inbox_done: Sequence[int],
+    inbox_done: Sequence[int], signoff: Row | None = None,
 ) -> list[int]:
     append(conn, session_id, bodies)
-    conn.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    conn.execute("UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
+                 ("signoff" if signoff else "idle", time.time(), session_id))
+    if signoff is not None:
+        conn.execute(f"INSERT INTO signoffs ({SIGNOFF_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", signoff)
     close_inbox(conn, inbox_done)
     (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
@@ -167,6 +181,7 @@ def interrupt(
 ) -> None:
     append(conn, session_id, bodies)
     conn.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = ? AND status = 'waiting'", (session_id,))
+    conn.execute(f"UPDATE signoffs SET status = 'cancelled' WHERE session_id = ? AND {OPEN_SIGNOFF}", (session_id,))
     conn.execute(
         "UPDATE sessions SET state = 'idle', closed = ?, updated_at = ? WHERE id = ?",
         (1 if close else 0, time.time(), session_id),
@@ -206,6 +221,49 @@ def resolve_question(
     if inbox_id is not None:
         conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
     return True
+
+
+# -- sign-offs -------------------------------------------------------------------------------
+def decide_signoff(
+    conn: sqlite3.Connection, signoff_id: str, status: str, by: str, reason: str | None, inbox_id: int | None,
+    outbox: Sequence[tuple[str, str]],
+) -> list[int] | None:
+    now = time.time()
+    cur = conn.execute(
+        f"UPDATE signoffs SET status = ?, decided_by = ?, decided_at = ?, reason = COALESCE(?, reason) "
+        f"WHERE id = ? AND {OPEN_SIGNOFF}",
+        (status, by, now, reason, signoff_id),
+    )
+    if cur.rowcount != 1:
+        return None
+    session_id, chat_key = conn.execute("SELECT session_id, chat_key FROM signoffs WHERE id = ?", (signoff_id,)).fetchone()
+    if status in ("approved", "expired"):
+        conn.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ? AND state = 'signoff'",
+                     (now, session_id))
+    if inbox_id is not None:
+        conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+    return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
+
+
+def signoff_reminded(
+    conn: sqlite3.Connection, signoff_id: str, inbox_id: int | None, outbox: Sequence[tuple[str, str]]
+) -> list[int] | None:
+    cur = conn.execute(f"UPDATE signoffs SET reminded = 1 WHERE id = ? AND reminded = 0 AND {OPEN_SIGNOFF}",
+                       (signoff_id,))
+    if inbox_id is not None:
+        conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+    if cur.rowcount != 1:
+        return None
+    session_id, chat_key = conn.execute("SELECT session_id, chat_key FROM signoffs WHERE id = ?", (signoff_id,)).fetchone()
+    return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
+
+
+def add_approver(conn: sqlite3.Connection, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
+    conn.execute(
+        "INSERT INTO channel_approvers (platform, channel_id, user_id, added_by, added_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        (platform, channel_id, user_id, added_by, time.time()),
+    )
 
 
 # -- the outbox ------------------------------------------------------------------------------
