@@ -40,13 +40,24 @@ from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
 from bot.settings import Settings
-from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
+from bot.signoff import SignoffDesk, display, is_approver
+from bot.store.base import (
+    InboxRow,
+    OutboxRow,
+    QuestionRow,
+    SessionRow,
+    SignoffRow,
+    Store,
+    TurnStart,
+)
 
 log = logging.getLogger(__name__)
 
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
-_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW}
+_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
+             "trip": Trigger.TRIP}
+_DECISIONS = {"approve": Trigger.APPROVE, "reject": Trigger.REJECT}
 
 
 class DoubleRun(RuntimeError):
@@ -178,11 +189,23 @@ class ChatActor:
         current = next((q for q in waiting if q.tool_call_id == trig.data.get("tool_call_id")
                         and q.session_id == trig.data.get("session_id")), None)
         question = bound or current
+        signoff = await self.d.store.signoff_for_chat(self.skey) if state is ChatState.SIGNOFF else None
+        named = trig.msg.question_id if trig.msg is not None else trig.data.get("signoff_id")
+        open_signoff = signoff is not None and signoff.open
         facts = Facts(
-            answers=bound is not None, current=current is not None, idle_run=self.run_task is None,
+            answers=bound is not None, idle_run=self.run_task is None,
+            current=current is not None or (open_signoff and signoff is not None and named == signoff.id),
             last=question is None or len(waiting) == 1,
+            approver=signoff is not None and trig.msg is not None and is_approver(trig.msg, signoff.approvers),
+            reason=signoff is not None and signoff.status == "rejecting" and trig.msg is not None
+            and trig.msg.user_id == signoff.decided_by,
         )
-        await self._do(decide(state, trig.trigger, facts), trig, session, question, waiting)
+        t = decide(state, trig.trigger, facts)
+        if t.action in _SIGNOFF_ACTIONS:
+            assert session is not None and signoff is not None
+            await self._signoff(t, trig, session, signoff)
+            return
+        await self._do(t, trig, session, question, waiting)
 
     async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None,
                   waiting: Sequence[QuestionRow] = ()) -> None:
@@ -220,11 +243,46 @@ class ChatActor:
             await self._notice(session.id if session else "", Notice("info", texts.text("location_saved", lang)))
         elif t.action in (Action.STOP_RUN, Action.CLOSE, Action.ABANDON):
             await self._stop(t, row, session, lang, trig.data.get("error", ""))
+        elif t.action is Action.SET_APPROVER:
+            assert msg is not None
+            await store.finish_inbox(row.id)
+            await self._notice(session.id if session else "", await self._desk().set_approver(msg, lang))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE):
             await store.finish_inbox(row.id)
             await self._notice(session.id if session else "", await self._reply(t, session, lang))
         else:  # IGNORE
             await store.finish_inbox(row.id)
+
+    async def _signoff(self, t: Transition, trig: _Trigger, session: SessionRow, signoff: SignoffRow) -> None:
+        row, msg, lang, desk = trig.row, trig.msg, session.lang, self._desk()
+        queued: list[OutboxRow] = []
+        if t.action is Action.APPROVE:
+            assert msg is not None
+            queued = await desk.approve(signoff, msg, row.id, lang)
+        elif t.action is Action.ASK_REASON:
+            assert msg is not None
+            queued = await desk.ask_reason(signoff, msg, row.id, lang)
+        elif t.action is Action.REFUSE_DECISION:
+            await self.d.store.finish_inbox(row.id)
+            await self._notice(session.id, desk.refusal(signoff, lang))
+        elif t.action is Action.REMIND:
+            queued = await desk.remind(signoff, row.id, lang)
+        elif t.action is Action.EXPIRE_SIGNOFF:
+            queued = await desk.expire(signoff, row.id, lang)
+        else:  # REPLAN: the rejection is stored with the turn that plans again
+            assert msg is not None
+            who = display(self.key.platform, msg.user_id)
+            turn = TurnStart(
+                chat_key=self.skey, inbox_id=row.id, lang=session.lang, asker_id=session.asker_id,
+                message=Message.user(texts.REJECTED.format(who=who, reason=msg.text.strip())),
+                asker_name=session.asker_name, request=session.request, location=None,
+                rejected_by=msg.user_id, reason=msg.text.strip()[:500],
+            )
+            self._spawn(await self.d.store.start_turn(turn))
+        self.d.deliver(self.skey, queued)
+
+    def _desk(self) -> SignoffDesk:
+        return SignoffDesk(self.d.store, self.d.settings, self.key, self.d.clock)
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
@@ -284,7 +342,9 @@ class ChatActor:
         if t.trigger is Trigger.HELP:
             return Notice("help", texts.text("help", lang))
         failed = await self.d.store.failed_outbox(self.skey)
-        return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang))
+        signoff = await self.d.store.signoff_for_chat(self.skey) if session is not None else None
+        line = self._desk().status(signoff, lang) if signoff is not None else None
+        return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang, line))
 
     # -- the run ----------------------------------------------------------------------------
     def _spawn(self, session: SessionRow, history: list[Message] | None = None) -> None:
@@ -317,8 +377,9 @@ class ChatActor:
         session = self._run_session
         assert session is not None
         state = state_of(await self.d.store.get_session(self.skey))
+        approvers = await self._desk().approvers() if _is_team_plan(outcome) else []
         try:
-            t = decide(state, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
+            t = decide(state, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True, signoff=bool(approvers)))
         except UndefinedTransition:  # a bug, not the person's doing: keep the chat as it is stored
             log.error("chat %s: run outcome %s in state %s dropped", self.skey, type(outcome).__name__, state)
             return
@@ -337,9 +398,15 @@ class ChatActor:
             self.d.question_stored()
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
-            [row_id] = await store.finish_run(session.id, outcome.messages, outbox=[("answer", body)],
-                                              inbox_done=outcome.inbox_done)
-            queued = [OutboxRow(row_id, session.id, self.skey, "answer", body, self.d.clock())]
+            outbox = [("answer", body)]
+            signoff = self._desk().new(session, approvers) if t.action is Action.STORE_FOR_SIGNOFF else None
+            if signoff is not None:  # the plan, then the request with the approvers' buttons
+                outbox.append(("notice", self._desk().request(signoff, lang)))
+                self.d.question_stored()  # its reminder and deadline are watched like a question's
+            row_ids = await store.finish_run(session.id, outcome.messages, outbox=outbox,
+                                             inbox_done=outcome.inbox_done, signoff=signoff)
+            queued = [OutboxRow(i, session.id, self.skey, kind, b, self.d.clock())
+                      for i, (kind, b) in zip(row_ids, outbox, strict=True)]
             self.d.metrics.runs.labels("answered").inc()
         elif isinstance(outcome, Failed):
             notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
@@ -386,6 +453,14 @@ class ChatActor:
         self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
 
 
+_SIGNOFF_ACTIONS = frozenset({Action.APPROVE, Action.ASK_REASON, Action.REPLAN, Action.REFUSE_DECISION,
+                              Action.REMIND, Action.EXPIRE_SIGNOFF})
+
+
+def _is_team_plan(outcome: RunOutcome) -> bool:
+    return isinstance(outcome, Finished) and outcome.answer.plan is not None and bool(outcome.answer.plan.party)
+
+
 _OUTCOME_TRIGGER: dict[type, Trigger] = {
     Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
 }
@@ -398,6 +473,8 @@ def _classify(row: InboxRow) -> _Trigger:
     command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
     if command is not None:
         return _Trigger(row, _COMMANDS[command], msg, {})
+    if msg.kind is MessageKind.DECISION:
+        return _Trigger(row, _DECISIONS[msg.text], msg, {})
     if msg.kind is MessageKind.BUTTON or msg.question_id is not None:
         return _Trigger(row, Trigger.NAMED_ANSWER, msg, {})
     if msg.kind is MessageKind.LOCATION and not msg.text.strip():

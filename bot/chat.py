@@ -37,6 +37,7 @@ class MessageKind(StrEnum):
     TEXT = "text"
     BUTTON = "button"  # an option button pressed: text is the chosen option
     LOCATION = "location"  # a shared location: text may be empty
+    DECISION = "decision"  # an Approve / Reject press on a plan's sign-off: text is the decision, question_id the sign-off
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +80,9 @@ class RunInfo:
 class Notice:
     """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
 
-    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | signoff
     text: str  # already in the person's language
+    signoff_id: str | None = None  # a sign-off request: the surface adds Approve / Reject buttons naming it
 
 
 class DeliveryError(Exception):

@@ -9,7 +9,7 @@ from bot import texts
 from bot.settings import Settings
 from bot.store.base import OutboxRow, SessionRow, Store
 
-COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel", "/status": "status"}
+COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel", "/status": "status", "/trip": "trip"}
 
 
 def command_of(text: str) -> str | None:
@@ -19,9 +19,13 @@ def command_of(text: str) -> str | None:
 
 
 async def status_text(
-    store: Store, settings: Settings, session: SessionRow | None, failed: Sequence[OutboxRow], lang: str
+    store: Store, settings: Settings, session: SessionRow | None, failed: Sequence[OutboxRow], lang: str,
+    signoff: str | None = None,
 ) -> str:
-    if session is None or session.state == "idle":
+    """`signoff`: the line about the conversation's last sign-off (waiting, or who decided what, when)."""
+    if session is not None and session.state == "signoff" and signoff:
+        text = signoff
+    elif session is None or session.state == "idle":
         text = texts.text("status_idle", lang)
     elif session.state == "asking":
         waiting = await store.questions_for_chat(session.chat_key)
@@ -32,6 +36,8 @@ async def status_text(
             text = texts.text("status_waiting", lang, question=waiting[0].question if waiting else "?")
     else:
         text = texts.text("status_running", lang, step=session.run_steps, max=settings.max_steps)
+    if signoff and session is not None and session.state != "signoff":
+        text += "\n" + signoff
     if failed:
         text += "\n" + texts.text("status_failed", lang, n=len(failed), reason=failed[-1].error or "?")
     return text

@@ -1,4 +1,5 @@
-"""DeadlineWatcher: one task for every question's deadline, however many questions wait.
+"""DeadlineWatcher: one task for every question's deadline (and every sign-off's reminder and
+deadline), however many wait.
 
 Deadlines live in the store (they survive restarts); the watcher sleeps until the earliest
 one (at most `max_sleep_s`, and less when a new question wakes it). It never touches a chat:
@@ -89,4 +90,18 @@ class DeadlineWatcher:
             for key in keys:
                 self.wake_chat(key)
         self._told = {(q.session_id, q.tool_call_id) for q in due}  # forget the ones resolved since
+        await self._signoffs(now)
         return now
+
+    async def _signoffs(self, now: float) -> None:
+        """A sign-off's reminder (once) and its deadline become events of its chat, like an expiry;
+        the store keeps each event once (its id names the sign-off)."""
+        due = await self.store.due_signoffs(now)
+        events = []
+        for g in due:
+            kind = "overdue" if g.deadline <= now else "reminder"
+            events.append(ChatEvent(g.chat_key, kind, json.dumps({"signoff_id": g.id}), f"{kind}:{g.id}"))
+        if events:
+            await self.store.add_events(events)
+            for key in dict.fromkeys(e.chat_key for e in events):
+                self.wake_chat(key)

@@ -54,6 +54,7 @@ class Settings(BaseSettings):
     max_travellers: int = Field(default=12, ge=1, le=500, validation_alias=_alias("BOT_MAX_TRAVELLERS"))
     approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_APPROVERS"))
     signoff_timeout_s: float = Field(default=3 * 86400, gt=0, validation_alias=_alias("BOT_SIGNOFF_TIMEOUT_S"))
+    signoff_remind_s: float = Field(default=14400, gt=0, validation_alias=_alias("BOT_SIGNOFF_REMIND_S"))
     validate_plans: bool = Field(default=True, validation_alias=_alias("BOT_VALIDATE"))
     validate_rounds: int = Field(default=2, ge=0, le=5, validation_alias=_alias("BOT_VALIDATE_ROUNDS"))
     travel_data: Literal["sandbox", "live"] = Field(default="sandbox", validation_alias=_alias("BOT_TRAVEL_DATA"))

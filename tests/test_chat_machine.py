@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -19,9 +20,10 @@ from bot.chat_machine import (
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-ALL_FACTS = [Facts(a, c, i, n) for a, c, i, n in itertools.product([False, True], repeat=4)]
+ALL_FACTS = [Facts(*values) for values in itertools.product([False, True], repeat=len(dataclasses.fields(Facts)))]
 PERSON = (Trigger.MESSAGE, Trigger.NAMED_ANSWER, Trigger.LOCATION, Trigger.HELP, Trigger.STATUS, Trigger.CANCEL,
-          Trigger.NEW, Trigger.EXPIRED, Trigger.RESUME, Trigger.UNDELIVERABLE)
+          Trigger.NEW, Trigger.EXPIRED, Trigger.RESUME, Trigger.UNDELIVERABLE, Trigger.TRIP, Trigger.APPROVE,
+          Trigger.REJECT, Trigger.REMINDER, Trigger.OVERDUE)
 RUN_OUTCOMES = (Trigger.PAUSED, Trigger.FINISHED, Trigger.FAILED, Trigger.CRASHED)
 
 
@@ -35,6 +37,8 @@ def test_run_outcomes_are_defined_only_while_working():
     for state, trigger in itertools.product(ChatState, RUN_OUTCOMES):
         if state is ChatState.WORKING:
             assert decide(state, trigger, Facts()).target in (ChatState.ASKING, ChatState.IDLE)
+            assert decide(state, trigger, Facts(signoff=True)).target in (ChatState.ASKING, ChatState.IDLE,
+                                                                         ChatState.SIGNOFF)
         else:
             with pytest.raises(UndefinedTransition):
                 decide(state, trigger, Facts())
@@ -53,6 +57,13 @@ def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert decide(ChatState.IDLE, Trigger.NAMED_ANSWER, Facts(answers=True)).action is Action.STALE
     assert decide(ChatState.WORKING, Trigger.RESUME, Facts(idle_run=False)).action is Action.IGNORE
     assert decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=False)).action is Action.IGNORE
+    # sign-off: only an approver decides; a rejection's reason plans again; a late press is stale
+    assert decide(ChatState.SIGNOFF, Trigger.APPROVE, Facts(current=True, approver=True)).target is ChatState.IDLE
+    assert decide(ChatState.SIGNOFF, Trigger.APPROVE, Facts(current=True)).action is Action.REFUSE_DECISION
+    assert decide(ChatState.SIGNOFF, Trigger.REJECT, Facts(current=True, approver=True)).action is Action.ASK_REASON
+    assert decide(ChatState.SIGNOFF, Trigger.MESSAGE, Facts(reason=True)).action is Action.REPLAN
+    assert decide(ChatState.IDLE, Trigger.APPROVE, Facts(current=True, approver=True)).action is Action.STALE
+    assert decide(ChatState.WORKING, Trigger.FINISHED, Facts(signoff=True)).target is ChatState.SIGNOFF
     starts = {t.source for t in TRANSITIONS if t.action in (Action.START_RUN, Action.ANSWER, Action.EXPIRE)}
     assert ChatState.WORKING not in starts  # a run starts only where none works
 

@@ -160,7 +160,7 @@ async def test_a_team_plan_waits_for_sign_off_with_its_reminder_and_deadline(sto
     session = await store.start_turn(turn(inbox or 0))
     now = time.time()
     signoff = SignoffRow("so1", session.id, KEY, "waiting", ("U9", "@boss"), now, now + 10, now + 20)
-    [answer] = await store.finish_run(session.id, [Message.assistant("plan")], outbox=[("answer", "{}")], signoff=signoff)
+    await store.finish_run(session.id, [Message.assistant("plan")], outbox=[("answer", "{}")], signoff=signoff)
     assert (await store.get_session(KEY)).state == "signoff"  # type: ignore[union-attr]
     assert await store.signoff_for_chat(KEY) == signoff
     assert await store.next_deadline(after=now) == now + 10  # the reminder first

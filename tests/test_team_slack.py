@@ -9,8 +9,8 @@ from pathlib import Path
 from adapters.slack.mrkdwn import unescape
 from bot.chat import ChatKey
 from bot.texts import NO_ANSWER
-from tests.fakes.slack_api import SlackMessage
-from tests.slack_support import is_plan, slack_stack
+from tests.fakes.slack_api import FakeSlack, SlackMessage
+from tests.slack_support import SlackStack, is_plan, slack_stack
 from tests.team_support import TeamScript, question_for, team_request
 from tools.party_plan import meeting_time, outbound
 from tools.plan import TripPlan
@@ -72,3 +72,70 @@ async def test_a_team_of_thirty_is_refused_with_a_clear_message(tmp_path: Path) 
         [refusal] = await s.wait_posts("C1", msg.ts, 1)
         assert "names 30 travellers, more than the 10" in unescape(refusal.text)
         assert model.turns == []
+
+
+def signoff_posts(s: SlackStack, thread_ts: str) -> list[SlackMessage]:
+    return [m for m in s.fake.bot_posts("C1", thread_ts)
+            if any(str(b.get("block_id", "")).startswith("signoff:") for b in m.blocks)]
+
+
+def signoff_id(post: SlackMessage) -> str:
+    return next(str(b["block_id"]).split(":", 1)[1] for b in post.blocks if str(b.get("block_id", "")).startswith("signoff:"))
+
+
+async def answer_all(s: SlackStack, thread_ts: str) -> None:
+    def asked(f: FakeSlack) -> bool:
+        return sum("❓" in m.text for m in f.bot_posts("C1", thread_ts)) == len(LABELS)
+    await s.fake.wait_for(asked, 10)
+    for label in reversed(LABELS):
+        await s.events.message(s.fake.user_message("C1", label.strip("<@>"), "after 8", thread_ts=thread_ts))
+
+
+async def test_sign_off_reject_with_reason_replan_refused_press_restart_and_approval(tmp_path: Path) -> None:
+    model = TeamScript(LABELS)
+    settings = {"BOT_APPROVERS": "U0BOSS", "BOT_SIGNOFF_REMIND_S": 2}
+    async with FakeSlack(channels={"C1": "channel"}) as fake:
+        async with slack_stack(tmp_path, model=model, fake=fake, **settings) as s:  # type: ignore[arg-type]
+            msg = s.mention(user="U0LEAD", text=team_request(LABELS))
+            await s.events.app_mention(msg)
+            await answer_all(s, msg.ts)
+            await s.fake.wait_for(lambda f: len(signoff_posts(s, msg.ts)) == 1, 10)
+            [first] = signoff_posts(s, msg.ts)
+            assert "<@U0BOSS>" in first.text and sum(is_plan(m) for m in s.fake.bot_posts("C1", msg.ts)) == 1
+            chat = ChatKey("slack", "C1", msg.ts)
+
+            before = len(s.fake.bot_posts("C1", msg.ts))
+            await s.events.block_action(first, user="U0ANA", value=f"approve:{signoff_id(first)}")
+            posts = await s.wait_posts("C1", msg.ts, before + 1)
+            assert "Only the approvers (<@U0BOSS>)" in posts[-1].text  # a traveller is not an approver
+            await s.events.block_action(first, user="U0BOSS", value=f"reject:{signoff_id(first)}")
+            posts = await s.wait_posts("C1", msg.ts, before + 2)
+            assert "<@U0BOSS> rejected this plan. Please reply with the reason" in posts[-1].text
+            await s.events.message(s.fake.user_message("C1", "U0BOSS", "too dear: take cheaper trains", thread_ts=msg.ts))
+            await s.fake.wait_for(lambda f: len(signoff_posts(s, msg.ts)) == 2, 10)
+            assert model.turns == ["ask", "plan", "plan"]  # planned again, with the reason
+            status = await s.runtime.store.signoff_for_chat(str(chat))
+            assert status is not None and status.status == "waiting"
+            history = await s.runtime.store.load_messages(status.session_id)
+            assert any("rejected by <@U0BOSS>" in (m.content or "") and "cheaper trains" in (m.content or "")
+                       for m in history)
+        # killed while the second sign-off waits; a new process picks it up, reminder and all
+        async with slack_stack(tmp_path, model=model, fake=fake, **settings) as s:  # type: ignore[arg-type]
+            second = signoff_posts(s, msg.ts)[-1]
+            await s.fake.wait_for(lambda f: any("Reminder" in m.text for m in f.bot_posts("C1", msg.ts)), 10)
+            before = len(s.fake.bot_posts("C1", msg.ts))
+            await s.events.message(s.fake.user_message("C1", "U0LEAD", "status", thread_ts=msg.ts))
+            posts = await s.wait_posts("C1", msg.ts, before + 1)
+            assert "waiting for sign-off by <@U0BOSS>" in posts[-1].text
+            await s.events.block_action(first, user="U0BOSS", value=f"approve:{signoff_id(first)}")  # the old request
+            await s.events.block_action(second, user="U0BOSS", value=f"approve:{signoff_id(second)}")
+            await s.fake.wait_for(lambda f: any("Plan approved by <@U0BOSS>" in m.text for m in f.bot_posts("C1", msg.ts)), 10)
+            decided = await s.runtime.store.signoff_for_chat(str(chat))
+            assert decided is not None and (decided.status, decided.decided_by) == ("approved", "U0BOSS")
+            assert sum("already been answered" in m.text for m in s.fake.bot_posts("C1", msg.ts)) == 1  # the stale press
+            before = len(s.fake.bot_posts("C1", msg.ts))
+            await s.events.message(s.fake.user_message("C1", "U0LEAD", "status", thread_ts=msg.ts))
+            posts = await s.wait_posts("C1", msg.ts, before + 1)
+            assert "Last sign-off: approved by <@U0BOSS>" in posts[-1].text
+            assert sum("Reminder" in m.text for m in s.fake.bot_posts("C1", msg.ts)) == 1
+            assert model.turns == ["ask", "plan", "plan"]

@@ -39,7 +39,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
-from adapters.slack.inbound import PLATFORM, route_button, route_event
+from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event
 from adapters.slack.mrkdwn import escape
 from adapters.slack.progress import ProgressBoard
 from adapters.slack.signing import SignedRequests
@@ -106,6 +106,7 @@ class SlackAdapter:
         self._app.event("app_mention")(self._on_event)
         self._app.event("message")(self._on_event)
         self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(self._on_button)
+        self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(self._on_decision)
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -217,6 +218,15 @@ class SlackAdapter:
             self._spawn(self._call("chat.update", self._client.chat_update(
                 channel=chat.chat_id, ts=press.question_ts, text=escape(press.message.text),
                 blocks=render.chosen(blocks, press.message.user_id, press.message.text, lang))))
+
+    async def _on_decision(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        decision = route_decision(body)
+        if decision is None:
+            return
+        async with self._in_order(str(decision.chat)):
+            outcome = await self._manager.submit(decision)
+        await self._count(outcome.value)
 
     async def _count(self, outcome: str) -> None:
         async with self._inbound_changed:

@@ -141,6 +141,9 @@ def plan_html(plan: TripPlan, lang: str) -> str:
     ]
     if plan.legs:
         lines += ["", f"<b>{w['transport']}</b>", *(_leg(leg) for leg in plan.legs)]
+    for person in plan.party:  # a team trip: each traveller's own way there and back, and their share
+        head = f"👤 <b>{escape(person.name, quote=False)}</b> ({escape(person.home_city, quote=False)}) · "
+        lines += ["", head + _money(plan.cost_of(person.name), plan.currency), *(_leg(leg) for leg in person.legs)]
     if plan.stays:
         lines += ["", f"<b>{w['stay']}</b>", *(_stay(s, w) for s in plan.stays)]
     if plan.visits:
