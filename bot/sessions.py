@@ -155,8 +155,13 @@ class SessionManager:
         return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
 
     async def awaits_answer_from(self, msg: IncomingMessage) -> bool:
-        """Does a question waiting in the chat wait for this sender (the one asked, by id or @username)?"""
-        return any(q.asker_id == msg.user_id or is_for(msg, q) for q in await self.store.questions_for_chat(str(msg.chat)))
+        """Does the chat wait for this sender: a question for them (by id or @username), or the
+        reason of the approver who rejected its plan?"""
+        key = str(msg.chat)
+        if any(q.asker_id == msg.user_id or is_for(msg, q) for q in await self.store.questions_for_chat(key)):
+            return True
+        signoff = await self.store.signoff_for_chat(key)
+        return signoff is not None and signoff.status == "rejecting" and signoff.decided_by == msg.user_id
 
     async def session_info(self, chat: ChatKey) -> SessionInfo | None:
         session = await self.store.get_session(str(chat))

@@ -31,7 +31,7 @@ from adapters.telegram.progress import RunProgress
 from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
 from adapters.telegram.typing_indicator import TypingIndicator
-from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update
+from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update, signoff_data
 from agent_core.events import AnswerReady, Event, QuestionAsked, RunFinished, Verdict
 from bot import texts as bot_texts
 from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
@@ -149,6 +149,9 @@ class TelegramAdapter:
                 await self.manager.submit(mapped.message)
         elif mapped.route is Route.BUTTON:
             await self._button(mapped)
+        elif mapped.route is Route.DECISION and mapped.message is not None:
+            await self.manager.submit(mapped.message)  # the chat says what became of it
+            await self._answer_query(mapped.callback_id, "")
         elif mapped.route is Route.BAD_BUTTON:
             await self._answer_query(mapped.callback_id, texts.text("button_junk", mapped.lang))
         elif mapped.route is Route.MEDIA and mapped.addressed:
@@ -245,7 +248,14 @@ class TelegramAdapter:
         chat_id = int(chat.chat_id)
         if notice.kind in _ENDING_NOTICES:
             self._pause(chat_id)
-        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts)
+        markup: Markup = None
+        if notice.signoff_id:  # a sign-off request: the approvers' buttons name it
+            zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
+            markup = InlineKeyboardMarkup([[
+                InlineKeyboardButton("✅ 批准" if zh else "✅ Approve", callback_data=signoff_data("approve", notice.signoff_id)),
+                InlineKeyboardButton("❌ 驳回" if zh else "❌ Reject", callback_data=signoff_data("reject", notice.signoff_id)),
+            ]])
+        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts, markup)
 
     async def _send_all(self, chat_id: int, kind: str, html: str, parts: PartLog, markup: Markup = None) -> None:
         """Send `html` in as many messages as it takes (the markup on the last), skipping the

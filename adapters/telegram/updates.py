@@ -19,9 +19,17 @@ _MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation"
           "contact", "poll", "dice")
 
 
+_SIGNOFF_DATA = re.compile(r"^s:([ar]):([0-9a-f]{32})$")
+
+
 def button_data(index: int) -> str:
     """callback_data for the index-th option: tiny, well under Telegram's 64 bytes."""
     return f"o:{index}"
+
+
+def signoff_data(decision: str, signoff_id: str) -> str:
+    """callback_data of a sign-off button: "s:a:<id>" (approve) or "s:r:<id>" (reject), 36 bytes."""
+    return f"s:{decision[0]}:{signoff_id}"
 
 
 def parse_button_data(data: str | None) -> int | None:
@@ -32,6 +40,7 @@ def parse_button_data(data: str | None) -> int | None:
 class Route(StrEnum):
     SUBMIT = "submit"
     BUTTON = "button"  # an option pressed; the option text comes from the pending question
+    DECISION = "decision"  # an Approve / Reject press on a sign-off request
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
     IGNORE = "ignore"
@@ -126,6 +135,16 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
         return Mapped(Route.IGNORE, reason="bot sender")
     lang = lang_of(sender.language_code)
     message = query.message
+    decided = _SIGNOFF_DATA.match(query.data or "")
+    if decided is not None and isinstance(message, Message):
+        press = IncomingMessage(
+            chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id),
+            text="approve" if decided.group(1) == "a" else "reject", dedup_id=str(update.update_id),
+            user_name=sender.full_name, kind=MessageKind.DECISION, reply_to=str(message.message_id),
+            is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP), question_id=decided.group(2),
+            handle=f"@{sender.username}" if sender.username else "", lang=lang if sender.language_code else "",
+        )
+        return Mapped(Route.DECISION, chat_id=message.chat.id, message=press, lang=lang, callback_id=query.id)
     index = parse_button_data(query.data)
     if message is None or not isinstance(message, Message) or index is None:
         return Mapped(Route.BAD_BUTTON, chat_id=message.chat.id if message else 0, lang=lang,
