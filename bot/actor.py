@@ -18,7 +18,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent_core.memory import Memory
 from agent_core.schema import Message
@@ -37,7 +37,8 @@ from bot.chat_machine import (
 from bot.commands import command_of, status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
-from bot.records import location_to_json, message_from_json
+from bot.plan_files import file_body, plan_files
+from bot.records import history_from_messages, location_to_json, message_from_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
 from bot.settings import Settings
 from bot.signoff import SignoffDesk, display, is_approver
@@ -50,10 +51,12 @@ from bot.store.base import (
     Store,
     TurnStart,
 )
+from tools.plan import TripPlan
 
 log = logging.getLogger(__name__)
 
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
+NOTICED_KEPT = 10_000
 RETRY_DELAY_S = 0.3
 _COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
              "trip": Trigger.TRIP}
@@ -73,6 +76,9 @@ class ActorDeps:
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[], None]  # a deadline to watch
     clock: Callable[[], float] = time.time
+    # rows whose "held"/"steered" notice was sent: shared by the chats' actors, so a chat whose actor
+    # ended while a message waited for its question does not say it twice (the process forgets them)
+    noticed: set[int] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -105,7 +111,6 @@ class ChatActor:
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
-        self._noticed: set[int] = set()
         self._failures: dict[int, int] = {}
         self._run_session: SessionRow | None = None
         self.run_task: asyncio.Task[None] | None = None
@@ -219,8 +224,10 @@ class ChatActor:
             assert msg is not None
             self._steer.offer(row.id, Message.user(msg.text.strip()))
             self._handled.add(row.id)
-            if row.id not in self._noticed:
-                self._noticed.add(row.id)
+            if row.id not in self.d.noticed:
+                if len(self.d.noticed) >= NOTICED_KEPT:
+                    self.d.noticed.clear()
+                self.d.noticed.add(row.id)
                 await self._notice(session.id if session else "", self._held_notice(t, msg, waiting, lang))
         elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
@@ -256,9 +263,10 @@ class ChatActor:
     async def _signoff(self, t: Transition, trig: _Trigger, session: SessionRow, signoff: SignoffRow) -> None:
         row, msg, lang, desk = trig.row, trig.msg, session.lang, self._desk()
         queued: list[OutboxRow] = []
-        if t.action is Action.APPROVE:
+        if t.action is Action.APPROVE:  # the approved plan is the final one: its files go with the decision
             assert msg is not None
-            queued = await desk.approve(signoff, msg, row.id, lang)
+            plans = [e.plan for e in history_from_messages(await self.d.store.load_messages(session.id)) if e.plan]
+            queued = await desk.approve(signoff, msg, row.id, lang, self._files(plans[-1], lang) if plans else ())
         elif t.action is Action.ASK_REASON:
             assert msg is not None
             queued = await desk.ask_reason(signoff, msg, row.id, lang)
@@ -280,6 +288,10 @@ class ChatActor:
             )
             self._spawn(await self.d.store.start_turn(turn))
         self.d.deliver(self.skey, queued)
+
+    def _files(self, plan: TripPlan, lang: str) -> list[tuple[str, str]]:
+        """The calendar and the cost sheet of a plan, as outbox rows."""
+        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone)]
 
     def _desk(self) -> SignoffDesk:
         return SignoffDesk(self.d.store, self.d.settings, self.key, self.d.clock)
@@ -400,6 +412,9 @@ class ChatActor:
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
             outbox = [("answer", body)]
             signoff = self._desk().new(session, approvers) if t.action is Action.STORE_FOR_SIGNOFF else None
+            if _is_team_plan(outcome) and signoff is None:  # a team's final plan comes with its files
+                assert outcome.answer.plan is not None
+                outbox += self._files(outcome.answer.plan, lang)
             if signoff is not None:  # the plan, then the request with the approvers' buttons
                 outbox.append(("notice", self._desk().request(signoff, lang)))
                 self.d.question_stored()  # its reminder and deadline are watched like a question's

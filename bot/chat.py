@@ -77,6 +77,16 @@ class RunInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file posted in the chat (a plan's calendar, its cost sheet)."""
+
+    filename: str
+    mime: str
+    content: str  # text files only: UTF-8 on the wire
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
 
@@ -123,3 +133,6 @@ class Surface(Protocol):
         """Post the final answer (and the verdict when there is one); raise DeliveryError."""
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None: ...
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        """Attach a file to the chat (the thread on Slack); raise DeliveryError."""

@@ -4,12 +4,18 @@ that comes back has everyone's legs meeting in Hangzhou."""
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import io
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+from icalendar import Calendar
 
 from adapters.slack.mrkdwn import unescape
 from bot.chat import ChatKey
 from bot.texts import NO_ANSWER
-from tests.fakes.slack_api import FakeSlack, SlackMessage
+from tests.fakes.slack_api import FakeSlack, SlackMessage, UploadedFile
 from tests.slack_support import SlackStack, is_plan, slack_stack
 from tests.team_support import TeamScript, question_for, team_request
 from tools.party_plan import meeting_time, outbound
@@ -31,13 +37,12 @@ async def test_three_travellers_three_questions_out_of_order_one_refused_one_exp
         for label, post in questions.items():
             assert post.text.startswith(f"{label} ")  # each question mentions its traveller
         chat = ChatKey("slack", "C1", msg.ts)
-        waiting = await s.runtime.store.questions_for_chat(str(chat))
-        assert [q.asker_id for q in waiting] == ["U0ANA", "U0BO", "U0CHEN"]  # three wait at once
+        # three wait at once; each can be answered once its posting is recorded (the inbox watermark)
+        await until(lambda: waiting_for(s, chat), ["U0ANA", "U0BO", "U0CHEN"])
 
         # Chen answers first; Dan (not a traveller) tries to answer for Ana and is told it is not his
         await s.events.message(s.fake.user_message("C1", "U0CHEN", "after 9 am please", thread_ts=msg.ts))
-        await s.runtime.manager.wait_until_idle(chat, timeout=5)
-        assert [q.asker_id for q in await s.runtime.store.questions_for_chat(str(chat))] == ["U0ANA", "U0BO"]
+        await until(lambda: waiting_for(s, chat), ["U0ANA", "U0BO"])
         before = len(s.fake.bot_posts("C1", msg.ts))
         await s.events.message(s.fake.user_message("C1", "U0DAN", "Ana can leave at 6, trust me", thread_ts=msg.ts))
         posts = await s.wait_posts("C1", msg.ts, before + 1)
@@ -61,6 +66,38 @@ async def test_three_travellers_three_questions_out_of_order_one_refused_one_exp
         meet = meeting_time(plan)
         assert meet is not None and all(outbound(p)[-1].arrive <= f"{meet:%Y-%m-%d %H:%M}" for p in plan.party)
         assert sum(is_plan(m) for m in s.fake.bot_posts("C1", msg.ts)) == 1
+        # the calendar and the cost sheet are attached to the thread (files_upload_v2)
+        files = await shared_files(s, msg.ts)
+        check_exports(files["team-trip-2026-12-12.ics"].content, files["team-trip-2026-12-12-costs.csv"].content,
+                      plan)
+
+
+async def shared_files(s: SlackStack, thread_ts: str) -> dict[str, UploadedFile]:
+    def files(f: FakeSlack) -> dict[str, UploadedFile]:
+        return {u.filename: u for m in f.bot_posts("C1", thread_ts) for u in m.files}
+    await s.fake.wait_for(lambda f: len(files(f)) == 2, 10)
+    shared = files(s.fake)
+    assert set(shared) == {"team-trip-2026-12-12.ics", "team-trip-2026-12-12-costs.csv"}
+    return shared
+
+
+def check_exports(ics: bytes | None, sheet: bytes | None, plan: TripPlan) -> None:
+    """The .ics parses with a calendar library: one event per leg, stay and visit, each traveller's
+    legs named after them, in the destination's zone; the CSV adds up to the plan's total."""
+    assert ics is not None and sheet is not None
+    calendar = Calendar.from_ical(ics)
+    events = calendar.walk("VEVENT")
+    legs = sum(len(p.legs) for p in plan.party) + len(plan.legs)
+    assert len(events) == legs + len(plan.stays) + len(plan.visits)
+    for person in plan.party:
+        mine = [e for e in events if str(e["SUMMARY"]).startswith(f"{person.name}: ")]
+        assert [e.decoded("DTSTART").strftime("%Y-%m-%d %H:%M") for e in mine] == [leg.depart for leg in person.legs]
+        assert all(str(e.decoded("DTSTART").tzinfo) == "Asia/Shanghai" for e in mine)
+    rows = list(csv.DictReader(io.StringIO(sheet.decode())))
+    items = [float(r["cost_cny"]) for r in rows if r["kind"] != "total"]
+    [total] = [float(r["cost_cny"]) for r in rows if r["kind"] == "total"]
+    assert round(sum(items), 2) == total == round(plan.total_cost, 2)
+    assert {r["person"] for r in rows if r["kind"] != "total"} == {p.name for p in plan.party}
 
 
 async def test_a_team_of_thirty_is_refused_with_a_clear_message(tmp_path: Path) -> None:
@@ -74,6 +111,18 @@ async def test_a_team_of_thirty_is_refused_with_a_clear_message(tmp_path: Path) 
         assert model.turns == []
 
 
+async def waiting_for(s: SlackStack, chat: ChatKey) -> list[str]:
+    """Who the chat's posted questions wait for."""
+    return [q.asker_id for q in await s.runtime.store.questions_for_chat(str(chat)) if q.posted_after is not None]
+
+
+async def until(read: Callable[[], Awaitable[object]], expected: object, within: float = 10.0) -> None:
+    async with asyncio.timeout(within):
+        while (value := await read()) != expected:
+            await asyncio.sleep(0.02)
+    assert value == expected
+
+
 def signoff_posts(s: SlackStack, thread_ts: str) -> list[SlackMessage]:
     return [m for m in s.fake.bot_posts("C1", thread_ts)
             if any(str(b.get("block_id", "")).startswith("signoff:") for b in m.blocks)]
@@ -84,9 +133,7 @@ def signoff_id(post: SlackMessage) -> str:
 
 
 async def answer_all(s: SlackStack, thread_ts: str) -> None:
-    def asked(f: FakeSlack) -> bool:
-        return sum("❓" in m.text for m in f.bot_posts("C1", thread_ts)) == len(LABELS)
-    await s.fake.wait_for(asked, 10)
+    await until(lambda: waiting_for(s, ChatKey("slack", "C1", thread_ts)), ["U0ANA", "U0BO", "U0CHEN"])
     for label in reversed(LABELS):
         await s.events.message(s.fake.user_message("C1", label.strip("<@>"), "after 8", thread_ts=thread_ts))
 
@@ -133,6 +180,8 @@ async def test_sign_off_reject_with_reason_replan_refused_press_restart_and_appr
             decided = await s.runtime.store.signoff_for_chat(str(chat))
             assert decided is not None and (decided.status, decided.decided_by) == ("approved", "U0BOSS")
             assert sum("already been answered" in m.text for m in s.fake.bot_posts("C1", msg.ts)) == 1  # the stale press
+            files = await shared_files(s, msg.ts)  # the approved plan's files, and only its
+            assert all(f.shared for f in files.values()) and len(s.fake.files) == 2
             before = len(s.fake.bot_posts("C1", msg.ts))
             await s.events.message(s.fake.user_message("C1", "U0LEAD", "status", thread_ts=msg.ts))
             posts = await s.wait_posts("C1", msg.ts, before + 1)

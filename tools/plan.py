@@ -74,6 +74,9 @@ class TripPlan(BaseModel):
         description="team trips: each traveller with their own legs from their home city; `legs` then holds only "
         "legs the whole party shares, and `travellers` equals the party's size",
     )
+    timezone: str | None = Field(
+        default=None, description="IANA time zone of the destination (e.g. Asia/Shanghai): the calendar file's zone"
+    )
     meet_by: str | None = Field(
         default=None, description="team trips: YYYY-MM-DD HH:MM by which everyone has arrived (default: the first visit)"
     )

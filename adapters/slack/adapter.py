@@ -46,7 +46,7 @@ from adapters.slack.signing import SignedRequests
 from adapters.slack.texts import t
 from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import Attachment, ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -279,6 +279,15 @@ class SlackAdapter:
         if notice.kind in _STOPPING_NOTICES:
             await self._board.settle(chat, "stopped")
         await self._post_parts(chat, render.notice(notice), parts)
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        if parts.done:  # shared already by an earlier attempt
+            return
+        resp = await self._call("files.upload_v2", self._client.files_upload_v2(
+            channel=chat.chat_id, thread_ts=chat.thread_id or None, content=file.content.encode(),
+            filename=file.filename, title=file.title or file.filename))
+        shared = resp.get("files") or [{}]
+        await parts.sent(str(shared[0].get("id", "")), more=False)
 
     async def _post_parts(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog) -> None:
         """The parts an earlier attempt posted are in the thread already: never posted twice."""

@@ -34,7 +34,7 @@ from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update, signoff_data
 from agent_core.events import AnswerReady, Event, QuestionAsked, RunFinished, Verdict
 from bot import texts as bot_texts
-from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.delivery import UNRECORDED
 from bot.records import PendingQuestion, SessionInfo
 from bot.settings import Settings
@@ -256,6 +256,20 @@ class TelegramAdapter:
                 InlineKeyboardButton("❌ 驳回" if zh else "❌ Reject", callback_data=signoff_data("reject", notice.signoff_id)),
             ]])
         await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts, markup)
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        if parts.done:  # sent already by an earlier attempt
+            return
+        chat_id = int(chat.chat_id)
+        send = functools.partial(self.transport.send_document, chat_id, file.content.encode(), file.filename,
+                                 caption=file.title)
+        try:
+            message_id = await self.outbox.send(chat_id, "file", send)
+        except TelegramError as exc:
+            raise delivery_failed(chat_id, "file", exc) from exc
+        except AdapterStopped as exc:
+            raise DeliveryFailed(chat_id, "file", str(exc), permanent=False) from exc
+        await parts.sent(str(message_id), more=False)
 
     async def _send_all(self, chat_id: int, kind: str, html: str, parts: PartLog, markup: Markup = None) -> None:
         """Send `html` in as many messages as it takes (the markup on the last), skipping the

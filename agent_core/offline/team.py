@@ -124,7 +124,7 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
     title = (f"{together.join(dict.fromkeys(names))} → {d.city_name(dest)} 团队出行 {nights + 1}天{nights}晚" if d.lang == "zh"
              else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, {nights + 1} days / {nights} nights")
     plan: TripPlan = replace_plan(shared, title=title, origin_city=together.join(dict.fromkeys(names)), legs=[],
-                                  party=members)
+                                  party=members, timezone=dest.tz)
     plan.total_cost = plan.computed_total()
     summary = team_summary(plan, d.lang)
     return Turn(calls=[Call("submit_plan", {"summary": summary, "plan": plan.model_dump()}, "plan")])

@@ -354,6 +354,12 @@
     },
     answer: (d) => { settleWaitingTimeline(); addAnswer(d.text, d.plan); },
     verdict: (d) => addVerdict(d),
+    file: (d) => {
+      const link = el("a", "file", "📎 " + d.filename);
+      link.href = d.url;
+      link.download = d.filename;
+      append(link);
+    },
     error: (d) => { settleWaitingTimeline(); closeTimeline(t.failed); addNotice(d.message, "error"); setBusy(false); },
     notice: onNotice,
     done: (d) => {
