@@ -13,12 +13,14 @@ import hashlib
 import io
 import json
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from icalendar import Calendar, Event
 
 from bot.chat import Attachment
 from tools.plan import Leg, TripPlan
+
+if TYPE_CHECKING:
+    from icalendar import Event
 
 VISIT_MINUTES = 60  # a visit without a duration still takes an hour in the calendar
 
@@ -43,6 +45,10 @@ def file_from_body(body: str) -> Attachment:
 
 
 def calendar_text(plan: TripPlan, default_tz: str) -> str:
+    # imported when the first calendar is made, not at start: it costs a few hundred ms there,
+    # and the bot must say why it cannot start within 5 s (tests/test_startup.py)
+    from icalendar import Calendar
+
     tz = _zone(plan.timezone, default_tz)
     uid = hashlib.sha1(plan.model_dump_json().encode()).hexdigest()[:16]
     cal = Calendar()
@@ -57,7 +63,7 @@ def calendar_text(plan: TripPlan, default_tz: str) -> str:
         for i, leg in enumerate(person.legs):
             events.append(_leg_event(leg, tz, f"{uid}-p{k}-leg-{i}", who=person.name))
     for i, stay in enumerate(plan.stays):
-        ev = Event()
+        ev = _event()
         ev.add("uid", f"{uid}-stay-{i}@tripbot")
         ev.add("summary", f"🏨 {stay.name}")
         ev.add("location", f"{stay.name}, {stay.city}")
@@ -66,7 +72,7 @@ def calendar_text(plan: TripPlan, default_tz: str) -> str:
         events.append(ev)
     for i, visit in enumerate(plan.visits):
         start = datetime.strptime(f"{visit.date} {visit.start or '09:00'}", "%Y-%m-%d %H:%M").replace(tzinfo=tz)
-        ev = Event()
+        ev = _event()
         ev.add("uid", f"{uid}-visit-{i}@tripbot")
         ev.add("summary", f"📍 {visit.name}")
         ev.add("location", f"{visit.name}, {visit.city}")
@@ -83,7 +89,7 @@ def calendar_text(plan: TripPlan, default_tz: str) -> str:
 
 def _leg_event(leg: Leg, tz: ZoneInfo, uid: str, who: str) -> Event:
     what = " ".join(p for p in (leg.number or leg.kind, f"{leg.origin} → {leg.destination}") if p)
-    ev = Event()
+    ev = _event()
     ev.add("uid", f"{uid}@tripbot")
     ev.add("summary", f"{who}: {what}" if who else what)
     ev.add("location", leg.origin)
@@ -92,6 +98,12 @@ def _leg_event(leg: Leg, tz: ZoneInfo, uid: str, who: str) -> Event:
     if who:
         ev.add("categories", [who])
     return ev
+
+
+def _event() -> Event:
+    from icalendar import Event  # see calendar_text
+
+    return Event()
 
 
 def cost_rows(plan: TripPlan) -> list[tuple[str, str, str, str, float]]:

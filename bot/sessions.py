@@ -154,6 +154,11 @@ class SessionManager:
             return None
         return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
 
+    async def pending_questions(self, chat: ChatKey) -> list[PendingQuestion]:
+        """Every question waiting in the chat (a team trip asks several people at once), oldest first."""
+        return [PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
+                for q in await self.store.questions_for_chat(str(chat))]
+
     async def awaits_answer_from(self, msg: IncomingMessage) -> bool:
         """Does the chat wait for this sender: a question for them (by id or @username), or the
         reason of the approver who rejected its plan?"""

@@ -262,10 +262,11 @@ class WebAdapter:
         chat = _chat_key(body.session_id)
         if await self._manager.session_info(chat) is None:
             raise HTTPException(404, "unknown session")
-        pending = await self._manager.pending_question(chat)
-        if pending is None:
+        waiting = await self._manager.pending_questions(chat)  # a team trip asks several at once
+        if not waiting:
             raise HTTPException(409, "no question is waiting for an answer in this session")
-        if body.tool_call_id is not None and body.tool_call_id != pending.tool_call_id:
+        pending = next((q for q in waiting if q.tool_call_id == body.tool_call_id), None) if body.tool_call_id else waiting[0]
+        if pending is None:
             raise HTTPException(409, "that question has already been answered or has expired")
         # the answer names its question: if that one is answered before this is applied, it
         # changes nothing (the page is told so) instead of answering a later question
