@@ -79,6 +79,9 @@ class ConsoleSurface:
             self._print(f"[{label}]")
         self.turn_done.set()
 
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None
+
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
         self._print(f"📎 {file.filename} ({len(file.content.encode())} bytes)")
 

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from agent_core.memory import Memory
@@ -67,6 +67,10 @@ class DoubleRun(RuntimeError):
     """A second run was about to start in a chat whose run is alive (a bug: never allowed)."""
 
 
+async def _nobody_known(chat: ChatKey) -> frozenset[str] | None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ActorDeps:
     store: Store
@@ -76,6 +80,7 @@ class ActorDeps:
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[], None]  # a deadline to watch
     clock: Callable[[], float] = time.time
+    members: Callable[[ChatKey], Awaitable[frozenset[str] | None]] = _nobody_known
     # rows whose "held"/"steered" notice was sent: shared by the chats' actors, so a chat whose actor
     # ended while a message waited for its question does not say it twice (the process forgets them)
     noticed: set[int] = field(default_factory=set)
@@ -289,6 +294,15 @@ class ChatActor:
             self._spawn(await self.d.store.start_turn(turn))
         self.d.deliver(self.skey, queued)
 
+    async def _present_approvers(self) -> tuple[list[str], list[str]]:
+        """The approvers still in the chat, and those who left it (when the surface can tell)."""
+        approvers = await self._desk().approvers()
+        members = await self.d.members(self.key) if approvers else None
+        if members is None:
+            return approvers, []
+        gone = [a for a in approvers if not a.startswith("@") and a not in members]
+        return [a for a in approvers if a not in gone], gone
+
     def _files(self, plan: TripPlan, lang: str) -> list[tuple[str, str]]:
         """The calendar and the cost sheet of a plan, as outbox rows."""
         return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone)]
@@ -389,7 +403,7 @@ class ChatActor:
         session = self._run_session
         assert session is not None
         state = state_of(await self.d.store.get_session(self.skey))
-        approvers = await self._desk().approvers() if _is_team_plan(outcome) else []
+        approvers, gone = await self._present_approvers() if _is_team_plan(outcome) else ([], [])
         try:
             t = decide(state, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True, signoff=bool(approvers)))
         except UndefinedTransition:  # a bug, not the person's doing: keep the chat as it is stored
@@ -411,6 +425,8 @@ class ChatActor:
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
             outbox = [("answer", body)]
+            if gone:  # an approver who left the channel cannot see the request: said, and not asked
+                outbox.append(("notice", self._desk().gone(gone, bool(approvers), lang)))
             signoff = self._desk().new(session, approvers) if t.action is Action.STORE_FOR_SIGNOFF else None
             if _is_team_plan(outcome) and signoff is None:  # a team's final plan comes with its files
                 assert outcome.answer.plan is not None

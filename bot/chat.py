@@ -136,3 +136,6 @@ class Surface(Protocol):
 
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
         """Attach a file to the chat (the thread on Slack); raise DeliveryError."""
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        """The platform ids of the people in the chat now; None when the surface cannot tell."""

@@ -76,7 +76,8 @@ class SessionManager:
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
                            progress=self.progress, clock=clock)
         self._deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
-                               deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock)
+                               deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock,
+                               members=self._members)
         self.metrics.refresh_with(self._refresh_gauges)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -153,6 +154,10 @@ class SessionManager:
         if q is None:
             return None
         return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
+
+    async def _members(self, chat: ChatKey) -> frozenset[str] | None:
+        surface = self._surfaces.get(chat.platform)
+        return None if surface is None else await surface.members(chat)
 
     async def pending_questions(self, chat: ChatKey) -> list[PendingQuestion]:
         """Every question waiting in the chat (a team trip asks several people at once), oldest first."""

@@ -88,6 +88,11 @@ class SignoffDesk:
         ids = await self.store.signoff_reminded(signoff.id, inbox_id=inbox_id, outbox=[("notice", body)])
         return self._rows(signoff, ids or [], [("notice", body)])
 
+    def gone(self, gone: Sequence[str], others: bool, lang: str) -> str:
+        names = ", ".join(display(self.chat.platform, a) for a in gone)
+        text = texts.text("approver_gone" if others else "approvers_all_gone", lang, who=names)
+        return notice_body(Notice("info", text))
+
     def refusal(self, signoff: SignoffRow, lang: str) -> Notice:
         return Notice("refused", texts.text("signoff_refused", lang, who=self._names(signoff)))
 

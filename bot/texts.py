@@ -98,6 +98,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "Last sign-off: {status} by {who} at {at}{reason}",
     },
     "approver_added": {"zh": "已把 {who} 设为本频道的审批人。审批人：{all}", "en": "{who} now approves this channel's team plans. Approvers: {all}"},
+    "approver_gone": {
+        "zh": "{who} 已不在本频道，无法审批这份行程，这次不等 TA。",
+        "en": "{who} is no longer in this channel and cannot sign this plan off, so the request does not wait for them.",
+    },
+    "approvers_all_gone": {
+        "zh": "审批人（{who}）都已不在本频道，这份行程无人审批，按未批准处理。可用 /trip approver @某人 添加审批人。",
+        "en": "None of the approvers ({who}) is in this channel any more, so nobody can sign this plan off; it stands unapproved. Add one with /trip approver @who.",
+    },
     "approver_usage": {
         "zh": "用法：/trip approver @某人（设置本频道的行程审批人）。",
         "en": "Usage: /trip approver @who (who signs off this channel's team plans).",

@@ -188,3 +188,23 @@ async def test_sign_off_reject_with_reason_replan_refused_press_restart_and_appr
             assert "Last sign-off: approved by <@U0BOSS>" in posts[-1].text
             assert sum("Reminder" in m.text for m in s.fake.bot_posts("C1", msg.ts)) == 1
             assert model.turns == ["ask", "plan", "plan"]
+
+
+async def test_an_approver_who_left_the_channel_is_not_waited_for(tmp_path: Path) -> None:
+    model = TeamScript(LABELS)
+    async with FakeSlack(channels={"C1": "channel"}) as fake:
+        # U0GONE left; the channel's other members fill more than one page of conversations.members
+        fake.members["C1"] = ["UBOT", "U0LEAD", "U0BOSS", *(label.strip("<@>") for label in LABELS),
+                              *(f"U{i:05d}" for i in range(300))]
+        async with slack_stack(tmp_path, model=model, fake=fake, BOT_APPROVERS="U0GONE,U0BOSS") as s:  # type: ignore[arg-type]
+            msg = s.mention(user="U0LEAD", text=team_request(LABELS))
+            await s.events.app_mention(msg)
+            await answer_all(s, msg.ts)
+            await s.fake.wait_for(lambda f: len(signoff_posts(s, msg.ts)) == 1, 10)
+            [request] = signoff_posts(s, msg.ts)
+            assert "<@U0BOSS>" in request.text and "U0GONE" not in request.text
+            assert any("<@U0GONE> is no longer in this channel" in m.text for m in s.fake.bot_posts("C1", msg.ts))
+            signoff = await s.runtime.store.signoff_for_chat(str(ChatKey("slack", "C1", msg.ts)))
+            assert signoff is not None and signoff.approvers == ("U0BOSS",)
+            pages = [c for c in s.fake.calls_of("conversations.members") if c.status == 200]
+            assert len(pages) == 2  # 306 members, 200 a page

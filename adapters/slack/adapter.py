@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from bot.sessions import SessionManager
 
 log = logging.getLogger(__name__)
+MEMBER_PAGES = 50  # conversations.members pages (200 each) read before giving up on a huge channel
 
 EVENTS_PATH = "/slack/events"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
@@ -279,6 +280,23 @@ class SlackAdapter:
         if notice.kind in _STOPPING_NOTICES:
             await self._board.settle(chat, "stopped")
         await self._post_parts(chat, render.notice(notice), parts)
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        """conversations.members, every page; None (and a log line) when Slack will not say."""
+        found: set[str] = set()
+        cursor = None
+        try:
+            for _ in range(MEMBER_PAGES):
+                resp = await self._call("conversations.members", self._client.conversations_members(
+                    channel=chat.chat_id, limit=200, cursor=cursor))
+                found.update(str(m) for m in resp.get("members") or [])
+                cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+                if not cursor:
+                    return frozenset(found)
+        except SlackCallFailed as exc:
+            log.info("slack: could not list the members of %s: %s", chat.chat_id, exc)
+            return None
+        return frozenset(found)  # a very large channel: the pages read so far
 
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
         if parts.done:  # shared already by an earlier attempt

@@ -257,6 +257,9 @@ class TelegramAdapter:
             ]])
         await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts, markup)
 
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None  # the Bot API lists no group's members
+
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
         if parts.done:  # sent already by an earlier attempt
             return

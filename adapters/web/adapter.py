@@ -164,6 +164,9 @@ class WebAdapter:
             event_id = self._emit(chat, "notice", NoticeData(kind=notice.kind, text=notice.text))
         await parts.sent(event_id, more=False)
 
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None  # a web session is one person's
+
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
         # the page gets a link; the file is made again from the stored plan when it is fetched
         url = f"/api/sessions/{quote(chat.chat_id)}/files/{quote(file.filename)}"

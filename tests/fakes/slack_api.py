@@ -152,6 +152,8 @@ class FakeSlack:
         self._port = port
         self.messages: dict[str, list[SlackMessage]] = {}
         self.files: dict[str, UploadedFile] = {}
+        # conversations.members: who is in a channel; a channel not listed has everyone who wrote in it
+        self.members: dict[str, list[str]] = {}
         self.calls: list[ApiCall] = []
         self.statuses: list[tuple[str, str, str]] = []  # assistant.threads.setStatus (channel, thread, status)
         self._forced: dict[str, list[int]] = {}  # method -> Retry-After of the next forced 429s
@@ -326,6 +328,7 @@ class FakeSlack:
             "assistant.threads.setStatus": self._set_status,
             "apps.connections.open": self._connections_open,
             "files.getUploadURLExternal": self._get_upload_url,
+            "conversations.members": self._conversations_members,
             "files.completeUploadExternal": self._complete_upload,
         }
 
@@ -391,6 +394,23 @@ class FakeSlack:
         text, blocks = self._content(args)
         msg.text, msg.blocks, msg.edits = text, blocks, msg.edits + 1
         return {"channel": channel, "ts": msg.ts, "text": text, "message": msg.wire()}
+
+    def _conversations_members(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Paged like Slack's: `limit` (1-1000) per page, the next page's `cursor` in response_metadata."""
+        channel = self._channel(args)
+        everyone = self.members.get(channel)
+        if everyone is None:
+            everyone = list(dict.fromkeys([self.bot_user_id, *(m.user for m in self.messages.get(channel, []))]))
+        limit = str(args.get("limit") or "100")
+        if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+            raise _ApiError("invalid_limit")
+        cursor = str(args.get("cursor") or "0")
+        if not cursor.isdigit():
+            raise _ApiError("invalid_cursor")
+        start, size = int(cursor), int(limit)
+        page = everyone[start:start + size]
+        more = start + size < len(everyone)
+        return {"members": page, "response_metadata": {"next_cursor": str(start + size) if more else ""}}
 
     def _get_upload_url(self, args: dict[str, Any]) -> dict[str, Any]:
         filename, length = args.get("filename"), str(args.get("length", ""))
