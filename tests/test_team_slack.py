@@ -108,6 +108,10 @@ async def test_a_team_of_thirty_is_refused_with_a_clear_message(tmp_path: Path) 
         await s.events.app_mention(msg)
         [refusal] = await s.wait_posts("C1", msg.ts, 1)
         assert "names 30 travellers, more than the 10" in unescape(refusal.text)
+        zh = s.mention(user="U0LEAD", text=f"杭州团建：{team}")  # said in the person's language
+        await s.events.app_mention(zh)
+        [refusal] = await s.wait_posts("C1", zh.ts, 1)
+        assert "有 30 位出行人，超过了每次最多 10 人的上限" in unescape(refusal.text)
         assert model.turns == []
 
 
