@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections import deque
@@ -24,7 +23,7 @@ from agent_core.memory import Memory
 from agent_core.schema import Message
 from bot import texts
 from bot.addressing import addressee_for, bound_question, refused
-from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice
+from bot.chat import ChatKey, IncomingMessage, Notice
 from bot.chat_machine import (
     Action,
     ChatState,
@@ -34,11 +33,11 @@ from bot.chat_machine import (
     UndefinedTransition,
     decide,
 )
-from bot.commands import command_of, status_text
+from bot.commands import status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
 from bot.plan_files import file_body, plan_files
-from bot.records import history_from_messages, location_to_json, message_from_json
+from bot.records import history_from_messages, location_to_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
 from bot.settings import Settings
 from bot.signoff import SignoffDesk, display, is_approver
@@ -51,6 +50,7 @@ from bot.store.base import (
     Store,
     TurnStart,
 )
+from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
 from tools.plan import TripPlan
 
 log = logging.getLogger(__name__)
@@ -58,11 +58,6 @@ log = logging.getLogger(__name__)
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 NOTICED_KEPT = 10_000
 RETRY_DELAY_S = 0.3
-_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
-             "trip": Trigger.TRIP}
-_DECISIONS = {"approve": Trigger.APPROVE, "reject": Trigger.REJECT}
-
-
 class DoubleRun(RuntimeError):
     """A second run was about to start in a chat whose run is alive (a bug: never allowed)."""
 
@@ -84,14 +79,6 @@ class ActorDeps:
     # rows whose "held"/"steered" notice was sent: shared by the chats' actors, so a chat whose actor
     # ended while a message waited for its question does not say it twice (the process forgets them)
     noticed: set[int] = field(default_factory=set)
-
-
-@dataclass(slots=True)
-class _Trigger:
-    row: InboxRow
-    trigger: Trigger
-    msg: IncomingMessage | None
-    data: dict[str, str]
 
 
 def state_of(session: SessionRow | None) -> ChatState:
@@ -184,14 +171,14 @@ class ChatActor:
             log.exception("chat %s: set aside row %s after %d tries", self.skey, row.id, tries)
             await self.d.store.fail_inbox(row.id, f"{type(exc).__name__}: {exc}")
             self.d.metrics.inbox_set_aside.inc()
-            lang = (row.body and _lang_hint(row.body)) or "zh"
+            lang = (row.body and lang_hint(row.body)) or "zh"
             await self._notice("", Notice("error", texts.error_text("internal", lang)))
         self._failures.pop(row.id, None)
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
     async def _apply_row(self, row: InboxRow) -> None:
-        trig = _classify(row)
+        trig = classify(row)
         session = await self.d.store.get_session(self.skey)
         state = state_of(session)
         waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
@@ -217,10 +204,10 @@ class ChatActor:
             return
         await self._do(t, trig, session, question, waiting)
 
-    async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None,
+    async def _do(self, t: Transition, trig: RowTrigger, session: SessionRow | None, question: QuestionRow | None,
                   waiting: Sequence[QuestionRow] = ()) -> None:
         row, msg = trig.row, trig.msg
-        lang = _lang(session, trig)
+        lang = answer_lang(session, trig)
         store = self.d.store
         if t.action is Action.START_RUN:
             assert msg is not None
@@ -265,7 +252,7 @@ class ChatActor:
         else:  # IGNORE
             await store.finish_inbox(row.id)
 
-    async def _signoff(self, t: Transition, trig: _Trigger, session: SessionRow, signoff: SignoffRow) -> None:
+    async def _signoff(self, t: Transition, trig: RowTrigger, session: SessionRow, signoff: SignoffRow) -> None:
         row, msg, lang, desk = trig.row, trig.msg, session.lang, self._desk()
         queued: list[OutboxRow] = []
         if t.action is Action.APPROVE:  # the approved plan is the final one: its files go with the decision
@@ -495,36 +482,3 @@ def _is_team_plan(outcome: RunOutcome) -> bool:
 _OUTCOME_TRIGGER: dict[type, Trigger] = {
     Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
 }
-
-
-def _classify(row: InboxRow) -> _Trigger:
-    if row.kind != "message":
-        return _Trigger(row, Trigger(row.kind), None, json.loads(row.body or "{}"))
-    msg = message_from_json(row.body)
-    command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
-    if command is not None:
-        return _Trigger(row, _COMMANDS[command], msg, {})
-    if msg.kind is MessageKind.DECISION:
-        return _Trigger(row, _DECISIONS[msg.text], msg, {})
-    if msg.kind is MessageKind.BUTTON or msg.question_id is not None:
-        return _Trigger(row, Trigger.NAMED_ANSWER, msg, {})
-    if msg.kind is MessageKind.LOCATION and not msg.text.strip():
-        return _Trigger(row, Trigger.LOCATION, msg, {})
-    return _Trigger(row, Trigger.MESSAGE, msg, {})
-
-
-def _lang(session: SessionRow | None, trig: _Trigger) -> str:
-    """The conversation's language; a command says nothing of it, so a new chat takes the hint."""
-    if session is not None:
-        return session.lang
-    hint = (trig.msg.lang if trig.msg else "") or "zh"
-    if trig.msg is None or trig.trigger in _COMMANDS.values():
-        return hint
-    return texts.detect_lang(trig.msg.text, hint)
-
-
-def _lang_hint(body: str) -> str:
-    with contextlib.suppress(ValueError, KeyError, TypeError):
-        msg = message_from_json(body)
-        return texts.detect_lang(msg.text, msg.lang or "zh")
-    return ""

@@ -146,6 +146,7 @@ async def test_sign_off_reject_with_reason_replan_refused_press_restart_and_appr
     model = TeamScript(LABELS)
     settings = {"BOT_APPROVERS": "U0BOSS", "BOT_SIGNOFF_REMIND_S": 2}
     async with FakeSlack(channels={"C1": "channel"}) as fake:
+        fake.members["C1"] = ["UBOT", "U0LEAD", "U0BOSS", *(label.strip("<@>") for label in LABELS)]
         async with slack_stack(tmp_path, model=model, fake=fake, **settings) as s:  # type: ignore[arg-type]
             msg = s.mention(user="U0LEAD", text=team_request(LABELS))
             await s.events.app_mention(msg)
