@@ -21,7 +21,7 @@ from agent_core.events import (
     ToolFinished,
     Verdict,
 )
-from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo
+from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from bot.sessions import SessionManager
 from tools.plan import TripPlan
 
@@ -78,6 +78,12 @@ class ConsoleSurface:
             label = verdict.label if run.lang == "zh" else verdict.label_en
             self._print(f"[{label}]")
         self.turn_done.set()
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        self._print(f"📎 {file.filename} ({len(file.content.encode())} bytes)")
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         self._print(f"({notice.text})")

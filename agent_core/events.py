@@ -65,6 +65,7 @@ class QuestionAsked(Event):
     tool_call_id: str
     question: str
     options: tuple[str, ...] = ()
+    to: str = ""  # the traveller it is for; "" = whoever asked
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ class PendingAsk:
     tool_call_id: str
     question: str
     options: tuple[str, ...] = ()
+    to: str = ""  # the traveller it is for, as the model named them; "" = whoever asked
 
 
 class RunJournal(Protocol):
@@ -37,8 +38,9 @@ class RunJournal(Protocol):
     async def settle(self) -> None:
         """Return once every write started is on disk (raise what one of them raised)."""
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
-        """Append messages and store the pending question, in one transaction."""
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
+        """Append messages and store the pending questions (one or several, asked at once), in one
+        transaction."""
 
 
 class NullJournal:
@@ -55,5 +57,5 @@ class NullJournal:
     async def settle(self) -> None:
         return None
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
         return None

@@ -134,6 +134,9 @@ class BenchSurface:
         self.answers += 1
         self._resolve(chat.chat_id, "answer", answer.text)
 
+    async def members(self, chat: Any) -> None:
+        return None
+
     async def post_notice(self, chat: Any, notice: Any, parts: Any) -> None:
         if notice.kind in ("error", "invalid", "refused"):
             self.notices.append(notice.text)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -29,7 +28,8 @@ from typing import Any, TypeVar
 from agent_core.memory import Memory
 from agent_core.schema import Message
 from bot import texts
-from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice
+from bot.addressing import addressee_for, bound_question, refused
+from bot.chat import ChatKey, IncomingMessage, Notice
 from bot.chat_machine import (
     Action,
     ChatState,
@@ -38,10 +38,11 @@ from bot.chat_machine import (
     Trigger,
     decide,
 )
-from bot.commands import command_of, status_text
+from bot.commands import status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
-from bot.records import location_to_json, message_from_json
+from bot.plan_files import file_body, plan_files
+from bot.records import history_from_messages, location_to_json
 from bot.runs import (
     Crashed,
     Failed,
@@ -54,19 +55,33 @@ from bot.runs import (
     save_usage,
 )
 from bot.settings import Settings
-from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
+from bot.signoff import SignoffDesk, display, is_approver
+from bot.store.base import (
+    InboxRow,
+    LeaseLost,
+    OutboxRow,
+    QuestionRow,
+    SessionRow,
+    SignoffRow,
+    Store,
+    TurnStart,
+)
+from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
+from tools.plan import TripPlan
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
-_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
-             "stop": Trigger.STOP}
 
 
 class DoubleRun(RuntimeError):
     """A second run was about to start in a chat whose run is alive (a bug: never allowed)."""
+
+
+async def _nobody_known(chat: ChatKey) -> frozenset[str] | None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +93,7 @@ class ActorDeps:
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[float], None]  # a deadline to watch
     clock: Callable[[], float] = time.time
-
-
-@dataclass(slots=True)
-class _Trigger:
-    row: InboxRow
-    trigger: Trigger
-    msg: IncomingMessage | None
-    data: dict[str, str]
+    members: Callable[[ChatKey], Awaitable[frozenset[str] | None]] = _nobody_known
 
 
 def state_of(session: SessionRow | None) -> ChatState:
@@ -185,29 +193,44 @@ class ChatActor:
             log.exception("chat %s: set aside row %s after %d tries", self.skey, row.id, tries)
             await self.d.store.fail_inbox(row.id, f"{type(exc).__name__}: {exc}")
             self.d.metrics.inbox_set_aside.inc()
-            lang = (row.body and _lang_hint(row.body)) or "zh"
+            lang = (row.body and lang_hint(row.body)) or "zh"
             await self._notice("", Notice("error", texts.error_text("internal", lang)))
         self._failures.pop(row.id, None)
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
     async def _apply_row(self, row: InboxRow) -> None:
-        trig = _classify(row)
+        trig = classify(row)
         session = await self.d.store.get_session(self.skey)
         state = state_of(session)
-        question = await self.d.store.question_for_chat(self.skey) if state is ChatState.ASKING else None
+        waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
+        bound = bound_question(row, trig.msg, waiting, session) if trig.msg is not None else None
+        current = next((q for q in waiting if q.tool_call_id == trig.data.get("tool_call_id")
+                        and q.session_id == trig.data.get("session_id")), None)
+        question = bound or current
+        signoff = await self.d.store.signoff_for_chat(self.skey) if state is ChatState.SIGNOFF else None
+        named = trig.msg.question_id if trig.msg is not None else trig.data.get("signoff_id")
+        open_signoff = signoff is not None and signoff.open
         facts = Facts(
-            answers=question is not None and trig.msg is not None and answers(row, trig.msg, question, session),
-            current=question is not None and question.tool_call_id == trig.data.get("tool_call_id")
-            and question.session_id == trig.data.get("session_id"),
-            idle_run=self.run_task is None,
+            answers=bound is not None, idle_run=self.run_task is None,
+            current=current is not None or (open_signoff and signoff is not None and named == signoff.id),
+            last=question is None or len(waiting) == 1,
+            approver=signoff is not None and trig.msg is not None and is_approver(trig.msg, signoff.approvers),
+            reason=signoff is not None and signoff.status == "rejecting" and trig.msg is not None
+            and trig.msg.user_id == signoff.decided_by,
             asker=trig.msg is not None and (not trig.msg.is_group or trig.msg.user_id == (session.asker_id if session else "")),
         )
-        await self._do(decide(state, trig.trigger, facts), trig, session, question)
+        t = decide(state, trig.trigger, facts)
+        if t.action in _SIGNOFF_ACTIONS:
+            assert session is not None and signoff is not None
+            await self._signoff(t, trig, session, signoff)
+            return
+        await self._do(t, trig, session, question, waiting)
 
-    async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None) -> None:
+    async def _do(self, t: Transition, trig: RowTrigger, session: SessionRow | None, question: QuestionRow | None,
+                  waiting: Sequence[QuestionRow] = ()) -> None:
         row, msg = trig.row, trig.msg
-        lang = _lang(session, trig)
+        lang = answer_lang(session, trig)
         store = self.d.store
         if t.action is Action.START_RUN:
             assert msg is not None
@@ -217,19 +240,21 @@ class ChatActor:
             self._steer.offer(row.id, Message.user(msg.text.strip()))
             self._handled.add(row.id)
             if not row.noticed:  # stored with the row: no later actor (or process) says it again
-                notice = Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
-                body = notice_body(notice)
+                body = notice_body(self._held_notice(t, msg, waiting, lang))
                 session_id = session.id if session else ""
                 out_id = await self.d.store.notice_inbox(row.id, self.skey, session_id, body)
                 self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
-        elif t.action is Action.ANSWER:
+        elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
-            await self._answer(row, msg, session, question)
-        elif t.action is Action.EXPIRE:
+            await self._answer(row, msg, session, question, resume=t.target is ChatState.WORKING)
+        elif t.action in (Action.EXPIRE, Action.EXPIRE_ONE):
             assert session is not None and question is not None
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
             answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
-            await self._resume(session, answer, "expired", row)
+            if t.target is ChatState.WORKING:  # the last question: the run goes on
+                await self._resume(session, answer, "expired", row)
+            else:
+                await _resolved(store, session.id, answer, "expired", row.id)
         elif t.action is Action.RESUME_RUN:
             assert session is not None
             await store.finish_inbox(row.id)
@@ -244,11 +269,60 @@ class ChatActor:
         elif t.action is Action.REMIND:
             assert session is not None and question is not None
             await self._remind(row, session, question)
+        elif t.action is Action.SET_APPROVER:
+            assert msg is not None
+            await store.finish_inbox(row.id)
+            await self._notice(session.id if session else "", await self._desk().set_approver(msg, lang))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
             await self._notice(session.id if session else "", await self._reply(t, session, lang))
         else:  # IGNORE
             await store.finish_inbox(row.id)
+
+    async def _signoff(self, t: Transition, trig: RowTrigger, session: SessionRow, signoff: SignoffRow) -> None:
+        row, msg, lang, desk = trig.row, trig.msg, session.lang, self._desk()
+        queued: list[OutboxRow] = []
+        if t.action is Action.APPROVE:  # the approved plan is the final one: its files go with the decision
+            assert msg is not None
+            plans = [e.plan for e in history_from_messages(await self.d.store.load_messages(session.id)) if e.plan]
+            queued = await desk.approve(signoff, msg, row.id, lang, self._files(plans[-1], lang) if plans else ())
+        elif t.action is Action.ASK_REASON:
+            assert msg is not None
+            queued = await desk.ask_reason(signoff, msg, row.id, lang)
+        elif t.action is Action.REFUSE_DECISION:
+            await self.d.store.finish_inbox(row.id)
+            await self._notice(session.id, desk.refusal(signoff, lang))
+        elif t.action is Action.REMIND_SIGNOFF:
+            queued = await desk.remind(signoff, row.id, lang)
+        elif t.action is Action.EXPIRE_SIGNOFF:
+            queued = await desk.expire(signoff, row.id, lang)
+        else:  # REPLAN: the rejection is stored with the turn that plans again
+            assert msg is not None
+            who = display(self.key.platform, msg.user_id)
+            turn = TurnStart(
+                chat_key=self.skey, inbox_id=row.id, lang=session.lang, asker_id=session.asker_id,
+                message=Message.user(texts.REJECTED.format(who=who, reason=msg.text.strip())),
+                asker_name=session.asker_name, request=session.request, location=None,
+                rejected_by=msg.user_id, reason=msg.text.strip()[:500],
+            )
+            self._spawn(await self.d.store.start_turn(turn))
+        self.d.deliver(self.skey, queued)
+
+    async def _present_approvers(self) -> tuple[list[str], list[str]]:
+        """The approvers still in the chat, and those who left it (when the surface can tell)."""
+        approvers = await self._desk().approvers()
+        members = await self.d.members(self.key) if approvers else None
+        if members is None:
+            return approvers, []
+        gone = [a for a in approvers if not a.startswith("@") and a not in members]
+        return [a for a in approvers if a not in gone], gone
+
+    def _files(self, plan: TripPlan, lang: str) -> list[tuple[str, str]]:
+        """The calendar and the cost sheet of a plan, as outbox rows."""
+        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone)]
+
+    def _desk(self) -> SignoffDesk:
+        return SignoffDesk(self.d.store, self.d.settings, self.key, self.d.clock)
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
@@ -263,7 +337,13 @@ class ChatActor:
         stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
         assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
-    async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow) -> None:
+    def _held_notice(self, t: Transition, msg: IncomingMessage, waiting: Sequence[QuestionRow], lang: str) -> Notice:
+        if t.action is Action.HOLD and (other := refused(msg, waiting)) is not None:
+            return Notice("refused", texts.text("not_yours", lang, who=other.addressee))
+        return Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
+
+    async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow, *,
+                      resume: bool) -> None:
         content = msg.text.strip()
         if msg.location is not None:
             loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
@@ -272,7 +352,10 @@ class ChatActor:
             await self.d.store.remember_location(self.skey, location, session.lang)
             session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
-        await self._resume(session, answer, "answered", row)
+        if resume:  # the last question waiting: the run goes on
+            await self._resume(session, answer, "answered", row)
+        else:
+            await _resolved(self.d.store, session.id, answer, "answered", row.id)
 
     async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
         """The question's answer (or its expiry) goes on the history and the run goes on."""
@@ -333,7 +416,9 @@ class ChatActor:
         if t.trigger is Trigger.HELP:
             return Notice("help", texts.text("help", lang))
         failed = await self.d.store.failed_outbox(self.skey)
-        return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang))
+        signoff = await self.d.store.signoff_for_chat(self.skey) if session is not None else None
+        line = self._desk().status(signoff, lang) if signoff is not None else None
+        return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang, line))
 
     # -- the run ----------------------------------------------------------------------------
     def _spawn(
@@ -370,31 +455,47 @@ class ChatActor:
         self.run_task = None
         session = self._run_session
         assert session is not None
-        # A live run's chat is working: every transition out of `working` (cancel, new) stops
-        # the run and drops its outcome first, and only this task writes the chat.
-        t = decide(ChatState.WORKING, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
+        approvers, gone = await self._present_approvers() if _is_team_plan(outcome) else ([], [])
+        # A live run's chat is working: every transition out of `working` (cancel, new, stop)
+        # stops the run and drops its outcome first, and only this task writes the chat.
+        t = decide(ChatState.WORKING, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True, signoff=bool(approvers)))
         store, lang = self.d.store, session.lang
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
         # the segment's usage is queued beside the outcome's write, so both share one commit
         usage = save_usage(store, session.id, outcome.usage)
         if isinstance(outcome, Paused):
-            question = self._question(session, outcome)
-            row_id, _ = await asyncio.gather(
-                store.pause(session.id, outcome.messages, question, step=outcome.step, inbox_done=outcome.inbox_done),
+            questions = self._questions(session, outcome)
+            row_ids, _ = await asyncio.gather(
+                store.pause(session.id, outcome.messages, questions, step=outcome.step, inbox_done=outcome.inbox_done),
                 usage,
             )
-            body = question_body(outcome.ask.tool_call_id, outcome.ask.question, outcome.ask.options, audience)
-            queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
-                                tool_call_id=outcome.ask.tool_call_id)]
-            self.d.question_stored(min(question.deadline, question.remind_at or question.deadline))
+            for row_id, q in zip(row_ids, questions, strict=True):
+                body = question_body(q.tool_call_id, q.question, q.options,
+                                     Audience(lang, q.asker_id, q.addressee or session.asker_name))
+                queued.append(OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
+                                        tool_call_id=q.tool_call_id))
+            self.d.question_stored(min(min(q.deadline, q.remind_at or q.deadline) for q in questions))
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
-            [row_id], _ = await asyncio.gather(
-                store.finish_run(session.id, outcome.messages, outbox=[("answer", body)], inbox_done=outcome.inbox_done),
+            outbox = [("answer", body)]
+            if gone:  # an approver who left the channel cannot see the request: said, and not asked
+                outbox.append(("notice", self._desk().gone(gone, bool(approvers), lang)))
+            signoff = self._desk().new(session, approvers) if t.action is Action.STORE_FOR_SIGNOFF else None
+            if _is_team_plan(outcome) and signoff is None:  # a team's final plan comes with its files
+                assert outcome.answer.plan is not None
+                outbox += self._files(outcome.answer.plan, lang)
+            if signoff is not None:  # the plan, then the request with the approvers' buttons
+                outbox.append(("notice", self._desk().request(signoff, lang)))
+            row_ids, _ = await asyncio.gather(
+                store.finish_run(session.id, outcome.messages, outbox=outbox, inbox_done=outcome.inbox_done,
+                                 signoff=signoff),
                 usage,
             )
-            queued = [OutboxRow(row_id, session.id, self.skey, "answer", body, self.d.clock())]
+            if signoff is not None:  # its reminder and deadline are watched like a question's
+                self.d.question_stored(min(signoff.remind_at, signoff.deadline))
+            queued = [OutboxRow(i, session.id, self.skey, kind, b, self.d.clock())
+                      for i, (kind, b) in zip(row_ids, outbox, strict=True)]
             self.d.metrics.runs.labels("answered").inc()
         elif isinstance(outcome, Failed):
             notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
@@ -420,13 +521,17 @@ class ChatActor:
             self._steer.take()
         self._handled.difference_update(getattr(outcome, "inbox_done", ()))
 
-    def _question(self, session: SessionRow, paused: Paused) -> QuestionRow:
+    def _questions(self, session: SessionRow, paused: Paused) -> list[QuestionRow]:
         now = self.d.clock()
         timeout, remind = self.d.settings.human_timeout_s, self.d.settings.remind_after_s
-        return QuestionRow(
-            session.id, paused.ask.tool_call_id, paused.ask.question, paused.ask.options, session.asker_id,
-            now, now + timeout, None, "waiting", remind_at=now + remind if 0 < remind < timeout else None,
-        )
+        questions = []
+        for ask in paused.asks:
+            may_answer, addressee = addressee_for(ask.to, session.request, session.asker_id)
+            questions.append(QuestionRow(
+                session.id, ask.tool_call_id, ask.question, ask.options, may_answer, now, now + timeout, None,
+                "waiting", remind_at=now + remind if 0 < remind < timeout else None, addressee=addressee,
+            ))
+        return questions
 
     async def _remind(self, row: InboxRow, session: SessionRow, question: QuestionRow) -> None:
         """One reminder per question: queued as the question's reminder is marked sent, so a
@@ -453,6 +558,14 @@ class ChatActor:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
         self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
+
+
+_SIGNOFF_ACTIONS = frozenset({Action.APPROVE, Action.ASK_REASON, Action.REPLAN, Action.REFUSE_DECISION,
+                              Action.REMIND_SIGNOFF, Action.EXPIRE_SIGNOFF})
+
+
+def _is_team_plan(outcome: RunOutcome) -> bool:
+    return isinstance(outcome, Finished) and outcome.answer.plan is not None and bool(outcome.answer.plan.party)
 
 
 _OUTCOME_TRIGGER: dict[type, Trigger] = {
@@ -486,48 +599,3 @@ def _resumed(session: SessionRow) -> SessionRow:
     """The session as resolve_question left it: the answer's write changed only its state."""
     return replace(session, state=ChatState.WORKING.value)
 
-
-def _classify(row: InboxRow) -> _Trigger:
-    if row.kind != "message":
-        return _Trigger(row, Trigger(row.kind), None, json.loads(row.body or "{}"))
-    msg = message_from_json(row.body)
-    command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
-    if command is not None:
-        return _Trigger(row, _COMMANDS[command], msg, {})
-    if msg.kind is MessageKind.BUTTON or msg.question_id is not None:
-        return _Trigger(row, Trigger.NAMED_ANSWER, msg, {})
-    if msg.kind is MessageKind.LOCATION and not msg.text.strip():
-        return _Trigger(row, Trigger.LOCATION, msg, {})
-    return _Trigger(row, Trigger.MESSAGE, msg, {})
-
-
-def answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
-    """Does this message answer the waiting question? See bot.chat_machine (the `answers` fact)."""
-    if msg.question_id is not None:  # named, and nobody can name a question not yet in the chat
-        return msg.question_id == question.tool_call_id and question.posted_after is not None
-    if msg.kind is MessageKind.BUTTON:
-        return question.posted_message_id is not None and msg.reply_to == question.posted_message_id
-    if question.posted_after is None or row.id <= question.posted_after:
-        return False  # sent before the question reached the chat: nobody had seen it
-    if not msg.is_group:
-        return True
-    if question.posted_message_id is not None and msg.reply_to == question.posted_message_id:
-        return True
-    return msg.user_id == (question.asker_id or (session.asker_id if session else ""))
-
-
-def _lang(session: SessionRow | None, trig: _Trigger) -> str:
-    """The conversation's language; a command says nothing of it, so a new chat takes the hint."""
-    if session is not None:
-        return session.lang
-    hint = (trig.msg.lang if trig.msg else "") or "zh"
-    if trig.msg is None or trig.trigger in _COMMANDS.values():
-        return hint
-    return texts.detect_lang(trig.msg.text, hint)
-
-
-def _lang_hint(body: str) -> str:
-    with contextlib.suppress(ValueError, KeyError, TypeError):
-        msg = message_from_json(body)
-        return texts.detect_lang(msg.text, msg.lang or "zh")
-    return ""

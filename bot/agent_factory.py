@@ -32,7 +32,8 @@ class TravelAgentFactory:
         if loc is not None:
             location_text = loc.label or f"{loc.latitude:.5f}, {loc.longitude:.5f}"
         context = ToolContext(
-            tool_call_id="", now=spec.now, lang=spec.lang, location=loc, home_city=self.settings.home_city
+            tool_call_id="", now=spec.now, lang=spec.lang, location=loc, home_city=self.settings.home_city,
+            travellers=spec.travellers,
         )
         return TravelAgent(
             model=self.model,

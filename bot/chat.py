@@ -37,6 +37,7 @@ class MessageKind(StrEnum):
     TEXT = "text"
     BUTTON = "button"  # an option button pressed: text is the chosen option
     LOCATION = "location"  # a shared location: text may be empty
+    DECISION = "decision"  # an Approve / Reject press on a plan's sign-off: text is the decision, question_id the sign-off
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,7 @@ class IncomingMessage:
     received_at: float = field(default_factory=time.time)
     lang: str = ""  # the platform's hint ("zh"/"en", e.g. Telegram's language_code); "" = none
     question_id: str | None = None  # an answer that names its question (the web API's tool_call_id)
+    handle: str = ""  # the sender's @username where the platform has one (Telegram): travellers are named by it
 
 
 class SubmitOutcome(StrEnum):
@@ -75,12 +77,23 @@ class RunInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file posted in the chat (a plan's calendar, its cost sheet)."""
+
+    filename: str
+    mime: str
+    content: str  # text files only: UTF-8 on the wire
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
 
-    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder | signoff
     text: str  # already in the person's language
     reply_to: str | None = None  # the platform message it refers to (a reminder: the question), where replies exist
+    signoff_id: str | None = None  # a sign-off request: the surface adds Approve / Reject buttons naming it
 
 
 class DeliveryError(Exception):
@@ -121,3 +134,9 @@ class Surface(Protocol):
         """Post the final answer (and the verdict when there is one); raise DeliveryError."""
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None: ...
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        """Attach a file to the chat (the thread on Slack); raise DeliveryError."""
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        """The platform ids of the people in the chat now; None when the surface cannot tell."""

@@ -9,12 +9,24 @@ and raises; the pairs that are legitimately nothing to do say so (`ignore`).
 
 Guards are named facts the task reads from the store before deciding:
 
-- `answers`: the message binds to the waiting question. A message must have arrived after the
-  question was posted (the inbox watermark) and, in a group, come from the person asked or
-  reply to the question; a named answer must name that question, once it was posted.
-- `current`: an event (expiry, reminder, undeliverable question) is about the question still waiting.
+- `answers`: the message binds to one of the waiting questions (bot.addressing: it arrived
+  after the question was posted — the inbox watermark — and its sender may answer it: the
+  traveller it is addressed to, or in a group the person asked or a reply to it); a named
+  answer must name a waiting question.
+- `current`: an event (expiry, reminder, undeliverable question) is about a question still waiting.
+- `last`: that question is the only one still waiting (a turn can ask several people at once;
+  the run resumes when the last of them is answered or expired).
 - `idle_run`: no run of this chat is alive in this process.
 - `asker`: a Stop comes from the person the run works for (anyone may stop it outside groups).
+- `signoff`: the run's answer is a team plan and the chat has approvers: it waits for sign-off.
+- `approver`: the person deciding (an Approve / Reject press) is one of the sign-off's approvers.
+- `reason`: the message comes from the approver who pressed Reject: it is the reason, and the
+  plan is made again with it.
+
+For a sign-off's decision, reminder and deadline, `current` says the event or press is about
+the sign-off still open.
+
+A guard is a fact, its negation ("not answers"), or a conjunction of those ("answers and not last").
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ class ChatState(StrEnum):
     IDLE = "idle"  # a conversation with no run: the next message starts one
     WORKING = "working"  # a run is working (or is to be re-driven after a restart)
     ASKING = "asking"  # the run is paused on a question, stored; nothing is held in memory
+    SIGNOFF = "signoff"  # a finished team plan waits for an approver's decision, stored
 
 
 class Trigger(StrEnum):
@@ -39,6 +52,11 @@ class Trigger(StrEnum):
     CANCEL = "/cancel"
     NEW = "/new"
     STOP = "stop"  # the Stop button (or /stop): end the run now, keep what it wrote
+    TRIP = "/trip"  # /trip approver @who: a Slack channel's approvers
+    APPROVE = "approve"  # an approver's button on a plan waiting for sign-off
+    REJECT = "reject"
+    REMINDER = "reminder"  # the deadline watcher: a sign-off's one reminder is due
+    OVERDUE = "overdue"  # the deadline watcher: a sign-off's deadline passed
     EXPIRED = "expired"  # the deadline watcher: a question's deadline passed
     REMIND = "remind"  # the deadline watcher: a question waited BOT_REMIND_AFTER_S unanswered
     RESUME = "resume"  # the start-up recovery: a run was interrupted by the restart
@@ -53,6 +71,7 @@ class Action(StrEnum):
     START_RUN = "start_run"
     STEER = "steer"  # given to the run at its next step as a user message
     ANSWER = "answer"  # stored as the question's tool result; the run resumes
+    ANSWER_ONE = "answer_one"  # stored as its question's tool result; other questions still wait
     HOLD = "hold"  # kept for the run's next step once the question is answered
     STALE = "stale"  # an answer to a question no longer waiting: said so, nothing changes
     REMEMBER_LOCATION = "remember_location"
@@ -63,12 +82,21 @@ class Action(StrEnum):
     CLOSE = "close"  # /new: stop what runs and close the conversation
     EXPIRE = "expire"  # the question's tool result says nobody answered; the run resumes
     REMIND = "remind"  # one short reminder of the question, queued as the reminder is marked sent
+    EXPIRE_ONE = "expire_one"  # the same for one question of several; the others still wait
     RESUME_RUN = "resume_run"
     ABANDON = "abandon"  # the question cannot be posted: the run stops, the failure is on record
     STORE_PAUSE = "store_pause"  # the pause and the question's outbox row, one transaction
     STORE_ANSWER = "store_answer"  # the run's end and the answer's outbox row, one transaction
     STORE_FAILURE = "store_failure"  # the run's end and the error notice, one transaction
     STORE_CRASH = "store_crash"
+    STORE_FOR_SIGNOFF = "store_for_signoff"  # the run's end, the answer and the sign-off request, one transaction
+    APPROVE = "approve"  # the decision stored and shown (with the exports); the chat is idle
+    ASK_REASON = "ask_reason"  # Reject: stored as rejecting, the approver is asked why
+    REPLAN = "replan"  # the reason: the rejection stored with a new turn that plans again
+    REFUSE_DECISION = "refuse_decision"  # a press by someone who is not an approver: said so, nothing changes
+    REMIND_SIGNOFF = "remind_signoff"  # the sign-off's one reminder, queued as it is marked sent
+    EXPIRE_SIGNOFF = "expire_signoff"  # nobody decided in time: stored and said; the plan stands unapproved
+    SET_APPROVER = "set_approver"
     IGNORE = "ignore"
 
 
@@ -76,7 +104,7 @@ class Action(StrEnum):
 class Transition:
     source: ChatState
     trigger: Trigger
-    guard: str | None  # a fact that must hold ("answers"), or "not answers"; None: always
+    guard: str | None  # facts that must hold ("answers", "not answers", "answers and last"); None: always
     action: Action
     target: ChatState | None  # None: the state stays as it is
 
@@ -87,12 +115,19 @@ class Facts:
     current: bool = False
     idle_run: bool = True
     asker: bool = False
+    last: bool = True
+    signoff: bool = False
+    approver: bool = False
+    reason: bool = False
 
     def holds(self, guard: str | None) -> bool:
         if guard is None:
             return True
-        negate = guard.startswith("not ")
-        value = bool(getattr(self, guard.removeprefix("not ")))
+        return all(self._one(part) for part in guard.split(" and "))
+
+    def _one(self, fact: str) -> bool:
+        negate = fact.startswith("not ")
+        value = bool(getattr(self, fact.removeprefix("not ")))
         return value != negate
 
 
@@ -105,7 +140,7 @@ class UndefinedTransition(Exception):
 
 S, T, A = ChatState, Trigger, Action
 _EVERY = tuple(ChatState)
-_OPEN = (S.IDLE, S.WORKING, S.ASKING)
+_NOT_SIGNOFF = (S.CLOSED, S.IDLE, S.WORKING, S.ASKING)
 
 
 def _each(states: tuple[ChatState, ...], trigger: Trigger, action: Action, target: ChatState | None,
@@ -116,35 +151,53 @@ def _each(states: tuple[ChatState, ...], trigger: Trigger, action: Action, targe
 TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.CLOSED, S.IDLE), T.MESSAGE, A.START_RUN, S.WORKING),
     Transition(S.WORKING, T.MESSAGE, None, A.STEER, None),
-    Transition(S.ASKING, T.MESSAGE, "answers", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.MESSAGE, "answers and last", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.MESSAGE, "answers and not last", A.ANSWER_ONE, None),
     Transition(S.ASKING, T.MESSAGE, "not answers", A.HOLD, None),
-    Transition(S.ASKING, T.NAMED_ANSWER, "answers", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.NAMED_ANSWER, "answers and last", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.NAMED_ANSWER, "answers and not last", A.ANSWER_ONE, None),
     Transition(S.ASKING, T.NAMED_ANSWER, "not answers", A.STALE, None),
-    *_each((S.CLOSED, S.IDLE, S.WORKING), T.NAMED_ANSWER, A.STALE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.NAMED_ANSWER, A.STALE, None),
     *_each((S.CLOSED, S.IDLE), T.LOCATION, A.REMEMBER_LOCATION, S.IDLE),
-    *_each((S.WORKING, S.ASKING), T.LOCATION, A.REMEMBER_LOCATION, None),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.LOCATION, A.REMEMBER_LOCATION, None),
     *_each(_EVERY, T.HELP, A.REPLY, None),
     *_each(_EVERY, T.STATUS, A.REPLY, None),
+    *_each(_EVERY, T.TRIP, A.SET_APPROVER, None),
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
-    *_each((S.WORKING, S.ASKING), T.CANCEL, A.STOP_RUN, S.IDLE),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE),
     *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
     Transition(S.WORKING, T.STOP, "asker", A.STOP_RUN, S.IDLE),
     Transition(S.WORKING, T.STOP, "not asker", A.REFUSE, None),
-    *_each((S.CLOSED, S.IDLE, S.ASKING), T.STOP, A.NOTHING_TO_CANCEL, None),
-    Transition(S.ASKING, T.EXPIRED, "current", A.EXPIRE, S.WORKING),
-    Transition(S.ASKING, T.EXPIRED, "not current", A.IGNORE, None),
-    *_each((S.CLOSED, S.IDLE, S.WORKING), T.EXPIRED, A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.ASKING, S.SIGNOFF), T.STOP, A.NOTHING_TO_CANCEL, None),
     Transition(S.ASKING, T.REMIND, "current", A.REMIND, None),
     Transition(S.ASKING, T.REMIND, "not current", A.IGNORE, None),
-    *_each((S.CLOSED, S.IDLE, S.WORKING), T.REMIND, A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.REMIND, A.IGNORE, None),
+    # a team plan waiting for sign-off: an approver decides; a rejection's reason plans again;
+    # any other message is a new turn (the plan it changes is no longer the one to sign)
+    Transition(S.SIGNOFF, T.MESSAGE, "reason", A.REPLAN, S.WORKING),
+    Transition(S.SIGNOFF, T.MESSAGE, "not reason", A.START_RUN, S.WORKING),
+    Transition(S.SIGNOFF, T.APPROVE, "current and approver", A.APPROVE, S.IDLE),
+    Transition(S.SIGNOFF, T.REJECT, "current and approver", A.ASK_REASON, None),
+    *[Transition(S.SIGNOFF, t, "current and not approver", A.REFUSE_DECISION, None) for t in (T.APPROVE, T.REJECT)],
+    *[Transition(S.SIGNOFF, t, "not current", A.STALE, None) for t in (T.APPROVE, T.REJECT)],
+    *[t for trig in (T.APPROVE, T.REJECT) for t in _each(_NOT_SIGNOFF, trig, A.STALE, None)],
+    Transition(S.SIGNOFF, T.REMINDER, "current", A.REMIND_SIGNOFF, None),
+    Transition(S.SIGNOFF, T.OVERDUE, "current", A.EXPIRE_SIGNOFF, S.IDLE),
+    *[Transition(S.SIGNOFF, t, "not current", A.IGNORE, None) for t in (T.REMINDER, T.OVERDUE)],
+    *[t for trig in (T.REMINDER, T.OVERDUE) for t in _each(_NOT_SIGNOFF, trig, A.IGNORE, None)],
+    Transition(S.ASKING, T.EXPIRED, "current and last", A.EXPIRE, S.WORKING),
+    Transition(S.ASKING, T.EXPIRED, "current and not last", A.EXPIRE_ONE, None),
+    Transition(S.ASKING, T.EXPIRED, "not current", A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.EXPIRED, A.IGNORE, None),
     Transition(S.WORKING, T.RESUME, "idle_run", A.RESUME_RUN, None),
     Transition(S.WORKING, T.RESUME, "not idle_run", A.IGNORE, None),
-    *_each((S.CLOSED, S.IDLE, S.ASKING), T.RESUME, A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.ASKING, S.SIGNOFF), T.RESUME, A.IGNORE, None),
     Transition(S.ASKING, T.UNDELIVERABLE, "current", A.ABANDON, S.IDLE),
     Transition(S.ASKING, T.UNDELIVERABLE, "not current", A.IGNORE, None),
-    *_each((S.CLOSED, S.IDLE, S.WORKING), T.UNDELIVERABLE, A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.UNDELIVERABLE, A.IGNORE, None),
     Transition(S.WORKING, T.PAUSED, None, A.STORE_PAUSE, S.ASKING),
-    Transition(S.WORKING, T.FINISHED, None, A.STORE_ANSWER, S.IDLE),
+    Transition(S.WORKING, T.FINISHED, "not signoff", A.STORE_ANSWER, S.IDLE),
+    Transition(S.WORKING, T.FINISHED, "signoff", A.STORE_FOR_SIGNOFF, S.SIGNOFF),
     Transition(S.WORKING, T.FAILED, None, A.STORE_FAILURE, S.IDLE),
     Transition(S.WORKING, T.CRASHED, None, A.STORE_CRASH, S.IDLE),
 )

@@ -1,4 +1,5 @@
-"""DeadlineWatcher: one task for every question's deadline and reminder, however many questions wait.
+"""DeadlineWatcher: one task for every question's deadline and reminder (and every sign-off's
+reminder and deadline), however many wait.
 
 Deadlines live in the store (they survive restarts); the watcher sleeps until the earliest
 one (at most `max_sleep_s`, and less when a new question wakes it). It never touches a chat:
@@ -90,6 +91,7 @@ class DeadlineWatcher:
         to_remind = [q for q in await self.store.due_reminders(now) if q.deadline > now]
         await self._tell("remind", [q for q in to_remind if (q.session_id, q.tool_call_id) not in self._reminded])
         self._reminded = {(q.session_id, q.tool_call_id) for q in to_remind}
+        await self._signoffs(now)
         return now
 
     async def _tell(self, kind: str, questions: list[QuestionRow]) -> None:
@@ -108,3 +110,16 @@ class DeadlineWatcher:
         await self.store.add_events(events)
         for key in keys:
             self.wake_chat(key)
+
+    async def _signoffs(self, now: float) -> None:
+        """A sign-off's reminder (once) and its deadline become events of its chat, like an expiry;
+        the store keeps each event once (its id names the sign-off)."""
+        due = await self.store.due_signoffs(now)
+        events = []
+        for g in due:
+            kind = "overdue" if g.deadline <= now else "reminder"
+            events.append(ChatEvent(g.chat_key, kind, json.dumps({"signoff_id": g.id}), f"{kind}:{g.id}"))
+        if events:
+            await self.store.add_events(events)
+            for key in dict.fromkeys(e.chat_key for e in events):
+                self.wake_chat(key)

@@ -39,6 +39,7 @@ from bot.delivery import (
     question_from_body,
 )
 from bot.metrics import Metrics
+from bot.plan_files import file_from_body
 from bot.store.base import LeaseLost, OutboxRow, Store
 
 log = logging.getLogger(__name__)
@@ -245,6 +246,8 @@ class DeliveryWorker:
             elif row.kind == "answer":
                 answer, verdict = answer_from_body(row.body)
                 await surface.post_answer(chat, answer, verdict, run, parts)
+            elif row.kind == "file":
+                await surface.post_file(chat, file_from_body(row.body), parts)
             else:
                 await surface.post_notice(chat, notice_from_body(row.body), parts)
         except LeaseLost:

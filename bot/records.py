@@ -54,6 +54,7 @@ class RunSpec:
     now: datetime
     location: SharedLocation | None = None
     usage: TokenUsage = field(default_factory=TokenUsage)
+    travellers: tuple[str, ...] = ()  # a team trip's travellers as the request names them
 
 
 class AgentFactory(Protocol):
@@ -76,6 +77,7 @@ def message_to_json(msg: IncomingMessage) -> str:
             "location": None if loc is None else [loc.latitude, loc.longitude, loc.label],
             "lang": msg.lang,
             "question_id": msg.question_id,
+            "handle": msg.handle,
         },
         ensure_ascii=False,
     )
@@ -97,6 +99,7 @@ def message_from_json(raw: str) -> IncomingMessage:
         location=None if not loc else SharedLocation(float(loc[0]), float(loc[1]), loc[2]),
         lang=data.get("lang", ""),
         question_id=data.get("question_id"),
+        handle=data.get("handle", ""),
     )
 
 

@@ -36,6 +36,7 @@ from agent_core.events import (
 )
 from agent_core.journal import PendingAsk
 from agent_core.model import TokenUsage
+from agent_core.party import read_party
 from agent_core.schema import AgentState, Message, Role
 from bot.chat import ChatKey, RunInfo
 from bot.delivery import Progress
@@ -98,7 +99,7 @@ class RunWatch:
 @dataclass(frozen=True, slots=True)
 class Paused:
     messages: list[Message]  # the step's messages, not yet stored: they ride with the pause
-    ask: PendingAsk
+    asks: tuple[PendingAsk, ...]  # asked at once (one per person on a team trip)
     step: int
     inbox_done: list[int]
     usage: TokenUsage | None = None  # the segment's model calls, stored with the outcome
@@ -169,9 +170,9 @@ class StoreJournal:
         if behind is not None:  # shared with the chat task: stopping the run must not cancel it
             await asyncio.shield(behind)
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
         pending, done = self.take()
-        self.paused = Paused(pending + list(messages), ask, step, done)
+        self.paused = Paused(pending + list(messages), tuple(asks), step, done)
 
     def take(self) -> tuple[list[Message], list[int]]:
         out, self.deferred = self.deferred, []
@@ -275,6 +276,7 @@ class RunDriver:
             session_id=session.id, lang=session.lang, messages=messages, steps_taken=session.run_steps,
             now=datetime.fromtimestamp(session.run_started_at or self.clock(), self._tz),
             location=location_from_json(session.location),
+            travellers=tuple(t.label for t in read_party(session.request)),
         )
         return self.agents.build(spec)
 

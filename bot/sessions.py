@@ -24,8 +24,10 @@ import time
 import uuid
 from collections.abc import Callable
 
+from agent_core.party import read_party
 from bot import texts
-from bot.actor import ActorDeps, ChatActor, answers, state_with_run
+from bot.actor import ActorDeps, ChatActor, state_with_run
+from bot.addressing import bound_question, is_for
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
@@ -85,7 +87,8 @@ class SessionManager:
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
                            progress=self.progress, clock=clock)
         self._deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
-                               deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock)
+                               deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock,
+                               members=self._members)
         self.metrics.refresh_with(self._refresh_gauges)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -239,6 +242,24 @@ class SessionManager:
             return None
         return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
 
+    async def _members(self, chat: ChatKey) -> frozenset[str] | None:
+        surface = self._surfaces.get(chat.platform)
+        return None if surface is None else await surface.members(chat)
+
+    async def pending_questions(self, chat: ChatKey) -> list[PendingQuestion]:
+        """Every question waiting in the chat (a team trip asks several people at once), oldest first."""
+        return [PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
+                for q in await self.store.questions_for_chat(str(chat))]
+
+    async def awaits_answer_from(self, msg: IncomingMessage) -> bool:
+        """Does the chat wait for this sender: a question for them (by id or @username), or the
+        reason of the approver who rejected its plan?"""
+        key = str(msg.chat)
+        if any(q.asker_id == msg.user_id or is_for(msg, q) for q in await self.store.questions_for_chat(key)):
+            return True
+        signoff = await self.store.signoff_for_chat(key)
+        return signoff is not None and signoff.status == "rejecting" and signoff.decided_by == msg.user_id
+
     async def session_info(self, chat: ChatKey) -> SessionInfo | None:
         session = await self.store.get_session(str(chat))
         if session is None:
@@ -273,10 +294,10 @@ class SessionManager:
         pending = await self.store.inbox_for(key)
         if not pending:
             return True
-        question = await self.store.question_for_chat(key)
-        # quiet with rows left only when each is a message held for the question (not its answer)
-        return question is not None and all(
-            row.kind == "message" and not answers(row, message_from_json(row.body), question, session)
+        questions = await self.store.questions_for_chat(key)
+        # quiet with rows left only when each is a message held for the questions (not an answer)
+        return bool(questions) and all(
+            row.kind == "message" and bound_question(row, message_from_json(row.body), questions, session) is None
             for row in pending
         )
 
@@ -291,10 +312,13 @@ class SessionManager:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:
             return None
         stripped = msg.text.strip()
-        if stripped and len(msg.text) <= self.settings.max_message_chars:
+        party = len(read_party(msg.text[: self.settings.max_message_chars]))
+        if stripped and len(msg.text) <= self.settings.max_message_chars and party <= self.settings.max_travellers:
             return None
         session = await self.store.get_session(str(msg.chat))
         lang = texts.detect_lang(msg.text[:2000], session.lang if session else (msg.lang or "zh"))
+        if stripped and party > self.settings.max_travellers:  # planned one by one, a team that size never converges
+            return Notice("invalid", texts.text("team_too_big", lang, n=party, max=self.settings.max_travellers))
         if not stripped:
             return Notice("invalid", texts.text("empty", lang))
         return Notice("invalid", texts.text("too_long", lang, n=len(msg.text), max=self.settings.max_message_chars))

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
     human_timeout_s: float = Field(default=86400, gt=0, validation_alias=_alias("BOT_HUMAN_TIMEOUT_S"))
     # one reminder of a question still unanswered after this long (0: none; never at or past the deadline)
     remind_after_s: float = Field(default=14400, ge=0, validation_alias=_alias("BOT_REMIND_AFTER_S"))
+    max_travellers: int = Field(default=12, ge=1, le=500, validation_alias=_alias("BOT_MAX_TRAVELLERS"))
+    approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_APPROVERS"))
+    signoff_timeout_s: float = Field(default=3 * 86400, gt=0, validation_alias=_alias("BOT_SIGNOFF_TIMEOUT_S"))
+    signoff_remind_s: float = Field(default=14400, gt=0, validation_alias=_alias("BOT_SIGNOFF_REMIND_S"))
     validate_plans: bool = Field(default=True, validation_alias=_alias("BOT_VALIDATE"))
     validate_rounds: int = Field(default=2, ge=0, le=5, validation_alias=_alias("BOT_VALIDATE_ROUNDS"))
     travel_data: Literal["sandbox", "live"] = Field(default="sandbox", validation_alias=_alias("BOT_TRAVEL_DATA"))
@@ -79,7 +83,7 @@ class Settings(BaseSettings):
     rail12306_base_url: str | None = Field(default=None, validation_alias=_alias("RAIL12306_BASE_URL"))
     duffel_base_url: str | None = Field(default=None, validation_alias=_alias("DUFFEL_BASE_URL"))
 
-    @field_validator("allowed_users", mode="before")
+    @field_validator("allowed_users", "approvers", mode="before")
     @classmethod
     def _split_users(cls, v: object) -> object:
         if isinstance(v, str):

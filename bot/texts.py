@@ -95,6 +95,58 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "已记下。请先回答我上面的问题，之后我会把这条一并考虑。",
         "en": "Noted. Please answer my question above first; I'll take this into account right after.",
     },
+    "signoff_request": {
+        "zh": "这份团队行程需要审批：{who}，请点「批准」或「驳回」（截止 {deadline}）。",
+        "en": "This team plan needs sign-off: {who}, please Approve or Reject it (by {deadline}).",
+    },
+    "signoff_approved": {"zh": "✅ 行程已由 {who} 于 {at} 批准。", "en": "✅ Plan approved by {who} at {at}."},
+    "signoff_ask_reason": {
+        "zh": "{who} 驳回了这份行程。请直接回复驳回的原因，我会据此重新规划。",
+        "en": "{who} rejected this plan. Please reply with the reason, and I'll plan again with it.",
+    },
+    "signoff_refused": {
+        "zh": "只有审批人（{who}）可以批准或驳回这份行程。",
+        "en": "Only the approvers ({who}) can approve or reject this plan.",
+    },
+    "signoff_reminder": {
+        "zh": "提醒：这份团队行程还在等 {who} 审批（截止 {deadline}）。",
+        "en": "Reminder: this team plan is still waiting for sign-off by {who} (until {deadline}).",
+    },
+    "signoff_expired": {
+        "zh": "截止 {deadline} 前没有人审批，这份行程未获批准。",
+        "en": "Nobody signed this plan off by {deadline}; it stands unapproved.",
+    },
+    "status_signoff": {"zh": "行程在等 {who} 审批（截止 {deadline}）。", "en": "The plan is waiting for sign-off by {who} (until {deadline})."},
+    "status_decided": {
+        "zh": "最近一次审批：{status}，{who}，{at}{reason}",
+        "en": "Last sign-off: {status} by {who} at {at}{reason}",
+    },
+    "approver_added": {"zh": "已把 {who} 设为本频道的审批人。审批人：{all}", "en": "{who} now approves this channel's team plans. Approvers: {all}"},
+    "approver_gone": {
+        "zh": "{who} 已不在本频道，无法审批这份行程，这次不等 TA。",
+        "en": "{who} is no longer in this channel and cannot sign this plan off, so the request does not wait for them.",
+    },
+    "approvers_all_gone": {
+        "zh": "审批人（{who}）都已不在本频道，这份行程无人审批，按未批准处理。可用 /trip approver @某人 添加审批人。",
+        "en": "None of the approvers ({who}) is in this channel any more, so nobody can sign this plan off; it stands unapproved. Add one with /trip approver @who.",
+    },
+    "approver_usage": {
+        "zh": "用法：/trip approver @某人（设置本频道的行程审批人）。",
+        "en": "Usage: /trip approver @who (who signs off this channel's team plans).",
+    },
+    "approver_not_allowed": {
+        "zh": "只有现有的审批人（{who}）可以添加审批人。",
+        "en": "Only the current approvers ({who}) can add an approver.",
+    },
+    "team_too_big": {
+        "zh": "这条请求里有 {n} 位出行人，超过了每次最多 {max} 人的上限。请把团队分成几组，每组单独发一条请求。",
+        "en": "This request names {n} travellers, more than the {max} I plan for at once. Please split the team into groups and send one request per group.",
+    },
+    "not_yours": {
+        "zh": "这个问题是问 {who} 的，只有 TA 的回答算数。你的消息我会在规划时一并考虑。",
+        "en": "That question is for {who}; only their reply answers it. I'll take your message into account when I plan.",
+    },
+    "status_waiting_many": {"zh": "正在等这些回答：\n{questions}", "en": "Waiting for these answers:\n{questions}"},
     "stale_answer": {
         "zh": "那个问题已经回答过或已过期，这次选择没有改变什么。",
         "en": "That question has already been answered or has expired, so this changes nothing.",
@@ -152,6 +204,8 @@ def stopped_text(lang: str, tool: str, partial: str) -> str:
         return f"{partial} …\n\n{text('stopped_writing', lang)}"
     return text("stopped_thinking", lang)
 
+# What the model reads when an approver rejected its plan (the model reads English fine).
+REJECTED = "[sign-off] The plan was rejected by {who}. Their reason: {reason}\nMake the plan again with this in mind."
 
 # What the model is told when a question's deadline passes (the model reads English fine).
 NO_ANSWER = (

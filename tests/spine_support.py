@@ -122,6 +122,9 @@ class RecordingSurface:
     ) -> None:
         self._add(Posted("answer", chat, answer, verdict))
 
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None
+
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         self._add(Posted("notice", chat, notice))
 

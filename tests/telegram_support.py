@@ -13,14 +13,15 @@ from adapters.telegram import TelegramAdapter
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_state import StoredMessage
 from tests.spine_support import make_llm, make_settings, make_tools, plain_prompt
+from tools.collection import ToolCollection
 
 
 @contextlib.asynccontextmanager
 async def telegram_bot(tmp: Path, tg: FakeTelegram, openai_url: str, *, serve_http: bool = False,
-                       **overrides: Any) -> AsyncIterator[tuple[Runtime, TelegramAdapter]]:
+                       tools: ToolCollection | None = None, **overrides: Any) -> AsyncIterator[tuple[Runtime, TelegramAdapter]]:
     values: dict[str, Any] = {"port": 0, **overrides}
     settings = make_settings(tmp, telegram_bot_token=tg.token, telegram_api_base_url=tg.base_url, **values)
-    runtime = build_runtime(settings, model=make_llm(openai_url), tools=make_tools(), prompt=plain_prompt,
+    runtime = build_runtime(settings, model=make_llm(openai_url), tools=tools or make_tools(), prompt=plain_prompt,
                             serve_http=serve_http)
     adapter = next(a for a in runtime.adapters if isinstance(a, TelegramAdapter))
     await runtime.start()

@@ -48,8 +48,8 @@ class CommitLog:
     async def settle(self) -> None:
         return None
 
-    async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
-        self._commit([*self.deferred, *messages], ask.question, True)
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
+        self._commit([*self.deferred, *messages], " | ".join(a.question for a in asks), True)
 
     def _commit(self, messages: list[Message], question: str | None, waited: bool) -> None:
         self.deferred = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -19,9 +20,11 @@ from bot.chat_machine import (
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-ALL_FACTS = [Facts(a, c, i, k) for a, c, i, k in itertools.product([False, True], repeat=4)]
+ALL_FACTS = [Facts(*values) for values in itertools.product([False, True], repeat=len(dataclasses.fields(Facts)))]
 PERSON = (Trigger.MESSAGE, Trigger.NAMED_ANSWER, Trigger.LOCATION, Trigger.HELP, Trigger.STATUS, Trigger.CANCEL,
-          Trigger.NEW, Trigger.STOP, Trigger.EXPIRED, Trigger.REMIND, Trigger.RESUME, Trigger.UNDELIVERABLE)
+          Trigger.NEW, Trigger.EXPIRED, Trigger.RESUME, Trigger.UNDELIVERABLE, Trigger.TRIP, Trigger.APPROVE,
+          Trigger.REJECT, Trigger.REMINDER, Trigger.OVERDUE,
+          Trigger.STOP, Trigger.REMIND)
 RUN_OUTCOMES = (Trigger.PAUSED, Trigger.FINISHED, Trigger.FAILED, Trigger.CRASHED)
 
 
@@ -35,6 +38,8 @@ def test_run_outcomes_are_defined_only_while_working():
     for state, trigger in itertools.product(ChatState, RUN_OUTCOMES):
         if state is ChatState.WORKING:
             assert decide(state, trigger, Facts()).target in (ChatState.ASKING, ChatState.IDLE)
+            assert decide(state, trigger, Facts(signoff=True)).target in (ChatState.ASKING, ChatState.IDLE,
+                                                                         ChatState.SIGNOFF)
         else:
             with pytest.raises(UndefinedTransition):
                 decide(state, trigger, Facts())
@@ -43,6 +48,12 @@ def test_run_outcomes_are_defined_only_while_working():
 def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert decide(ChatState.ASKING, Trigger.MESSAGE, Facts(answers=True)).action is Action.ANSWER
     assert decide(ChatState.ASKING, Trigger.MESSAGE, Facts(answers=False)).action is Action.HOLD
+    # a team trip's questions: an answer that leaves others waiting keeps the chat asking
+    one = decide(ChatState.ASKING, Trigger.MESSAGE, Facts(answers=True, last=False))
+    assert (one.action, one.target) == (Action.ANSWER_ONE, None)
+    expired = decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=True, last=False))
+    assert (expired.action, expired.target) == (Action.EXPIRE_ONE, None)
+    assert decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=True, last=True)).target is ChatState.WORKING
     assert decide(ChatState.WORKING, Trigger.MESSAGE, Facts()).action is Action.STEER
     assert decide(ChatState.IDLE, Trigger.NAMED_ANSWER, Facts(answers=True)).action is Action.STALE
     assert decide(ChatState.WORKING, Trigger.RESUME, Facts(idle_run=False)).action is Action.IGNORE
@@ -53,6 +64,13 @@ def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
         assert decide(state, Trigger.STOP, Facts(asker=True)).action is Action.NOTHING_TO_CANCEL
     assert decide(ChatState.ASKING, Trigger.REMIND, Facts(current=True)).target is None
     assert decide(ChatState.ASKING, Trigger.REMIND, Facts(current=False)).action is Action.IGNORE
+    # sign-off: only an approver decides; a rejection's reason plans again; a late press is stale
+    assert decide(ChatState.SIGNOFF, Trigger.APPROVE, Facts(current=True, approver=True)).target is ChatState.IDLE
+    assert decide(ChatState.SIGNOFF, Trigger.APPROVE, Facts(current=True)).action is Action.REFUSE_DECISION
+    assert decide(ChatState.SIGNOFF, Trigger.REJECT, Facts(current=True, approver=True)).action is Action.ASK_REASON
+    assert decide(ChatState.SIGNOFF, Trigger.MESSAGE, Facts(reason=True)).action is Action.REPLAN
+    assert decide(ChatState.IDLE, Trigger.APPROVE, Facts(current=True, approver=True)).action is Action.STALE
+    assert decide(ChatState.WORKING, Trigger.FINISHED, Facts(signoff=True)).target is ChatState.SIGNOFF
     starts = {t.source for t in TRANSITIONS if t.action in (Action.START_RUN, Action.ANSWER, Action.EXPIRE)}
     assert ChatState.WORKING not in starts  # a run starts only where none works
 

@@ -80,6 +80,9 @@ class FlakySurface:
         self._fault(chat)
         self.answers.append((chat.chat_id, answer.text))
 
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None
+
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         self._fault(chat)
 

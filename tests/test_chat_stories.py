@@ -103,7 +103,7 @@ async def _seed_finished_answers(db: Path, chats: list[ChatKey], asking: list[Ch
                 continue
             ask = Message.assistant(None, tool_calls=[ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))])
             question = QuestionRow(session.id, "call_q", "When?", (), "u1", time.time(), time.time() + 3600, None, "waiting")
-            await store.pause(session.id, [ask], question, step=1)
+            await store.pause(session.id, [ask], [question], step=1)
     finally:
         await store.close()
 

@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.store.base import ChatEvent, QuestionRow, Store, StoreClosed, TurnStart
+from bot.store.base import ChatEvent, QuestionRow, SignoffRow, Store, StoreClosed, TurnStart
 from bot.store.migrate import MIGRATIONS_DIR, discover
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR
 from bot.store.postgres import PostgresStore
@@ -118,7 +118,7 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     session = await store.start_turn(turn(inbox or 0))
     call = ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))
     await store.append(session.id, [Message.assistant(None, [call])], step=1)
-    question_row = await store.pause(session.id, [], question(session.id), step=1)
+    [question_row] = await store.pause(session.id, [], [question(session.id)], step=1)
     assert (await store.get_session(KEY)).state == "asking"  # type: ignore[union-attr]
     q = await store.get_question(session.id)
     assert q is not None and q.options == ("Fri", "Sat") and q.posted_message_id is None and q.posted_after is None
@@ -140,10 +140,70 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     assert await store.pending_outbox() == []
 
 
+async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resumes(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    calls = [ToolCall(id=f"call_{who}", function=Function(name="ask_human", arguments="{}")) for who in ("a", "b")]
+    await store.append(session.id, [Message.assistant(None, calls)], step=1)
+    now = time.time()
+    asked = [QuestionRow(session.id, f"call_{who}", f"When do you leave, {who}?", (), uid, now + i, now + 60, None,
+                         "waiting", addressee=label)
+             for i, (who, uid, label) in enumerate((("a", "UA", "<@UA>"), ("b", "", "@bo")))]
+    rows = await store.pause(session.id, [], asked, step=1)
+    outbox = await store.pending_outbox(KEY)
+    assert [o.id for o in outbox] == rows and [o.tool_call_id for o in outbox] == ["call_a", "call_b"]
+    assert '"user_id": "UA"' in outbox[0].body and '"user_name": "@bo"' in outbox[1].body  # each mentions its person
+    waiting = await store.questions_for_chat(KEY)
+    assert [(q.tool_call_id, q.asker_id, q.addressee) for q in waiting] == [("call_a", "UA", "<@UA>"), ("call_b", "", "@bo")]
+    answer_b = Message.tool("Friday", tool_call_id="call_b", name="ask_human")
+    assert await store.resolve_question(session.id, "call_b", answer_b, status="answered", inbox_id=None)
+    assert (await store.get_session(KEY)).state == "asking"  # type: ignore[union-attr]  # a still waits
+    assert [q.tool_call_id for q in await store.questions_for_chat(KEY)] == ["call_a"]
+    answer_a = Message.tool("nobody answered", tool_call_id="call_a", name="ask_human")
+    assert await store.resolve_question(session.id, "call_a", answer_a, status="expired", inbox_id=None)
+    assert (await store.get_session(KEY)).state == "working"  # type: ignore[union-attr]
+    tools = [m.tool_call_id for m in await store.load_messages(session.id) if m.role.value == "tool"]
+    assert tools == ["call_b", "call_a"]  # each answer is its own call's result, in the order they came
+
+
+async def test_a_team_plan_waits_for_sign_off_with_its_reminder_and_deadline(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    now = time.time()
+    signoff = SignoffRow("so1", session.id, KEY, "waiting", ("U9", "@boss"), now, now + 10, now + 20)
+    await store.finish_run(session.id, [Message.assistant("plan")], outbox=[("answer", "{}")], signoff=signoff)
+    assert (await store.get_session(KEY)).state == "signoff"  # type: ignore[union-attr]
+    assert await store.signoff_for_chat(KEY) == signoff
+    assert await store.next_deadline(after=now) == now + 10  # the reminder first
+    assert [g.id for g in await store.due_signoffs(now + 11)] == ["so1"] and await store.due_signoffs(now + 1) == []
+    assert await store.signoff_reminded("so1", inbox_id=None, outbox=[("notice", "{}")]) is not None
+    assert await store.signoff_reminded("so1", inbox_id=None) is None  # one reminder
+    assert await store.next_deadline(after=now + 11) == now + 20
+    rows = await store.decide_signoff("so1", "rejecting", "U9", outbox=[("notice", '{"why": 1}')])
+    assert rows is not None and len(rows) == 1
+    assert (await store.get_session(KEY)).state == "signoff"  # type: ignore[union-attr]  # waiting for the reason
+    reason = await store.add_inbox("test", "2", KEY, "{}")
+    replan = TurnStart(KEY, reason or 0, Message.user("[sign-off] rejected"), "en", "U9", "Boss", "hello", None,
+                       rejected_by="U9", reason="too expensive")
+    await store.start_turn(replan)
+    decided = await store.signoff_for_chat(KEY)
+    assert decided is not None and (decided.status, decided.decided_by, decided.reason) == ("rejected", "U9", "too expensive")
+    assert await store.decide_signoff("so1", "approved", "U9") is None  # decided already
+    again = SignoffRow("so2", session.id, KEY, "waiting", ("U9",), now + 1, now + 10, now + 20)
+    await store.finish_run(session.id, [Message.assistant("plan 2")], signoff=again)
+    assert await store.decide_signoff("so2", "approved", "U9", outbox=[("notice", "{}")]) is not None
+    approved = await store.signoff_for_chat(KEY)
+    assert approved is not None and approved.status == "approved" and approved.decided_at is not None
+    assert (await store.get_session(KEY)).state == "idle"  # type: ignore[union-attr]
+    await store.add_approver("slack", "C1", "U7", "U1")
+    await store.add_approver("slack", "C1", "U7", "U1")
+    assert await store.channel_approvers("slack", "C1") == ["U7"] and await store.channel_approvers("slack", "C2") == []
+
+
 async def test_a_failed_question_row_tells_its_chat_and_counts(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    row = await store.pause(session.id, [], question(session.id), step=1)
+    [row] = await store.pause(session.id, [], [question(session.id)], step=1)
     await store.outbox_attempt_failed(row, "timed out")
     [pending] = await store.pending_outbox(KEY)
     assert pending.attempts == 1 and pending.error == "timed out"
@@ -181,7 +241,7 @@ async def test_due_questions_and_the_next_deadline(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
     soon = time.time() + 5
-    await store.pause(session.id, [], question(session.id, deadline=soon), step=1)
+    await store.pause(session.id, [], [question(session.id, deadline=soon)], step=1)
     assert await store.next_deadline() == pytest.approx(soon)
     assert await store.due_questions(soon - 1) == []
     assert [q.tool_call_id for q in await store.due_questions(soon + 1)] == ["call_q"]
@@ -192,7 +252,7 @@ async def test_a_reminder_is_due_once_and_queued_once(store: Store):
     session = await store.start_turn(turn(inbox or 0))
     now = time.time()
     q = QuestionRow(session.id, "call_q", "When?", (), "u1", now, now + 60, None, "waiting", remind_at=now + 10)
-    await store.pause(session.id, [], q, step=1)
+    await store.pause(session.id, [], [q], step=1)
     assert await store.next_deadline() == pytest.approx(now + 10)  # the reminder comes first
     assert await store.due_reminders(now + 9) == []
     [due] = await store.due_reminders(now + 11)
@@ -211,7 +271,7 @@ async def test_a_reminder_is_due_once_and_queued_once(store: Store):
 async def test_interrupt_fills_calls_cancels_questions_and_can_close(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    await store.pause(session.id, [], question(session.id), step=1)
+    await store.pause(session.id, [], [question(session.id)], step=1)
     filler = Message.tool("cancelled", tool_call_id="call_q", name="ask_human")
     await store.interrupt(session.id, [filler], close=True)
     assert await store.get_question(session.id) is None

@@ -205,7 +205,7 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
     fenced like the first ones, so a process that lost the chat changes nothing in it."""
     a, b = two
     sid = await session_of(a)
-    asking = await a.pause(sid, [], question(sid), step=1)
+    [asking] = await a.pause(sid, [], [question(sid)], step=1)
     other = await a.queue_outbox(KEY, sid, "notice", "{}")
     inbox = await a.add_inbox("test", "2", KEY, "{}") or 0
     lease_a = await a.acquire_lease(KEY, "proc-a", ttl_s=0.2)
@@ -220,7 +220,7 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
         "remember_location": lambda: a.remember_location(KEY, "{}", "en"),
         "start_turn": lambda: a.start_turn(TurnStart(KEY, inbox, Message.user("x"), "en", "u1", "Ann", "x", None)),
         "append": lambda: a.append(sid, [Message.user("x")], step=2, inbox_done=[inbox]),
-        "pause": lambda: a.pause(sid, [], question(sid, "call_2"), step=2, inbox_done=[inbox]),
+        "pause": lambda: a.pause(sid, [], [question(sid, "call_2")], step=2, inbox_done=[inbox]),
         "finish_run": lambda: a.finish_run(sid, [], outbox=[("answer", "{}")], inbox_done=[inbox]),
         "interrupt": lambda: a.interrupt(sid, [], close=True, notice="{}"),
         "close_session": lambda: a.close_session(KEY),
@@ -255,7 +255,7 @@ async def test_an_update_stored_while_a_posting_is_recorded_comes_after_its_wate
         sid = await session_of(store)
         for i in range(5):
             call_id = f"call_{i}"
-            row = await store.pause(sid, [], question(sid, call_id), step=i + 1)
+            [row] = await store.pause(sid, [], [question(sid, call_id)], step=i + 1)
             _, answer_id = await asyncio.gather(
                 store.outbox_sent(row, 1, f"m{i}"), store.add_inbox("test", f"answer-{i}", KEY, "{}")
             )
@@ -304,8 +304,8 @@ async def test_the_chat_actor_migration_converts_an_old_database_as_sqlites_does
                                                  if m.version < 3])
         for sql in rows:
             await conn.execute(sql)
-        assert await pg_migrate.apply_migrations(conn, [m for m in pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)
-                                                        if m.version <= 3]) == [3]
+        later = [m.version for m in pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR) if m.version >= 3]
+        assert await pg_migrate.apply_migrations(conn, pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)) == later
         pg_seen = [[tuple(r) for r in await conn.fetch(sql)] for sql in read]
     finally:
         await conn.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -75,6 +76,17 @@ async def test_a_broad_except_exception_lets_the_pause_through():
 async def test_an_empty_question_is_an_argument_error_not_a_pause():
     result = await ToolCollection([AskHuman()]).execute("ask_human", '{"inquire": "  "}', CTX)
     assert "must not be empty" in (result.error or "")
+
+
+async def test_a_question_to_a_traveller_names_them_and_an_unknown_one_goes_back_to_the_model():
+    team = ToolContext(tool_call_id="call_2", now=CTX.now, travellers=("<@U0ANA>", "@bo", "Chen"))
+    tools = ToolCollection([AskHuman()])
+    for to in ("<@U0ANA|ana>", "@Bo", "chen"):
+        with pytest.raises(HumanInputRequired) as info:
+            await tools.execute("ask_human", json.dumps({"inquire": "When do you leave?", "to": to}), team)
+        assert info.value.to == to
+    unknown = await tools.execute("ask_human", '{"inquire": "When?", "to": "@dan"}', team)
+    assert unknown.error == "'@dan' is not a traveller of this trip; `to` must be one of: <@U0ANA>, @bo, Chen"
 
 
 async def test_terminate_ends_the_run():

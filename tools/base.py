@@ -32,6 +32,7 @@ class ToolContext:
     lang: str = "zh"  # "zh" or "en"
     location: SharedLocation | None = None
     home_city: str = "北京"
+    travellers: tuple[str, ...] = ()  # a team trip: the travellers as the request names them (ask_human's `to`)
 
 
 @dataclass(slots=True)

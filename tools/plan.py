@@ -46,6 +46,14 @@ class Visit(BaseModel):
     ticket_price: float = Field(default=0, ge=0)
 
 
+class TravellerLegs(BaseModel):
+    """One traveller of a team trip: their own way there and back (prices for this person)."""
+
+    name: str = Field(description="the traveller as the request names them: <@U123>, @bo, or a plain name")
+    home_city: str
+    legs: list[Leg] = Field(default_factory=list, description="outbound then return legs; price for this person")
+
+
 class TripPlan(BaseModel):
     title: str
     origin_city: str
@@ -61,11 +69,40 @@ class TripPlan(BaseModel):
     alternatives: list[str] = Field(default_factory=list, description="backups if something falls through")
     notes: list[str] = Field(default_factory=list)
     data_source: Literal["sandbox", "live", "mixed"] = "sandbox"
+    party: list[TravellerLegs] = Field(
+        default_factory=list,
+        description="team trips: each traveller with their own legs from their home city; `legs` then holds only "
+        "legs the whole party shares, and `travellers` equals the party's size",
+    )
+    timezone: str | None = Field(
+        default=None, description="IANA time zone of the destination (e.g. Asia/Shanghai): the calendar file's zone"
+    )
+    meet_by: str | None = Field(
+        default=None, description="team trips: YYYY-MM-DD HH:MM by which everyone has arrived (default: the first visit)"
+    )
 
     def computed_total(self) -> float:
         return round(
             sum(leg.price for leg in self.legs)
+            + sum(leg.price for t in self.party for leg in t.legs)
             + sum(s.total for s in self.stays)
             + sum(v.ticket_price for v in self.visits) * self.travellers,
             2,
         )
+
+    def cost_of(self, name: str) -> float:
+        """One traveller's share: their own legs, an even share of what the party shares, their tickets."""
+        own = sum(leg.price for t in self.party if t.name == name for leg in t.legs)
+        shared = sum(leg.price for leg in self.legs) + sum(s.total for s in self.stays)
+        return round(own + shared / max(self.travellers, 1) + sum(v.ticket_price for v in self.visits), 2)
+
+    def for_traveller(self, name: str) -> TripPlan:
+        """The plan as one traveller lives it (their legs around the shared ones), for the checks
+        written for one person; shared prices stay the party's, as they are quoted."""
+        mine = next(t for t in self.party if t.name == name)
+        outbound = [leg for leg in mine.legs if leg.destination_city != mine.home_city]
+        back = [leg for leg in mine.legs if leg.destination_city == mine.home_city]
+        return self.model_copy(update={
+            "origin_city": mine.home_city, "legs": [*outbound, *self.legs, *back], "party": [], "travellers": 1,
+            "title": f"{self.title} ({mine.name})",
+        })

@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from tools.base import BaseTool, ToolContext, ToolResult
 from tools.errors import ToolArgumentError
-from tools.plan import TripPlan
+from tools.party_plan import party_problems
+from tools.plan import Leg, TripPlan
 
 _ANSWER_TAGS = re.compile(r"</?answer>", re.IGNORECASE)
 _TOLERANCE = 1.0  # CNY: rounding of per-night and per-ticket prices
@@ -49,6 +50,18 @@ def _moment(value: str, what: str, problems: list[str]) -> datetime | None:
         return None
 
 
+def _leg_problems(legs: list[Leg], where: str, problems: list[str]) -> None:
+    for i, leg in enumerate(legs):
+        dep = _moment(leg.depart, f"{where}[{i}].depart", problems)
+        arr = _moment(leg.arrive, f"{where}[{i}].arrive", problems)
+        # Local times: a flight may land "before" it left across time zones, so only same-zone
+        # kinds (trains, city transport) must arrive after they depart.
+        if dep and arr and leg.kind != "flight" and arr < dep:
+            problems.append(f"{where}[{i}] ({leg.number or leg.kind}) arrives before it departs")
+        if leg.kind in ("train", "flight") and not leg.number:
+            problems.append(f"{where}[{i}] is a {leg.kind} without its number")
+
+
 def plan_problems(plan: TripPlan) -> list[str]:
     """Everything inconsistent in `plan`; empty when it is sound."""
     problems: list[str] = []
@@ -56,15 +69,10 @@ def plan_problems(plan: TripPlan) -> list[str]:
     end = _day(plan.end_date, "end_date", problems)
     if start and end and end < start:
         problems.append(f"end_date {plan.end_date} is before start_date {plan.start_date}")
-    for i, leg in enumerate(plan.legs):
-        dep = _moment(leg.depart, f"legs[{i}].depart", problems)
-        arr = _moment(leg.arrive, f"legs[{i}].arrive", problems)
-        # Local times: a flight may land "before" it left across time zones, so only same-zone
-        # kinds (trains, city transport) must arrive after they depart.
-        if dep and arr and leg.kind != "flight" and arr < dep:
-            problems.append(f"legs[{i}] ({leg.number or leg.kind}) arrives before it departs")
-        if leg.kind in ("train", "flight") and not leg.number:
-            problems.append(f"legs[{i}] is a {leg.kind} without its number")
+    _leg_problems(plan.legs, "legs", problems)
+    for k, person in enumerate(plan.party):
+        _leg_problems(person.legs, f"party[{k}].legs", problems)
+    problems += party_problems(plan)
     for i, stay in enumerate(plan.stays):
         cin = _day(stay.checkin_date, f"stays[{i}].checkin_date", problems)
         cout = _day(stay.checkout_date, f"stays[{i}].checkout_date", problems)

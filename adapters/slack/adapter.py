@@ -44,7 +44,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
-from adapters.slack.inbound import PLATFORM, route_button, route_event, route_stop
+from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event, route_stop
 from adapters.slack.mrkdwn import escape
 from adapters.slack.progress import ProgressBoard
 from adapters.slack.signing import SignedRequests
@@ -61,13 +61,14 @@ from agent_core.events import (
     ToolCalled,
 )
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import Attachment, ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
 
 if TYPE_CHECKING:
     from bot.sessions import SessionManager
 
 log = logging.getLogger(__name__)
+MEMBER_PAGES = 50  # conversations.members pages (200 each) read before giving up on a huge channel
 
 EVENTS_PATH = "/slack/events"
 STOP_ACTION = "stop_run"
@@ -131,6 +132,7 @@ class SlackAdapter:
         assistant = AsyncAssistant(logger=log)
         assistant.thread_started(self._on_assistant_thread)
         self._app.use(assistant)
+        self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(self._on_decision)
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -265,6 +267,15 @@ class SlackAdapter:
         except SlackApiError as exc:
             log.warning("slack: suggested prompts not set: %s", exc.response.get("error"))
 
+    async def _on_decision(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        decision = route_decision(body)
+        if decision is None:
+            return
+        async with self._in_order(str(decision.chat)):
+            outcome = await self._manager.submit(decision)
+        await self._count(outcome.value)
+
     async def _count(self, outcome: str) -> None:
         async with self._inbound_changed:
             self.inbound[outcome] += 1
@@ -331,6 +342,32 @@ class SlackAdapter:
             await self._board.settle(chat, "stopped")
             notice = without_streamed(notice, streamed)
         await self._post_parts(chat, render.notice(notice), parts)
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        """conversations.members, every page; None (and a log line) when Slack will not say."""
+        found: set[str] = set()
+        cursor = None
+        try:
+            for _ in range(MEMBER_PAGES):
+                resp = await self._call("conversations.members", self._client.conversations_members(
+                    channel=chat.chat_id, limit=200, cursor=cursor))
+                found.update(str(m) for m in resp.get("members") or [])
+                cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+                if not cursor:
+                    return frozenset(found)
+        except SlackCallFailed as exc:
+            log.info("slack: could not list the members of %s: %s", chat.chat_id, exc)
+            return None
+        return frozenset(found)  # a very large channel: the pages read so far
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        if parts.done:  # shared already by an earlier attempt
+            return
+        resp = await self._call("files.upload_v2", self._client.files_upload_v2(
+            channel=chat.chat_id, thread_ts=chat.thread_id or None, content=file.content.encode(),
+            filename=file.filename, title=file.title or file.filename))
+        shared = resp.get("files") or [{}]
+        await parts.sent(str(shared[0].get("id", "")), more=False)
 
     async def _post_parts(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog) -> None:
         """The parts an earlier attempt posted are in the thread already: never posted twice."""

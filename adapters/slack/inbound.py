@@ -113,6 +113,7 @@ class _Action(BaseModel):
     action_id: str
     block_id: str = ""
     value: str = ""
+    action_ts: str = ""
 
 
 class BlockActions(BaseModel):
@@ -166,3 +167,23 @@ def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
     return IncomingMessage(chat=ChatKey(PLATFORM, channel, thread), user_id=user, text="/stop",
                            is_group=not channel.startswith("D"),
                            dedup_id=f"{channel}:{message.get('ts', '')}:stop:{actions[0].get('action_ts', '')}")
+def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
+    """An Approve / Reject press on a sign-off request: a decision naming its sign-off. Each press
+    is its own (a refused one must not hide the approver's); Slack's retries of one are duplicates."""
+    try:
+        payload = BlockActions.model_validate(raw)
+    except ValidationError:
+        return None
+    if not payload.actions:
+        return None
+    action = payload.actions[0]
+    decision, _, signoff_id = action.value.partition(":")
+    if decision not in ("approve", "reject") or not signoff_id:
+        return None
+    c = payload.container
+    thread = c.thread_ts or (payload.message.thread_ts if payload.message else None) or c.message_ts
+    return IncomingMessage(
+        chat=ChatKey(PLATFORM, c.channel_id, thread), user_id=payload.user.id, text=decision,
+        dedup_id=f"{c.channel_id}:{c.message_ts}:{payload.user.id}:{action.action_ts or action.value}",
+        kind=MessageKind.DECISION, reply_to=c.message_ts, question_id=signoff_id,
+    )

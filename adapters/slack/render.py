@@ -7,6 +7,7 @@ and roughly 13,000 characters of text across all the blocks of one message.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from bot.chat import Notice
-from tools.plan import TripPlan
+from tools.plan import Leg, TripPlan
 
 Block = dict[str, Any]
 
@@ -126,6 +127,17 @@ def _money(value: float, currency: str) -> str:
     return f"{symbol}{value:,.0f}" if value == int(value) else f"{symbol}{value:,.2f}"
 
 
+def _leg_line(leg: Leg, lang: str, cur: str) -> str:
+    head = " ".join(p for p in (leg_kind(leg.kind, lang), leg.number or "") if p)
+    extras = " · ".join(p for p in (leg.seat or "", leg.airline or "", _money(leg.price, cur) if leg.price else "") if p)
+    line = f"{head}  {leg.origin} {leg.depart} → {leg.destination} {leg.arrive}"
+    return escape(line + (f" · {extras}" if extras else ""))
+
+
+def _mention_or_escape(name: str) -> str:
+    return name if re.fullmatch(r"<@[A-Z0-9]+>", name) else escape(name)
+
+
 def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
     cur = plan.currency
     blocks: list[Block] = [header(plan.title)]
@@ -133,14 +145,13 @@ def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
         f"{plan.origin_city} → {plan.destination_city} · {plan.start_date} – {plan.end_date} · "
         + t("travellers", lang, n=plan.travellers))))
     if plan.legs:
-        lines = []
-        for leg in plan.legs:
-            head = " ".join(p for p in (leg_kind(leg.kind, lang), leg.number or "") if p)
-            extras = " · ".join(p for p in (leg.seat or "", leg.airline or "",
-                                            _money(leg.price, cur) if leg.price else "") if p)
-            line = f"{head}  {leg.origin} {leg.depart} → {leg.destination} {leg.arrive}"
-            lines.append(escape(line + (f" · {extras}" if extras else "")))
+        lines = [_leg_line(leg, lang, cur) for leg in plan.legs]
         blocks += sections(f"*{t('legs', lang)}*\n" + "\n".join(lines))
+    for person in plan.party:  # a team trip: each traveller's own way there and back, and their share
+        lines = [_leg_line(leg, lang, cur) for leg in person.legs]
+        # the name stays a live mention (<@U..>): only the city and share are the person's text
+        head = f"*{_mention_or_escape(person.name)}* ({escape(person.home_city)}) · {escape(_money(plan.cost_of(person.name), cur))}"
+        blocks += sections(head + "\n" + "\n".join(lines))
     if plan.stays:
         lines = []
         for s in plan.stays:
@@ -191,5 +202,24 @@ def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost
     return pack(blocks)
 
 
+SIGNOFF_ACTION_PREFIX = "signoff_"
+
+
 def notice(n: Notice) -> list[SlackPost]:
-    return [SlackPost(text=piece) for piece in split_text(escape(n.text), 39_000)]
+    if n.signoff_id:  # a sign-off request: the approvers' mentions stay live, and two buttons name it
+        text = _live_mentions(n.text)
+        zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+        buttons = [
+            {"type": "button", "action_id": f"{SIGNOFF_ACTION_PREFIX}{decision}", "style": style,
+             "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{decision}:{n.signoff_id}"}
+            for decision, style, label_en, label_zh in (("approve", "primary", "Approve", "批准"),
+                                                         ("reject", "danger", "Reject", "驳回"))
+        ]
+        blocks = [section(text), {"type": "actions", "block_id": f"signoff:{n.signoff_id}", "elements": buttons}]
+        return [SlackPost(text=text, blocks=blocks)]
+    return [SlackPost(text=piece) for piece in split_text(_live_mentions(n.text), 39_000)]
+
+
+def _live_mentions(text: str) -> str:
+    """Escape what the runtime wrote, but keep the <@U...> mentions it put there working."""
+    return re.sub(r"&lt;@([A-Z0-9]+)&gt;", r"<@\1>", escape(text))

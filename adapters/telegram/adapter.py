@@ -34,7 +34,7 @@ from adapters.telegram.progress import RunProgress
 from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
 from adapters.telegram.typing_indicator import TypingIndicator
-from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update
+from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update, signoff_data
 from agent_core.events import (
     AnswerReady,
     Event,
@@ -47,7 +47,7 @@ from agent_core.events import (
     Verdict,
 )
 from bot import texts as bot_texts
-from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.delivery import UNRECORDED
 from bot.records import PendingQuestion, SessionInfo
 from bot.settings import Settings
@@ -64,6 +64,7 @@ class Manager(Protocol):
     async def submit(self, msg: IncomingMessage) -> SubmitOutcome: ...
 
     async def pending_question(self, chat: ChatKey) -> PendingQuestion | None: ...
+    async def awaits_answer_from(self, msg: IncomingMessage) -> bool: ...
 
     async def session_info(self, chat: ChatKey) -> SessionInfo | None: ...
 
@@ -175,6 +176,9 @@ class TelegramAdapter:
             outcome = await self.manager.submit(mapped.message)
             note = texts.text("stop_pressed", mapped.lang) if outcome is SubmitOutcome.ACCEPTED else ""
             await self._answer_query(mapped.callback_id, note)
+        elif mapped.route is Route.DECISION and mapped.message is not None:
+            await self.manager.submit(mapped.message)  # the chat says what became of it
+            await self._answer_query(mapped.callback_id, "")
         elif mapped.route is Route.BAD_BUTTON:
             await self._answer_query(mapped.callback_id, texts.text("button_junk", mapped.lang))
         elif mapped.route is Route.MEDIA and mapped.addressed:
@@ -187,8 +191,7 @@ class TelegramAdapter:
         next message of the person its question waits for."""
         if not msg.is_group or mapped.addressed:
             return True
-        pending = await self.manager.pending_question(msg.chat)
-        return pending is not None and pending.asker_user_id == msg.user_id
+        return await self.manager.awaits_answer_from(msg)
 
     async def _button(self, mapped: Mapped) -> None:
         assert mapped.message is not None and mapped.option_index is not None
@@ -286,6 +289,8 @@ class TelegramAdapter:
         self._pause(chat_id)
         is_group = chat_id < 0
         mention = (run.user_id, run.user_name) if is_group and run.user_id.isdigit() else None
+        if is_group and not run.user_id and run.user_name.startswith("@"):  # a traveller known by @username
+            mention = ("", run.user_name)
         markup: Markup = None
         if question.options:
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(option[:64], callback_data=button_data(i))]
@@ -304,9 +309,33 @@ class TelegramAdapter:
         chat_id = int(chat.chat_id)
         if notice.kind in _ENDING_NOTICES:
             self._pause(chat_id)
+        markup: Markup = None
+        if notice.signoff_id:  # a sign-off request: the approvers' buttons name it
+            zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
+            markup = InlineKeyboardMarkup([[
+                InlineKeyboardButton("✅ 批准" if zh else "✅ Approve", callback_data=signoff_data("approve", notice.signoff_id)),
+                InlineKeyboardButton("❌ 驳回" if zh else "❌ Reject", callback_data=signoff_data("reject", notice.signoff_id)),
+            ]])
         # a reminder replies to its question
         reply_to = int(notice.reply_to) if notice.reply_to and notice.reply_to.isdigit() else None
-        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts, reply_to=reply_to)
+        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts, markup, reply_to=reply_to)
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None  # the Bot API lists no group's members
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        if parts.done:  # sent already by an earlier attempt
+            return
+        chat_id = int(chat.chat_id)
+        send = functools.partial(self.transport.send_document, chat_id, file.content.encode(), file.filename,
+                                 caption=file.title)
+        try:
+            message_id = await self.outbox.send(chat_id, "file", send)
+        except TelegramError as exc:
+            raise delivery_failed(chat_id, "file", exc) from exc
+        except AdapterStopped as exc:
+            raise DeliveryFailed(chat_id, "file", str(exc), permanent=False) from exc
+        await parts.sent(str(message_id), more=False)
 
     async def _send_all(self, chat_id: int, kind: str, html: str, parts: PartLog, markup: Markup = None,
                         reply_to: int | None = None) -> None:

@@ -64,7 +64,10 @@ def question_html(question: QuestionAsked, lang: str, mention: tuple[str, str] |
     head = ""
     if mention is not None:
         user_id, name = mention
-        head = f'<a href="tg://user?id={escape(user_id)}">{escape(name or user_id, quote=False)}</a>\n'
+        if user_id:
+            head = f'<a href="tg://user?id={escape(user_id)}">{escape(name or user_id, quote=False)}</a>\n'
+        else:  # a traveller known by @username only: Telegram links the name itself
+            head = f"{escape(name, quote=False)}\n"
     hint = words(lang)["pick"] if question.options else words(lang)["reply"]
     return f"{head}❓ {escape(question.question, quote=False)}\n<i>{escape(hint, quote=False)}</i>"
 
@@ -138,6 +141,9 @@ def plan_html(plan: TripPlan, lang: str) -> str:
     ]
     if plan.legs:
         lines += ["", f"<b>{w['transport']}</b>", *(_leg(leg) for leg in plan.legs)]
+    for person in plan.party:  # a team trip: each traveller's own way there and back, and their share
+        head = f"👤 <b>{escape(person.name, quote=False)}</b> ({escape(person.home_city, quote=False)}) · "
+        lines += ["", head + _money(plan.cost_of(person.name), plan.currency), *(_leg(leg) for leg in person.legs)]
     if plan.stays:
         lines += ["", f"<b>{w['stay']}</b>", *(_stay(s, w) for s in plan.stays)]
     if plan.visits:

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Bot, ForceReply, InlineKeyboardMarkup, LinkPreviewOptions, ReplyParameters
+from telegram import (
+    Bot,
+    ForceReply,
+    InlineKeyboardMarkup,
+    InputFile,
+    LinkPreviewOptions,
+    ReplyParameters,
+)
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest
 
@@ -39,6 +46,10 @@ class Transport:
             log.warning("Telegram could not parse our HTML (%s); sending plain text", exc)
             msg = await self.bot.send_message(chat_id, html_to_plain(text), reply_markup=markup,
                                               reply_parameters=reply, link_preview_options=_NO_PREVIEW)
+        return msg.message_id
+
+    async def send_document(self, chat_id: int, content: bytes, filename: str, *, caption: str = "") -> int:
+        msg = await self.bot.send_document(chat_id, InputFile(content, filename=filename), caption=caption[:1024] or None)
         return msg.message_id
 
     async def edit_html(self, chat_id: int, message_id: int, text: str, *, markup: InlineKeyboardMarkup | None = None) -> None:

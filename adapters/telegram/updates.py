@@ -20,11 +20,17 @@ _MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation"
 
 
 STOP_DATA = "stop"  # callback_data of the Stop button on the progress message
+_SIGNOFF_DATA = re.compile(r"^s:([ar]):([0-9a-f]{32})$")
 
 
 def button_data(index: int) -> str:
     """callback_data for the index-th option: tiny, well under Telegram's 64 bytes."""
     return f"o:{index}"
+
+
+def signoff_data(decision: str, signoff_id: str) -> str:
+    """callback_data of a sign-off button: "s:a:<id>" (approve) or "s:r:<id>" (reject), 36 bytes."""
+    return f"s:{decision[0]}:{signoff_id}"
 
 
 def parse_button_data(data: str | None) -> int | None:
@@ -36,6 +42,7 @@ class Route(StrEnum):
     SUBMIT = "submit"
     BUTTON = "button"  # an option pressed; the option text comes from the pending question
     STOP = "stop"  # the Stop button: submitted as the chat's /stop (from the person who pressed it)
+    DECISION = "decision"  # an Approve / Reject press on a sign-off request
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
     IGNORE = "ignore"
@@ -83,6 +90,7 @@ def map_update(update: Update, *, bot_id: int, bot_username: str) -> Mapped:
             dedup_id=str(update.update_id), user_name=sender.full_name, kind=kind,
             reply_to=str(replied.message_id) if replied is not None else None, location=location,
             is_group=is_group, lang=lang if sender.language_code else "",
+            handle=f"@{sender.username}" if sender.username else "",
         )
 
     if msg.text is not None:
@@ -136,6 +144,16 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
             is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP), lang=lang if sender.language_code else "",
         )
         return Mapped(Route.STOP, chat_id=message.chat.id, message=stop, lang=lang, callback_id=query.id)
+    decided = _SIGNOFF_DATA.match(query.data or "")
+    if decided is not None and isinstance(message, Message):
+        press = IncomingMessage(
+            chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id),
+            text="approve" if decided.group(1) == "a" else "reject", dedup_id=str(update.update_id),
+            user_name=sender.full_name, kind=MessageKind.DECISION, reply_to=str(message.message_id),
+            is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP), question_id=decided.group(2),
+            handle=f"@{sender.username}" if sender.username else "", lang=lang if sender.language_code else "",
+        )
+        return Mapped(Route.DECISION, chat_id=message.chat.id, message=press, lang=lang, callback_id=query.id)
     index = parse_button_data(query.data)
     if message is None or not isinstance(message, Message) or index is None:
         return Mapped(Route.BAD_BUTTON, chat_id=message.chat.id if message else 0, lang=lang,
@@ -145,6 +163,7 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
         chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id), text="",
         dedup_id=str(update.update_id), user_name=sender.full_name, kind=MessageKind.BUTTON,
         reply_to=str(message.message_id), is_group=is_group, lang=lang if sender.language_code else "",
+        handle=f"@{sender.username}" if sender.username else "",
     )
     return Mapped(Route.BUTTON, chat_id=message.chat.id, message=incoming, lang=lang,
                   callback_id=query.id, option_index=index)

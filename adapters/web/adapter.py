@@ -14,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi import Path as PathParam
@@ -30,6 +31,7 @@ from adapters.web.payloads import (
     ChatRequest,
     ChatResponse,
     ErrorData,
+    FileData,
     HistoryEntryOut,
     HumanResponseAck,
     HumanResponseRequest,
@@ -50,7 +52,17 @@ from agent_core.events import (
     QuestionAsked,
     Verdict,
 )
-from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import (
+    Attachment,
+    ChatKey,
+    IncomingMessage,
+    MessageKind,
+    Notice,
+    PartLog,
+    RunInfo,
+    SubmitOutcome,
+)
+from bot.plan_files import plan_files
 from bot.ratelimit import RateLimiter, retry_after_header
 from bot.settings import Settings
 from tools.base import SharedLocation
@@ -100,6 +112,7 @@ class WebAdapter:
         self._auth = WebAuth(settings.web_token)
         # per address (every API write and login attempt) and per chat (messages and answers)
         self._per_ip = RateLimiter(settings.rate_per_ip, max(5, settings.rate_per_ip // 4))
+        self._tz = settings.timezone
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -153,6 +166,15 @@ class WebAdapter:
             event_id = self._emit(chat, "notice", NoticeData(kind=notice.kind, text=notice.text))
         await parts.sent(event_id, more=False)
 
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        return None  # a web session is one person's
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        # the page gets a link; the file is made again from the stored plan when it is fetched
+        url = f"/api/sessions/{quote(chat.chat_id)}/files/{quote(file.filename)}"
+        await parts.sent(self._emit(chat, "file", FileData(filename=file.filename, title=file.title, url=url)),
+                         more=False)
+
     def _emit(self, chat: ChatKey, event: str, data: BaseModel) -> str:
         logged = self._book.get(chat.chat_id).append(event, data.model_dump_json(exclude_none=True))
         return logged.id
@@ -185,6 +207,11 @@ class WebAdapter:
         r.add_api_route("/api/sessions/{session_id}", self._session, methods=["GET"], response_model=SessionView,
                         dependencies=guarded, summary="The conversation so far (for a reload)",
                         responses={401: _ERRORS[401], 404: {"description": "unknown session"}})
+        r.add_api_route(
+            "/api/sessions/{session_id}/files/{filename}", self._download, methods=["GET"], dependencies=guarded,
+            summary="The session's latest plan as a calendar (.ics) or cost sheet (.csv)", response_class=Response,
+            responses={401: _ERRORS[401], 404: {"description": "no plan, or no such file"}},
+        )
         r.add_api_route(
             "/api/sessions/{session_id}/events", self._events, methods=["GET"], dependencies=guarded,
             summary="Server-Sent Events of the session (see the README for the events)",
@@ -245,10 +272,11 @@ class WebAdapter:
         chat = _chat_key(body.session_id)
         if await self._manager.session_info(chat) is None:
             raise HTTPException(404, "unknown session")
-        pending = await self._manager.pending_question(chat)
-        if pending is None:
+        waiting = await self._manager.pending_questions(chat)  # a team trip asks several at once
+        if not waiting:
             raise HTTPException(409, "no question is waiting for an answer in this session")
-        if body.tool_call_id is not None and body.tool_call_id != pending.tool_call_id:
+        pending = next((q for q in waiting if q.tool_call_id == body.tool_call_id), None) if body.tool_call_id else waiting[0]
+        if pending is None:
             raise HTTPException(409, "that question has already been answered or has expired")
         # the answer names its question: if that one is answered before this is applied, it
         # changes nothing (the page is told so) instead of answering a later question
@@ -310,6 +338,16 @@ class WebAdapter:
             else None,
             last_event_id=last_event_id,
         )
+
+    async def _download(self, session_id: SessionIdPath, filename: Annotated[str, PathParam(max_length=120)]) -> Response:
+        plans = [e.plan for e in await self._manager.history(_chat_key(session_id)) if e.plan is not None]
+        if not plans:
+            raise HTTPException(404, "this session has no plan yet")
+        file = next((f for f in plan_files(plans[-1], self._tz) if f.filename == filename), None)
+        if file is None:
+            raise HTTPException(404, "no such file for the latest plan")
+        return Response(file.content.encode(), media_type=f"{file.mime}; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{file.filename}"'})
 
     async def _events(
         self,

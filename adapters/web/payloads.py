@@ -183,6 +183,12 @@ class ErrorData(_EventData):
     retryable: bool = False
 
 
+class FileData(_EventData):
+    filename: str
+    title: str
+    url: str  # GET it (with the page's session or token) to download the file
+
+
 class NoticeData(_EventData):
     kind: str
     text: str

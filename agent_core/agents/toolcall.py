@@ -167,21 +167,27 @@ class ToolCallAgent(ReActAgent):
             if result.ends_run and result.ok and ended is None:
                 ended = result
         if asks and ended is None:
-            call = asks[0]
-            yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
-            try:
-                result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
-            except HumanInputRequired as signal:
-                ask = PendingAsk(signal.tool_call_id, signal.question, signal.options)
-                await journal.pause(results, ask, step=self.current_step)
+            # every question of the turn is asked at once (one per person on a team trip); the
+            # run pauses until all of them are answered or expired, each answer its call's result
+            waiting: list[PendingAsk] = []
+            for call in asks:
+                yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
+                try:
+                    result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+                except HumanInputRequired as signal:
+                    waiting.append(PendingAsk(signal.tool_call_id, signal.question, signal.options, signal.to))
+                    continue
+                # ask_human refused its arguments: the error goes back to the model
+                message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
+                self.memory.add(message)
+                results.append(message)
+                yield ToolFinished(self.current_step, call.id, call.function.name, result.ok, result.summary)
+            if waiting:
+                await journal.pause(results, waiting, step=self.current_step)
                 self.state = AgentState.WAITING
-                yield QuestionAsked(ask.tool_call_id, ask.question, ask.options)
+                for ask in waiting:
+                    yield QuestionAsked(ask.tool_call_id, ask.question, ask.options, ask.to)
                 return
-            # ask_human refused its arguments: the error goes back to the model
-            message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
-            self.memory.add(message)
-            results.append(message)
-            yield ToolFinished(self.current_step, call.id, call.function.name, result.ok, result.summary)
         elif asks:  # the run ends: the open questions are moot
             for call in asks:
                 message = Message.tool("Not asked: the task ended first.", tool_call_id=call.id, name=ASK_HUMAN)

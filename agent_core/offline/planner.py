@@ -12,7 +12,6 @@ import asyncio
 import json
 import statistics
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
@@ -38,6 +37,7 @@ from agent_core.offline.options import (
 )
 from agent_core.offline.places import PlaceReader, Resolution
 from agent_core.offline.request import read_wishes
+from agent_core.offline.team import plan_team
 from agent_core.offline.texts import TRANSPORT_NAMES, say
 from agent_core.offline.transcript import (
     CALL_ID_PREFIX,
@@ -46,7 +46,9 @@ from agent_core.offline.transcript import (
     read_transcript,
     slot_of,
 )
+from agent_core.offline.turns import Call, Turn
 from agent_core.offline.understand import Understanding, understand
+from agent_core.party import Traveller, read_party
 from agent_core.schema import Function, Message, ToolCall
 from agent_core.text_tool_calls import strip_answer_tags
 from tools.travel.geo import City, Gazetteer, haversine_km
@@ -59,21 +61,6 @@ HOTEL_NEAR_M = 3000  # how far from the sights a hotel may be, before searching 
 # poi_search queries for sights, by kind; the first is always searched, the rest when it finds too few
 SIGHT_KINDS = (("sights", "景点"), ("sights_landmark", "地标"), ("sights_museum", "博物馆"),
                ("sights_park", "公园"), ("sights_street", "街区"), ("sights_temple", "寺庙"))
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    name: str
-    arguments: dict[str, Any]
-    purpose: str
-
-
-@dataclass(slots=True)
-class Turn:
-    """The planner's decision: text (final when there are no calls), and tool calls."""
-
-    text: str | None = None
-    calls: list[Call] = field(default_factory=list)
 
 
 class OfflinePlanner:
@@ -198,6 +185,13 @@ class _Decider:
         if start is not None and start < self.today:
             suggest = self.today + timedelta(days=1)
             return self.say("past_date", day=start.isoformat(), today=self.today.isoformat(), suggest=suggest.isoformat())
+        request = next((turn.text for turn in self.t.turns if turn.slot is None), "")
+        party = read_party(request)
+        if len(party) >= 2:  # a team trip: several travellers, each from their own city
+            if start is None:
+                return self.ask_date()
+            team_nights = self.req.trip_nights if self.req.trip_nights is not None else 1
+            return plan_team(self, party, self.team_destination(request, party, dest), start, team_nights)
         origin = self.resolve_slot("origin")
         if isinstance(origin, Turn):
             return origin
@@ -209,15 +203,27 @@ class _Decider:
             self.notes.append(say("one_destination", self.lang, city=self.city_name(dest), skipped=names,
                                   next=self.city_name(skipped[0])))
         if start is None:
-            if self.asked("date") >= 2:
-                return self.say("no_date")
-            return self.ask("date", say("ask_date_again" if self.asked("date") else "ask_date", self.lang), self.date_options())
+            return self.ask_date()
         nights = self.req.trip_nights
         if nights is None:
             nights = 1
             self.notes.append(say("length_default", self.lang, days=2, nights=1))
         end = start + timedelta(days=nights)
         return self.search_or_plan(origin, dest, start, end, nights)
+
+    def team_destination(self, request: str, party: list[Traveller], read: City) -> City:
+        """Where a team meets: the city the request names that is nobody's home (the rules that
+        read a one-person request may take a home city in brackets for the destination)."""
+        homes = {c.id for t in party if t.home_city and (c := self.p.places.resolve(t.home_city).city) is not None}
+        if read.id not in homes:
+            return read
+        others = [m.city for m in self.p.places.mentions(request) if m.city is not None and m.city.id not in homes]
+        return others[0] if others else read
+
+    def ask_date(self) -> Turn:
+        if self.asked("date") >= 2:
+            return self.say("no_date")
+        return self.ask("date", say("ask_date_again" if self.asked("date") else "ask_date", self.lang), self.date_options())
 
     def date_options(self) -> list[str]:
         """A few likely departure days, each labelled with its date first (what an answer is read by)."""

@@ -25,6 +25,14 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "抱歉，我还是没认出目的地。请直接写城市名，例如“上海”或“成都”。",
         "en": "Sorry, I still could not tell the destination. Please write just the city name, for example \"Shanghai\" or \"Chengdu\".",
     },
+    "team_same_name": {
+        "zh": "这个团队里有两位都叫「{name}」，我分不清谁是谁。请用 @提及 或全名区分他们，再发一次请求。",
+        "en": "Two travellers of this team are both called \"{name}\", so I cannot tell them apart. Please use their @mentions or full names and send the request again.",
+    },
+    "ask_home": {
+        "zh": "{who}，你从哪个城市出发？",
+        "en": "{who}, which city are you leaving from?",
+    },
     "ask_origin": {
         "zh": "你从哪个城市出发？",
         "en": "Which city are you leaving from?",

@@ -21,7 +21,7 @@ from agent_core.schema import Message, Role
 from tools.plan import TripPlan
 
 CALL_ID_PREFIX = "call_off_"
-_SLOT_RE = re.compile(rf"^{CALL_ID_PREFIX}\d+_(?P<slot>[a-z_]+)$")
+_SLOT_RE = re.compile(rf"^{CALL_ID_PREFIX}\d+_(?P<slot>[a-z][a-z0-9_]*)$")
 INTRO_MARK = "[offline planner]"
 
 

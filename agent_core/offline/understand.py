@@ -74,6 +74,8 @@ def understand(t: Transcript, reader: PlaceReader, today: date) -> Understanding
     if lang is None and first_text:
         u.lang = detect_lang(first_text)
     for turn in t.turns:
+        if turn.slot is not None and turn.slot.startswith("home_"):
+            continue  # a team traveller's home city: the team planner reads it (agent_core.offline.team)
         update = read_wishes(turn.text, today)
         if turn.slot is None and (change := _length_change(turn.text)) and u.request.trip_nights is not None:
             update = replace(update, nights=max(0, u.request.trip_nights + change), days=None)

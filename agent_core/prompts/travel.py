@@ -38,6 +38,7 @@ _RULES_ZH = """你是一名出行规划助手，帮用户规划火车、航班�
 5. 如果可能出现意外（天气、行程衔接紧、余票或房间紧张），给出备选方案。
 6. 规划完成后调用 submit_plan 提交结构化行程（summary 为给用户看的说明，plan 为行程，费用合计要等于各项之和）；如果无法规划，在 <answer></answer> 中说明原因并给出可行建议。
 7. 最终回答放在 <answer></answer> 中，用用户使用的语言。
+8. 团队出行（请求里有几位出行人，各自从不同城市出发）：每人单独查往返交通，放进 plan.party（name 用请求里的称呼，如 <@U123> 或 @bo），共同的住宿和景点放在 stays、visits，所有人要在第一项共同安排前到达；只有某个人知道的事（如出发城市、时间）用 ask_human 的 to 问那个人，同一轮可以同时问几个人。
 """ + UNTRUSTED_RULE_ZH
 
 _RULES_EN = """You are a travel-planning assistant: trains, flights, hotels, sights and getting around town.
@@ -50,6 +51,7 @@ Rules:
 5. When disruption is plausible (weather, tight connections, few seats or rooms left), offer a backup.
 6. When the plan is ready, call submit_plan (summary: the text for the person; plan: the structured trip, whose total equals the sum of its parts). If no plan is possible, explain why inside <answer></answer> and suggest what would work.
 7. Put the final answer inside <answer></answer>, in the person's language.
+8. Team trips (a request naming several travellers from several cities): search each traveller's own way there and back and put it in plan.party (name them as the request does: <@U123>, @bo), shared stays and sights in stays and visits; everyone arrives before the first shared item. Ask what only one traveller knows (their home city, when they can leave) with ask_human's `to`; several people can be asked in the same turn.
 """ + UNTRUSTED_RULE_EN
 
 

@@ -20,6 +20,7 @@ from agent_core.validator.fact_checks import check_facts
 from agent_core.validator.facts import FactSource
 from agent_core.validator.findings import CheckReport
 from agent_core.validator.grounding import check_grounding
+from agent_core.validator.party import check_party
 from agent_core.validator.physics import check_physics
 from agent_core.validator.prose import TextPlan
 from agent_core.validator.text_checks import check_text
@@ -40,16 +41,20 @@ class PlanChecker:
         """`evidence`: what the run's tools returned (None: the plan is graded without its run, and
         only the provider vouches for its items); `text`: the reply the person reads."""
         report = CheckReport(has_backups=bool(plan.alternatives))
-        if evidence is not None:
-            check_grounding(plan, evidence, report)
-        await check_facts(plan, self.facts, report)
-        await check_timeline(plan, self.facts, report)
-        await check_physics(plan, self.facts, report)
-        check_whereabouts(plan, self.facts, report)
+        # a team plan is checked as each traveller lives it, then as a party that has to meet
+        views = [plan.for_traveller(p.name) for p in plan.party] or [plan]
+        for view in views:
+            if evidence is not None:
+                check_grounding(view, evidence, report)
+            await check_facts(view, self.facts, report)
+            await check_timeline(view, self.facts, report)
+            await check_physics(view, self.facts, report)
+            check_whereabouts(view, self.facts, report)
+        check_party(plan, report)
         check_currency(plan, text, report)
-        check_complete(plan, constraints, self.facts, report)
-        check_constraints(plan, constraints, report)
-        check_needs(plan, constraints, report)
+        check_complete(views[0], constraints, self.facts, report)
+        check_constraints(views[0], constraints, report)
+        check_needs(views[0], constraints, report)
         return report
 
     async def check_text(

@@ -71,3 +71,10 @@ LAST_LEG = Phrase("complete.last_leg", "最后一段 {number} 到达 {destinatio
 BEDS = Phrase("complete.beds", "{nights} 晚中只有 {covered} 晚有住处", "only {covered} of {nights} nights have a bed")
 STAYS = Phrase("complete.stays", "住宿：{names}", "stays: {names}")
 NONE = Phrase("none", "无", "none")
+
+# team trips: the party has to meet
+PARTY_LATE = Phrase("party.late", "{who} {arrive} 才到，晚于大家会合的 {meet}", "{who} arrives {arrive}, after the party meets at {meet}")
+PARTY_LEAVES_EARLY = Phrase("party.leaves_early", "{who} {depart} 就离开，早于最后一项共同安排结束（{end}）",
+                            "{who} leaves {depart}, before the last shared item ends at {end}")
+PARTY_NO_LEGS = Phrase("party.no_legs", "{who} 没有从 {city} 出发的行程", "{who} has no way there from {city}")
+PARTY_MEETS = Phrase("party.meets", "共同安排从 {meet} 开始", "the shared items start at {meet}")

@@ -94,6 +94,29 @@ class QuestionRow:
     status: str  # waiting | answered | expired | cancelled
     posted_after: int | None = None  # the last inbox id when it was posted: only later rows answer it
     remind_at: float | None = None  # when its one reminder is due; None once sent (or none wanted)
+    addressee: str = ""  # the traveller it is for as the request names them ("@bo", "ana"); "" = the asker
+
+
+@dataclass(frozen=True, slots=True)
+class SignoffRow:
+    """A finished team plan waiting for (or given) an approver's decision."""
+
+    id: str
+    session_id: str
+    chat_key: str
+    status: str  # waiting | rejecting | approved | rejected | expired | cancelled | superseded
+    approvers: tuple[str, ...]  # platform user ids or @handles, as configured
+    requested_at: float
+    remind_at: float
+    deadline: float
+    reminded: bool = False
+    decided_by: str | None = None  # who approved or rejected (while rejecting: who pressed Reject)
+    decided_at: float | None = None
+    reason: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.status in ("waiting", "rejecting")
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +184,8 @@ class TurnStart:
     # the id a new session gets: chosen by the chat task, which knows the row before it is
     # written (empty: the store picks one)
     new_session_id: str = ""
+    rejected_by: str = ""  # a re-plan after a rejected sign-off: who rejected it (stored with the turn)
+    reason: str = ""
 
 
 class Store(Protocol):
@@ -190,19 +215,20 @@ class Store(Protocol):
     ) -> None:
         """Append a step's messages; `inbox_done` (messages that steered it) close in the same transaction."""
     async def pause(
-        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
         inbox_done: Sequence[int] = (),
-    ) -> int:
-        """Append, store the question and queue its posting (an outbox row, returned), mark the
-        session asking: one transaction."""
+    ) -> list[int]:
+        """Append, store the questions (several when a turn asks several people at once) and queue
+        their postings (outbox rows, returned in order), mark the session asking: one transaction."""
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None: ...
     async def close_session(self, chat_key: str) -> None: ...
     async def session_by_id(self, session_id: str) -> SessionRow | None: ...
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
     ) -> list[int]:
-        """Mark the run over (idle) and queue what must be delivered, `(kind, body)` each: one transaction."""
+        """Mark the run over (idle, or waiting for `signoff` when given, which is stored) and queue
+        what must be delivered, `(kind, body)` each: one transaction."""
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
     ) -> None:
@@ -215,12 +241,15 @@ class Store(Protocol):
     async def get_question(self, session_id: str) -> QuestionRow | None:
         """The waiting question of a session, if any."""
     async def question_for_chat(self, chat_key: str) -> QuestionRow | None:
-        """The waiting question of the chat's open session, in one read."""
+        """The first waiting question of the chat's open session, in one read."""
+    async def questions_for_chat(self, chat_key: str) -> list[QuestionRow]:
+        """Every waiting question of the chat's open session, in the order they were asked."""
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
     ) -> bool:
         """Store the answer as the tool result and close the question (and the inbox row) in one
-        transaction; False when the question was no longer waiting."""
+        transaction; the session goes back to working once no other question of it waits. False
+        when the question was no longer waiting."""
     async def waiting_questions(self) -> list[QuestionRow]: ...
     async def due_questions(self, now: float) -> list[QuestionRow]: ...
     async def due_reminders(self, now: float) -> list[QuestionRow]:
@@ -230,7 +259,27 @@ class Store(Protocol):
         `reminder`) and finish the inbox row, in one transaction; the row's id, or None (nothing
         queued) when the question no longer waits or was reminded already."""
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        """The earliest deadline or reminder time of a waiting question later than `after`."""
+        """The earliest deadline of a waiting question, or reminder or deadline of an open
+        sign-off, or reminder time of a waiting question, later than `after`."""
+
+    # sign-offs of team plans, and the approvers a channel named
+    async def signoff_for_chat(self, chat_key: str) -> SignoffRow | None:
+        """The latest sign-off of the chat's open session (open or decided)."""
+    async def decide_signoff(
+        self, signoff_id: str, status: str, by: str, *, reason: str | None = None, inbox_id: int | None = None,
+        outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        """Record a decision (approved, rejecting, expired) on an open sign-off; approved and
+        expired leave the session idle. Closes the inbox row and queues `outbox`, one transaction;
+        None when the sign-off was no longer open."""
+    async def signoff_reminded(
+        self, signoff_id: str, *, inbox_id: int | None, outbox: Sequence[tuple[str, str]] = ()
+    ) -> list[int] | None:
+        """Mark its one reminder sent and queue it; None when it was reminded or closed already."""
+    async def due_signoffs(self, now: float) -> list[SignoffRow]:
+        """Open sign-offs whose reminder or deadline is due."""
+    async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None: ...
+    async def channel_approvers(self, platform: str, channel_id: str) -> list[str]: ...
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...

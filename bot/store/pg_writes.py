@@ -28,7 +28,7 @@ from typing import Any, TypeAlias
 import asyncpg
 
 from bot.store.base import ChatEvent, TurnStart
-from bot.store.writes import QUESTION_COLS, SESSION_COLS
+from bot.store.writes import OPEN_SIGNOFF, QUESTION_COLS, SESSION_COLS, SIGNOFF_COLS, question_json
 
 Conn: TypeAlias = asyncpg.Connection
 Row = tuple[Any, ...]
@@ -133,6 +133,12 @@ async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
         )
     await append(conn, sid, [body])
     await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", turn.inbox_id)
+    # a new turn supersedes a plan still waiting for sign-off (or records why it was rejected)
+    await conn.execute(
+        f"UPDATE signoffs SET status = $1, decided_by = COALESCE(NULLIF($2, ''), decided_by), decided_at = $3, "
+        f"reason = NULLIF($4, '') WHERE session_id = $5 AND {OPEN_SIGNOFF}",
+        "rejected" if turn.rejected_by else "superseded", turn.rejected_by, now, turn.reason, sid,
+    )
     fresh = await conn.fetchrow(f"SELECT {SESSION_COLS} FROM sessions WHERE id = $1", sid)
     return tuple(fresh)
 
@@ -144,37 +150,39 @@ async def append_step(conn: Conn, session_id: str, bodies: Sequence[str], step: 
 
 
 async def pause(
-    conn: Conn, session_id: str, bodies: Sequence[str], question: Row, step: int, inbox_done: Sequence[int]
-) -> int:
+    conn: Conn, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int, inbox_done: Sequence[int]
+) -> list[int]:
     await append(conn, session_id, bodies)
-    await conn.execute(
-        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL, $8) "
+    await conn.executemany(
+        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL, $8, $9) "
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET question = EXCLUDED.question, "
         "options = EXCLUDED.options, asker_id = EXCLUDED.asker_id, asked_at = EXCLUDED.asked_at, "
         "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL, "
-        "remind_at = EXCLUDED.remind_at",
-        *question,
+        "remind_at = EXCLUDED.remind_at, addressee = EXCLUDED.addressee",
+        questions,
     )
     await conn.execute(
         "UPDATE sessions SET state = 'asking', run_steps = $1, updated_at = $2 WHERE id = $3", step, time.time(), session_id
     )
     await close_inbox(conn, inbox_done)
-    chat_key, lang, asker_id, asker_name = await conn.fetchrow(
-        "SELECT chat_key, lang, asker_id, asker_name FROM sessions WHERE id = $1", session_id
+    chat_key, lang, asker_name = await conn.fetchrow(
+        "SELECT chat_key, lang, asker_name FROM sessions WHERE id = $1", session_id
     )
-    body = json.dumps(
-        {"tool_call_id": question[1], "question": question[2], "options": json.loads(question[3]), "lang": lang,
-         "user_id": asker_id, "user_name": asker_name},
-        ensure_ascii=False,
-    )
-    return await queue_outbox(conn, chat_key, session_id, "question", body, tool_call_id=question[1])
+    return [await queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name),
+                               tool_call_id=q[1]) for q in questions]
 
 
 async def finish_run(
-    conn: Conn, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int]
+    conn: Conn, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int],
+    signoff: Row | None = None,
 ) -> list[int]:
     await append(conn, session_id, bodies)
-    await conn.execute("UPDATE sessions SET state = 'idle', updated_at = $1 WHERE id = $2", time.time(), session_id)
+    await conn.execute("UPDATE sessions SET state = $1, updated_at = $2 WHERE id = $3",
+                       "signoff" if signoff else "idle", time.time(), session_id)
+    if signoff is not None:
+        await conn.execute(
+            f"INSERT INTO signoffs ({SIGNOFF_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)", *signoff
+        )
     await close_inbox(conn, inbox_done)
     chat_key = await conn.fetchval("SELECT chat_key FROM sessions WHERE id = $1", session_id)
     return [await queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
@@ -183,6 +191,7 @@ async def finish_run(
 async def interrupt(conn: Conn, session_id: str, bodies: Sequence[str], close: bool, notice: str | None) -> None:
     await append(conn, session_id, bodies)
     await conn.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = $1 AND status = 'waiting'", session_id)
+    await conn.execute(f"UPDATE signoffs SET status = 'cancelled' WHERE session_id = $1 AND {OPEN_SIGNOFF}", session_id)
     await conn.execute(
         "UPDATE sessions SET state = 'idle', closed = $1, updated_at = $2 WHERE id = $3",
         1 if close else 0, time.time(), session_id,
@@ -214,10 +223,59 @@ async def resolve_question(
     if _count(updated) != 1:
         return False
     await append(conn, session_id, [body])
-    await conn.execute("UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2", time.time(), session_id)
+    await conn.execute(  # the run resumes once every question of its turn is answered or expired
+        "UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2 AND NOT EXISTS "
+        "(SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting')",
+        time.time(), session_id,
+    )
     if inbox_id is not None:
         await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
     return True
+
+
+# -- sign-offs -------------------------------------------------------------------------------
+async def decide_signoff(
+    conn: Conn, signoff_id: str, status: str, by: str, reason: str | None, inbox_id: int | None,
+    outbox: Sequence[tuple[str, str]],
+) -> list[int] | None:
+    now = time.time()
+    row = await conn.fetchrow(
+        f"UPDATE signoffs SET status = $1, decided_by = $2, decided_at = $3, reason = COALESCE($4, reason) "
+        f"WHERE id = $5 AND {OPEN_SIGNOFF} RETURNING session_id, chat_key",
+        status, by, now, reason, signoff_id,
+    )
+    if row is None:
+        return None
+    session_id, chat_key = row
+    if status in ("approved", "expired"):
+        await conn.execute("UPDATE sessions SET state = 'idle', updated_at = $1 WHERE id = $2 AND state = 'signoff'",
+                           now, session_id)
+    if inbox_id is not None:
+        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
+    return [await queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
+
+
+async def signoff_reminded(
+    conn: Conn, signoff_id: str, inbox_id: int | None, outbox: Sequence[tuple[str, str]]
+) -> list[int] | None:
+    row = await conn.fetchrow(
+        f"UPDATE signoffs SET reminded = 1 WHERE id = $1 AND reminded = 0 AND {OPEN_SIGNOFF} "
+        "RETURNING session_id, chat_key",
+        signoff_id,
+    )
+    if inbox_id is not None:
+        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
+    if row is None:
+        return None
+    return [await queue_outbox(conn, row[1], row[0], kind, body) for kind, body in outbox]
+
+
+async def add_approver(conn: Conn, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
+    await conn.execute(
+        "INSERT INTO channel_approvers (platform, channel_id, user_id, added_by, added_at) VALUES ($1, $2, $3, $4, $5) "
+        "ON CONFLICT DO NOTHING",
+        platform, channel_id, user_id, added_by, time.time(),
+    )
 
 
 # -- the outbox ------------------------------------------------------------------------------

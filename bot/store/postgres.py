@@ -51,6 +51,7 @@ from bot.store.base import (
     OutboxRow,
     QuestionRow,
     SessionRow,
+    SignoffRow,
     StoreClosed,
     StoreCounts,
     StoreUnavailable,
@@ -69,8 +70,8 @@ from bot.store.pg_connect import (
 from bot.store.pg_leases import Lease
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
-from bot.store.sqlite import _bodies, _body, _question
-from bot.store.writes import OUTBOX_COLS
+from bot.store.sqlite import _bodies, _body, _question, _signoff, _signoff_row
+from bot.store.writes import OPEN_SIGNOFF, OUTBOX_COLS, SIGNOFF_COLS
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
@@ -266,20 +267,21 @@ class PostgresStore:
                                  inbox_done=list(inbox_done)))
 
     async def pause(
-        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
         inbox_done: Sequence[int] = (),
-    ) -> int:
-        q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
-             question.asker_id, question.asked_at, question.deadline, question.remind_at)
-        return await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages), question=q,
-                                        step=step, inbox_done=list(inbox_done)))
+    ) -> list[int]:
+        rows = [(session_id, q.tool_call_id, q.question, json.dumps(list(q.options), ensure_ascii=False), q.asker_id,
+                 q.asked_at, q.deadline, q.remind_at, q.addressee) for q in questions]
+        return list(await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages),
+                                            questions=rows, step=step, inbox_done=list(inbox_done))))
 
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
     ) -> list[int]:
         return await self.write(partial(pg_writes.finish_run, session_id=session_id, bodies=_bodies(messages),
-                                        outbox=list(outbox), inbox_done=list(inbox_done)))
+                                        outbox=list(outbox), inbox_done=list(inbox_done),
+                                        signoff=_signoff_row(signoff)))
 
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
@@ -322,6 +324,16 @@ class PostgresStore:
         )
         return _question(row) if row else None
 
+    async def questions_for_chat(self, chat_key: str) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+            "JOIN sessions s ON s.id = q.session_id "
+            "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
+            "ORDER BY q.asked_at, q.tool_call_id",
+            chat_key,
+        )
+        return [_question(r) for r in rows]
+
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
     ) -> bool:
@@ -342,8 +354,10 @@ class PostgresStore:
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
         row = await self._one(
-            "SELECT LEAST(MIN(deadline) FILTER (WHERE deadline > $1), MIN(remind_at) FILTER (WHERE remind_at > $1)) "
-            "FROM questions WHERE status = 'waiting'",
+            "SELECT MIN(t) FROM (SELECT deadline AS t FROM questions WHERE status = 'waiting' "
+            "UNION ALL SELECT remind_at FROM questions WHERE status = 'waiting' AND remind_at IS NOT NULL "
+            f"UNION ALL SELECT CASE WHEN reminded = 0 THEN remind_at ELSE deadline END FROM signoffs WHERE {OPEN_SIGNOFF} "
+            f"UNION ALL SELECT deadline FROM signoffs WHERE {OPEN_SIGNOFF}) AS due WHERE t > $1",
             float(after),
         )
         return float(row[0]) if row and row[0] is not None else None
@@ -358,6 +372,48 @@ class PostgresStore:
     async def remind(self, session_id: str, tool_call_id: str, body: str, *, inbox_id: int) -> int | None:
         return await self.write(partial(pg_writes.remind, session_id=session_id, tool_call_id=tool_call_id, body=body,
                                         inbox_id=inbox_id))
+
+    # -- sign-offs -------------------------------------------------------------------------
+    async def signoff_for_chat(self, chat_key: str) -> SignoffRow | None:
+        row = await self._one(
+            f"SELECT {', '.join('g.' + c.strip() for c in SIGNOFF_COLS.split(','))} FROM signoffs g "
+            f"JOIN sessions s ON s.id = g.session_id WHERE s.chat_key = $1 AND s.closed = 0 "
+            "ORDER BY g.requested_at DESC LIMIT 1",
+            chat_key,
+        )
+        return _signoff(row) if row else None
+
+    async def decide_signoff(
+        self, signoff_id: str, status: str, by: str, *, reason: str | None = None, inbox_id: int | None = None,
+        outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        return await self.write(partial(pg_writes.decide_signoff, signoff_id=signoff_id, status=status, by=by,
+                                            reason=reason, inbox_id=inbox_id, outbox=list(outbox)))
+
+    async def signoff_reminded(
+        self, signoff_id: str, *, inbox_id: int | None, outbox: Sequence[tuple[str, str]] = ()
+    ) -> list[int] | None:
+        return await self.write(partial(pg_writes.signoff_reminded, signoff_id=signoff_id, inbox_id=inbox_id,
+                                            outbox=list(outbox)))
+
+    async def due_signoffs(self, now: float) -> list[SignoffRow]:
+        rows = await self._all(
+            f"SELECT {SIGNOFF_COLS} FROM signoffs WHERE {OPEN_SIGNOFF} "
+            f"AND ((reminded = 0 AND remind_at <= $1) OR deadline <= $1) ORDER BY deadline",
+            now,
+        )
+        return [_signoff(r) for r in rows]
+
+    async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
+        await self.write(partial(pg_writes.add_approver, platform=platform, channel_id=channel_id, user_id=user_id,
+                                     added_by=added_by))
+
+    async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
+        rows = await self._all(
+            "SELECT user_id FROM channel_approvers WHERE platform = $1 AND channel_id = $2 ORDER BY added_at",
+            platform, channel_id,
+        )
+        return [str(r[0]) for r in rows]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

@@ -25,12 +25,14 @@ from bot.store.base import (
     OutboxRow,
     QuestionRow,
     SessionRow,
+    SignoffRow,
     StoreClosed,
     StoreCounts,
     TurnStart,
 )
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 from bot.store.writer import GroupCommitWriter
+from bot.store.writes import OPEN_SIGNOFF, SIGNOFF_COLS
 
 Row = tuple[Any, ...]
 READER_CACHE_KIB = 256  # reads are by index; the OS caches the file; RSS stays flat as data grows
@@ -129,20 +131,21 @@ class SqliteStore:
                                          inbox_done=list(inbox_done)))
 
     async def pause(
-        self, session_id: str, messages: Sequence[Message], question: QuestionRow, *, step: int,
+        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
         inbox_done: Sequence[int] = (),
-    ) -> int:
-        q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
-             question.asker_id, question.asked_at, question.deadline, question.remind_at)
-        return int(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
-                                                    question=q, step=step, inbox_done=list(inbox_done))))
+    ) -> list[int]:
+        rows = [(session_id, q.tool_call_id, q.question, json.dumps(list(q.options), ensure_ascii=False), q.asker_id,
+                 q.asked_at, q.deadline, q.remind_at, q.addressee) for q in questions]
+        return list(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
+                                            questions=rows, step=step, inbox_done=list(inbox_done))))
 
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
     ) -> list[int]:
         return list(await self._writer.write(partial(writes.finish_run, session_id=session_id, bodies=_bodies(messages),
-                                                     outbox=list(outbox), inbox_done=list(inbox_done))))
+                                                     outbox=list(outbox), inbox_done=list(inbox_done),
+                                                     signoff=_signoff_row(signoff))))
 
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
@@ -184,6 +187,16 @@ class SqliteStore:
         )
         return _question(row) if row else None
 
+    async def questions_for_chat(self, chat_key: str) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+            "JOIN sessions s ON s.id = q.session_id "
+            "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
+            "ORDER BY q.asked_at, q.tool_call_id",
+            (chat_key,),
+        )
+        return [_question(r) for r in rows]
+
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
     ) -> bool:
@@ -203,9 +216,11 @@ class SqliteStore:
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
         row = await self._one(
-            "SELECT MIN(t) FROM (SELECT MIN(deadline) AS t FROM questions WHERE status = 'waiting' AND deadline > ? "
-            "UNION ALL SELECT MIN(remind_at) FROM questions WHERE status = 'waiting' AND remind_at > ?)",
-            (after, after),
+            "SELECT MIN(t) FROM (SELECT deadline AS t FROM questions WHERE status = 'waiting' "
+            "UNION ALL SELECT remind_at FROM questions WHERE status = 'waiting' AND remind_at IS NOT NULL "
+            f"UNION ALL SELECT CASE WHEN reminded = 0 THEN remind_at ELSE deadline END FROM signoffs WHERE {OPEN_SIGNOFF} "
+            f"UNION ALL SELECT deadline FROM signoffs WHERE {OPEN_SIGNOFF}) AS due WHERE t > ?",
+            (after,),
         )
         return float(row[0]) if row and row[0] is not None else None
 
@@ -219,6 +234,48 @@ class SqliteStore:
     async def remind(self, session_id: str, tool_call_id: str, body: str, *, inbox_id: int) -> int | None:
         return await self._writer.write(partial(writes.remind, session_id=session_id, tool_call_id=tool_call_id,
                                                 body=body, inbox_id=inbox_id))
+
+    # -- sign-offs -------------------------------------------------------------------------
+    async def signoff_for_chat(self, chat_key: str) -> SignoffRow | None:
+        row = await self._one(
+            f"SELECT {', '.join('g.' + c.strip() for c in SIGNOFF_COLS.split(','))} FROM signoffs g "
+            f"JOIN sessions s ON s.id = g.session_id WHERE s.chat_key = ? AND s.closed = 0 "
+            "ORDER BY g.requested_at DESC LIMIT 1",
+            (chat_key,),
+        )
+        return _signoff(row) if row else None
+
+    async def decide_signoff(
+        self, signoff_id: str, status: str, by: str, *, reason: str | None = None, inbox_id: int | None = None,
+        outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        return await self._writer.write(partial(writes.decide_signoff, signoff_id=signoff_id, status=status, by=by,
+                                            reason=reason, inbox_id=inbox_id, outbox=list(outbox)))
+
+    async def signoff_reminded(
+        self, signoff_id: str, *, inbox_id: int | None, outbox: Sequence[tuple[str, str]] = ()
+    ) -> list[int] | None:
+        return await self._writer.write(partial(writes.signoff_reminded, signoff_id=signoff_id, inbox_id=inbox_id,
+                                            outbox=list(outbox)))
+
+    async def due_signoffs(self, now: float) -> list[SignoffRow]:
+        rows = await self._all(
+            f"SELECT {SIGNOFF_COLS} FROM signoffs WHERE {OPEN_SIGNOFF} "
+            f"AND ((reminded = 0 AND remind_at <= ?) OR deadline <= ?) ORDER BY deadline",
+            (now, now),
+        )
+        return [_signoff(r) for r in rows]
+
+    async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
+        await self._writer.write(partial(writes.add_approver, platform=platform, channel_id=channel_id, user_id=user_id,
+                                     added_by=added_by))
+
+    async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
+        rows = await self._all(
+            "SELECT user_id FROM channel_approvers WHERE platform = ? AND channel_id = ? ORDER BY added_at",
+            (platform, channel_id,),
+        )
+        return [str(r[0]) for r in rows]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
@@ -280,6 +337,21 @@ def _body(message: Message) -> str:
 
 def _bodies(messages: Sequence[Message]) -> list[str]:
     return [_body(m) for m in messages]
+
+
+def _signoff_row(signoff: SignoffRow | None) -> tuple[object, ...] | None:
+    if signoff is None:
+        return None
+    g = signoff
+    return (g.id, g.session_id, g.chat_key, g.status, json.dumps(list(g.approvers), ensure_ascii=False),
+            g.requested_at, g.remind_at, g.deadline, int(g.reminded), g.decided_by, g.decided_at, g.reason)
+
+
+def _signoff(row: Sequence[object]) -> SignoffRow:
+    values = list(row)
+    values[4] = tuple(json.loads(str(values[4])))
+    values[8] = bool(values[8])
+    return SignoffRow(*values)  # type: ignore[arg-type]
 
 
 def _question(row: Sequence[object]) -> QuestionRow:

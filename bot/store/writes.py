@@ -22,11 +22,16 @@ SESSION_COLS = (
 )
 QUESTION_COLS = (
     "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after, "
-    "remind_at"
+    "remind_at, addressee"
 )
 OUTBOX_COLS = (
     "id, session_id, chat_key, kind, body, created_at, status, attempts, parts_sent, message_id, error, tool_call_id"
 )
+SIGNOFF_COLS = (
+    "id, session_id, chat_key, status, approvers, requested_at, remind_at, deadline, reminded, decided_by, "
+    "decided_at, reason"
+)
+OPEN_SIGNOFF = "status IN ('waiting', 'rejecting')"
 Row = tuple[Any, ...]
 
 
@@ -109,6 +114,12 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
         )
     append(conn, sid, [body])
     conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
+    # a new turn supersedes a plan still waiting for sign-off (or records why it was rejected)
+    conn.execute(
+        f"UPDATE signoffs SET status = ?, decided_by = COALESCE(NULLIF(?, ''), decided_by), decided_at = ?, "
+        f"reason = NULLIF(?, '') WHERE session_id = ? AND {OPEN_SIGNOFF}",
+        ("rejected" if turn.rejected_by else "superseded", turn.rejected_by, now, turn.reason, sid),
+    )
     fresh = conn.execute(f"SELECT {SESSION_COLS} FROM sessions WHERE id = ?", (sid,)).fetchone()
     return tuple(fresh)
 
@@ -122,35 +133,44 @@ def append_step(
 
 
 def pause(
-    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], question: Row, step: int,
+    conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int,
     inbox_done: Sequence[int],
-) -> int:
+) -> list[int]:
     append(conn, session_id, bodies)
-    conn.execute(
-        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL, ?)",
-        question,
+    conn.executemany(
+        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL, ?, ?)",
+        questions,
     )
     conn.execute(
         "UPDATE sessions SET state = 'asking', run_steps = ?, updated_at = ? WHERE id = ?", (step, time.time(), session_id)
     )
     close_inbox(conn, inbox_done)
-    chat_key, lang, asker_id, asker_name = conn.execute(
-        "SELECT chat_key, lang, asker_id, asker_name FROM sessions WHERE id = ?", (session_id,)
+    chat_key, lang, asker_name = conn.execute(
+        "SELECT chat_key, lang, asker_name FROM sessions WHERE id = ?", (session_id,)
     ).fetchone()
-    body = json.dumps(
+    return [queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name), tool_call_id=q[1])
+            for q in questions]
+
+
+def question_json(question: Row, lang: str, asker_name: str) -> str:
+    """A question's outbox body (bot.delivery.question_body builds the same): the person asked is
+    the one mentioned, by id when known, else by the handle the request used."""
+    return json.dumps(
         {"tool_call_id": question[1], "question": question[2], "options": json.loads(question[3]), "lang": lang,
-         "user_id": asker_id, "user_name": asker_name},
+         "user_id": question[4], "user_name": question[8] or asker_name},
         ensure_ascii=False,
     )
-    return queue_outbox(conn, chat_key, session_id, "question", body, tool_call_id=question[1])
 
 
 def finish_run(
     conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]],
-    inbox_done: Sequence[int],
+    inbox_done: Sequence[int], signoff: Row | None = None,
 ) -> list[int]:
     append(conn, session_id, bodies)
-    conn.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    conn.execute("UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
+                 ("signoff" if signoff else "idle", time.time(), session_id))
+    if signoff is not None:
+        conn.execute(f"INSERT INTO signoffs ({SIGNOFF_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", signoff)
     close_inbox(conn, inbox_done)
     (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
@@ -161,6 +181,7 @@ def interrupt(
 ) -> None:
     append(conn, session_id, bodies)
     conn.execute("UPDATE questions SET status = 'cancelled' WHERE session_id = ? AND status = 'waiting'", (session_id,))
+    conn.execute(f"UPDATE signoffs SET status = 'cancelled' WHERE session_id = ? AND {OPEN_SIGNOFF}", (session_id,))
     conn.execute(
         "UPDATE sessions SET state = 'idle', closed = ?, updated_at = ? WHERE id = ?",
         (1 if close else 0, time.time(), session_id),
@@ -192,7 +213,11 @@ def resolve_question(
     if cur.rowcount != 1:
         return False
     append(conn, session_id, [body])
-    conn.execute("UPDATE sessions SET state = 'working', updated_at = ? WHERE id = ?", (time.time(), session_id))
+    conn.execute(  # the run resumes once every question of its turn is answered or expired
+        "UPDATE sessions SET state = 'working', updated_at = ? WHERE id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM questions WHERE session_id = ? AND status = 'waiting')",
+        (time.time(), session_id, session_id),
+    )
     if inbox_id is not None:
         conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
     return True
@@ -211,6 +236,49 @@ def remind(
         return None
     (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return queue_outbox(conn, chat_key, session_id, "reminder", body, tool_call_id=tool_call_id)
+
+
+# -- sign-offs -------------------------------------------------------------------------------
+def decide_signoff(
+    conn: sqlite3.Connection, signoff_id: str, status: str, by: str, reason: str | None, inbox_id: int | None,
+    outbox: Sequence[tuple[str, str]],
+) -> list[int] | None:
+    now = time.time()
+    cur = conn.execute(
+        f"UPDATE signoffs SET status = ?, decided_by = ?, decided_at = ?, reason = COALESCE(?, reason) "
+        f"WHERE id = ? AND {OPEN_SIGNOFF}",
+        (status, by, now, reason, signoff_id),
+    )
+    if cur.rowcount != 1:
+        return None
+    session_id, chat_key = conn.execute("SELECT session_id, chat_key FROM signoffs WHERE id = ?", (signoff_id,)).fetchone()
+    if status in ("approved", "expired"):
+        conn.execute("UPDATE sessions SET state = 'idle', updated_at = ? WHERE id = ? AND state = 'signoff'",
+                     (now, session_id))
+    if inbox_id is not None:
+        conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+    return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
+
+
+def signoff_reminded(
+    conn: sqlite3.Connection, signoff_id: str, inbox_id: int | None, outbox: Sequence[tuple[str, str]]
+) -> list[int] | None:
+    cur = conn.execute(f"UPDATE signoffs SET reminded = 1 WHERE id = ? AND reminded = 0 AND {OPEN_SIGNOFF}",
+                       (signoff_id,))
+    if inbox_id is not None:
+        conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+    if cur.rowcount != 1:
+        return None
+    session_id, chat_key = conn.execute("SELECT session_id, chat_key FROM signoffs WHERE id = ?", (signoff_id,)).fetchone()
+    return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
+
+
+def add_approver(conn: sqlite3.Connection, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
+    conn.execute(
+        "INSERT INTO channel_approvers (platform, channel_id, user_id, added_by, added_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        (platform, channel_id, user_id, added_by, time.time()),
+    )
 
 
 # -- the outbox ------------------------------------------------------------------------------

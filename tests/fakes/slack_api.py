@@ -66,6 +66,7 @@ class SlackMessage:
     stream: str | None = None  # "open" while chat.startStream's message is streaming, then "stopped"
     appends: list[str] = field(default_factory=list)  # the markdown_text pieces a stream received
     posted_at: float = field(default_factory=time.monotonic)
+    files: list[UploadedFile] = field(default_factory=list)  # shared by files.completeUploadExternal
 
     @property
     def is_bot(self) -> bool:
@@ -88,6 +89,18 @@ class SlackMessage:
 
     def button_values(self) -> list[str]:
         return [el.get("value", "") for b in self.blocks if b.get("type") == "actions" for el in b["elements"]]
+
+
+@dataclass
+class UploadedFile:
+    """A file of files_upload_v2: announced (getUploadURLExternal), uploaded, then shared (complete)."""
+
+    id: str
+    filename: str
+    length: int
+    content: bytes | None = None  # None until its upload URL received exactly `length` bytes
+    title: str = ""
+    shared: bool = False
 
 
 @dataclass
@@ -145,6 +158,9 @@ class FakeSlack:
         self._host = host
         self._port = port
         self.messages: dict[str, list[SlackMessage]] = {}
+        self.files: dict[str, UploadedFile] = {}
+        # conversations.members: who is in a channel; a channel not listed has everyone who wrote in it
+        self.members: dict[str, list[str]] = {}
         self.calls: list[ApiCall] = []
         self.statuses: list[tuple[str, str, str]] = []  # assistant.threads.setStatus (channel, thread, status)
         self.titles: list[tuple[str, str, str]] = []  # assistant.threads.setTitle (channel, thread, title)
@@ -168,6 +184,7 @@ class FakeSlack:
         app = web.Application()
         app.router.add_post("/api/{method}", self._api)
         app.router.add_get("/api/{method}", self._api)
+        app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_post("/_fake/user_message", self._t_user_message)
         app.router.add_get("/_fake/messages", self._t_messages)
         app.router.add_post("/_fake/ratelimit", self._t_ratelimit)
@@ -327,6 +344,9 @@ class FakeSlack:
             "chat.appendStream": self._append_stream,
             "chat.stopStream": self._stop_stream,
             "apps.connections.open": self._connections_open,
+            "files.getUploadURLExternal": self._get_upload_url,
+            "conversations.members": self._conversations_members,
+            "files.completeUploadExternal": self._complete_upload,
         }
 
     def _channel(self, args: dict[str, Any], key: str = "channel") -> str:
@@ -393,6 +413,71 @@ class FakeSlack:
         text, blocks = self._content(args)
         msg.text, msg.blocks, msg.edits = text, blocks, msg.edits + 1
         return {"channel": channel, "ts": msg.ts, "text": text, "message": msg.wire()}
+
+    def _conversations_members(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Paged like Slack's: `limit` (1-1000) per page, the next page's `cursor` in response_metadata."""
+        channel = self._channel(args)
+        everyone = self.members.get(channel)
+        if everyone is None:
+            everyone = list(dict.fromkeys([self.bot_user_id, *(m.user for m in self.messages.get(channel, []))]))
+        limit = str(args.get("limit") or "100")
+        if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+            raise _ApiError("invalid_limit")
+        cursor = str(args.get("cursor") or "0")
+        if not cursor.isdigit():
+            raise _ApiError("invalid_cursor")
+        start, size = int(cursor), int(limit)
+        page = everyone[start:start + size]
+        more = start + size < len(everyone)
+        return {"members": page, "response_metadata": {"next_cursor": str(start + size) if more else ""}}
+
+    def _get_upload_url(self, args: dict[str, Any]) -> dict[str, Any]:
+        filename, length = args.get("filename"), str(args.get("length", ""))
+        if not isinstance(filename, str) or not filename.strip():
+            raise _ApiError("invalid_arguments")
+        if not length.isdigit() or int(length) <= 0:
+            raise _ApiError("invalid_arguments")
+        file_id = f"F{len(self.files) + 1:08d}"
+        self.files[file_id] = UploadedFile(file_id, filename, int(length))
+        return {"file_id": file_id, "upload_url": f"http://{self._host}:{self.port}/upload/{file_id}"}
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        """The upload URL: the file's bytes, exactly as many as announced (no token: the URL is the grant)."""
+        upload = self.files.get(request.match_info["file_id"])
+        body = await request.read()
+        if upload is None or upload.content is not None:
+            return web.Response(status=404, text="no such upload")
+        if len(body) != upload.length:
+            return web.Response(status=400, text=f"expected {upload.length} bytes, got {len(body)}")
+        upload.content = body
+        return web.Response(text=f"OK - {len(body)}")
+
+    def _complete_upload(self, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            wanted = json.loads(str(args.get("files", "")))
+        except json.JSONDecodeError:
+            raise _ApiError("invalid_arguments") from None
+        if not isinstance(wanted, list) or not wanted:
+            raise _ApiError("invalid_arguments")
+        channel = self._channel(args, "channel_id")
+        uploads = []
+        for item in wanted:
+            upload = self.files.get(str(item.get("id"))) if isinstance(item, dict) else None
+            if upload is None or upload.shared:
+                raise _ApiError("file_not_found")
+            if upload.content is None:
+                raise _ApiError("file_upload_not_completed")  # completed before its bytes arrived
+            upload.title = str(item.get("title") or upload.filename)
+            uploads.append(upload)
+        thread_ts = args.get("thread_ts") or None
+        if thread_ts is not None:
+            thread_ts = self._thread_root(channel, str(thread_ts))
+        for upload in uploads:
+            upload.shared = True
+        msg = SlackMessage(channel=channel, ts=self._next_ts(), text=str(args.get("initial_comment") or ""),
+                           user=self.bot_user_id, bot_id=self.bot_id, thread_ts=thread_ts, files=uploads)
+        self.messages.setdefault(channel, []).append(msg)
+        return {"files": [{"id": u.id, "title": u.title, "name": u.filename} for u in uploads]}
 
     def _reactions_add(self, args: dict[str, Any]) -> dict[str, Any]:
         channel = self._channel(args)

@@ -42,6 +42,7 @@ from tests.fakes.process import serve_until_signalled
 from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_len
 from tests.fakes.telegram_state import (
     ChatState,
+    Document,
     FakeUser,
     RateBook,
     RequestRecord,
@@ -385,6 +386,29 @@ class FakeTelegram(UpdateFactory):
         self.drafts.setdefault(chat.id, []).append((draft_id, text, time.monotonic()))
         return True
 
+    async def _m_senddocument(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A document uploaded as multipart/form-data (a file_id or URL of a file this fake never
+        stored is refused, as Telegram refuses one it cannot find)."""
+        chat = self._known_chat(p)
+        upload = p.get("_files", {}).get("document")
+        if upload is None:
+            raise _bad("wrong file identifier/HTTP URL specified" if p.get("document") else "there is no document in the request")
+        file_name, mime, content = upload
+        if not content:
+            raise _bad("file must be non-empty")
+        if len(content) > 50 * 1024 * 1024:
+            raise ApiError(413, "Request Entity Too Large")
+        caption = str(p.get("caption") or "")
+        if len(caption) > 1024:
+            raise _bad("message caption is too long")
+        self._rate_check(chat, "senddocument")
+        doc = Document(f"BQACAgIAAx{len(chat.messages):06d}", file_name or "document", mime or "application/octet-stream",
+                       content)
+        msg = StoredMessage(message_id=chat.new_id(), chat_id=chat.id, from_bot=True, text=caption, raw=caption,
+                            kind="document", user=self.bot_user, document=doc)
+        chat.messages[msg.message_id] = msg
+        return self.message_wire(chat, msg)
+
     async def _m_editmessagetext(self, p: dict[str, Any]) -> dict[str, Any]:
         if p.get("inline_message_id"):
             raise _bad("inline messages are not supported by this fake")
@@ -526,6 +550,9 @@ async def _read_params(request: web.Request) -> dict[str, Any]:
         else:
             form = await request.post()
             params.update({k: v for k, v in form.items() if isinstance(v, str)})
+            files = {k: (v.filename, v.content_type, v.file.read()) for k, v in form.items() if isinstance(v, web.FileField)}
+            if files:
+                params["_files"] = files
     return params
 
 

@@ -31,6 +31,18 @@ class FakeUser:
         return out
 
 
+@dataclass
+class Document:
+    file_id: str
+    file_name: str
+    mime_type: str
+    content: bytes
+
+    def wire(self) -> dict[str, Any]:
+        return {"file_id": self.file_id, "file_unique_id": self.file_id[-8:], "file_name": self.file_name,
+                "mime_type": self.mime_type, "file_size": len(self.content)}
+
+
 @dataclass(slots=True)
 class StoredMessage:
     message_id: int
@@ -47,6 +59,7 @@ class StoredMessage:
     date: int = field(default_factory=lambda: int(time.time()))
     edits: list[str] = field(default_factory=list)  # earlier texts, oldest first
     sent_at: float = field(default_factory=time.monotonic)
+    document: Document | None = None  # sendDocument: the file as uploaded
 
     @property
     def buttons(self) -> list[str]:

@@ -125,6 +125,10 @@ class UpdateFactory:
             if msg.entities:
                 out["entities"] = [{"type": e.type, "offset": e.offset, "length": e.length,
                                     **({"url": e.url} if e.url else {})} for e in msg.entities]
+        if msg.document is not None:
+            out["document"] = msg.document.wire()
+            if msg.text:
+                out["caption"] = msg.text
         if msg.reply_markup and "inline_keyboard" in msg.reply_markup:
             out["reply_markup"] = msg.reply_markup
         if msg.reply_to is not None and msg.reply_to in chat.messages:

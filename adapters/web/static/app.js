@@ -383,6 +383,12 @@
     },
     answer: (d) => { settleWaitingTimeline(); dropDraft(); addAnswer(d.text, d.plan); },
     verdict: (d) => addVerdict(d),
+    file: (d) => {
+      const link = el("a", "file", "📎 " + d.filename);
+      link.href = d.url;
+      link.download = d.filename;
+      append(link);
+    },
     error: (d) => { settleWaitingTimeline(); keepDraft(); closeTimeline(t.failed); addNotice(d.message, "error"); setBusy(false); },
     notice: onNotice,
     done: (d) => {

@@ -1,0 +1,92 @@
+"""The team flow in a Telegram group: three travellers named by @username, a question to each at
+once, a wrong person refused, the plan with its calendar and cost sheet (sendDocument); and in
+another group (a group may get 20 messages a minute) the sign-off: a traveller's press refused,
+a rejection with its reason, the plan made again and approved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAI, call, reply
+from tests.fakes.telegram_api import FakeTelegram
+from tests.team_support import party_plan, question_for, team_request
+from tests.telegram_support import containing, has, telegram_bot
+from tests.test_team_slack import check_exports, until
+from tools.ask_human import AskHuman
+from tools.collection import ToolCollection
+from tools.plan import TripPlan
+from tools.submit_plan import SubmitPlan
+from tools.terminate import Terminate
+
+LABELS = ("@user11", "@user22", "@user33")
+BOSS = 99
+FILES = ("team-trip-2026-12-12.ics", "team-trip-2026-12-12-costs.csv")
+
+
+def _submit(call_id: str) -> dict[str, object]:
+    return call("submit_plan", {"summary": "Team plan for Hangzhou.", "plan": party_plan(LABELS)}, id=call_id)
+
+
+def _tools() -> ToolCollection:
+    return ToolCollection([AskHuman(), SubmitPlan(), Terminate()])
+
+
+async def test_a_team_trip_in_a_telegram_group(tmp_path: Path) -> None:
+    group = -100900
+    script = [
+        reply(tool_calls=[call("ask_human", {"inquire": question_for(label), "to": label}, id=f"call_{i}")
+                          for i, label in enumerate(LABELS)]),
+        reply(tool_calls=[_submit("call_plan")]),
+    ]
+    async with FakeOpenAI(script) as llm, FakeTelegram() as tg, \
+            telegram_bot(tmp_path, tg, llm.base_url, tools=_tools()) as (runtime, _):
+        tg.send_text(group, "@trip_test_bot " + team_request(LABELS), user_id=10)
+        for label in LABELS:
+            await tg.wait_for(has(question_for(label), group), within=10)
+
+        async def posted() -> list[str]:  # a question is answered only once its posting is recorded
+            return [q.addressee for q in await runtime.store.questions_for_chat(f"telegram:{group}:")
+                    if q.posted_after is not None]
+        await until(posted, list(LABELS))
+        asked = {label: containing(tg, group, question_for(label))[0] for label in LABELS}
+        assert all(asked[label].text.startswith(label) for label in LABELS)  # each mentions its traveller
+
+        tg.send_text(group, "from 9 am", user_id=33)  # @user33's plain message answers their question
+        tg.send_text(group, "user11 leaves at 6!", user_id=44, reply_to=asked["@user11"].message_id)  # not theirs
+        await tg.wait_for(has("That question is for @user11", group), within=10)
+        tg.send_text(group, "after lunch", user_id=11, reply_to=asked["@user11"].message_id)
+        tg.send_text(group, "any time", user_id=22)
+        await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=15)
+        assert llm.requests[1].tool_results() == {"call_0": "after lunch", "call_1": "any time", "call_2": "from 9 am"}
+        assert has("@user22 (Shanghai)", group)(tg)  # each traveller's legs and share in the plan
+        assert len(containing(tg, group, "That question is for")) == 1
+        documents = {m.document.file_name: m.document for m in tg.bot_messages(group) if m.document is not None}
+        assert set(documents) == set(FILES)
+        check_exports(documents[FILES[0]].content, documents[FILES[1]].content,
+                      TripPlan.model_validate(party_plan(LABELS)))
+        llm.assert_complete()
+        assert tg.violations == []
+
+
+async def test_a_team_plan_signed_off_in_a_telegram_group(tmp_path: Path) -> None:
+    group = -100901
+    script = [reply(tool_calls=[_submit("call_plan1")]), reply(tool_calls=[_submit("call_plan2")])]
+    async with FakeOpenAI(script) as llm, FakeTelegram() as tg, \
+            telegram_bot(tmp_path, tg, llm.base_url, tools=_tools(), approvers=[str(BOSS)]):
+        tg.send_text(group, "@trip_test_bot " + team_request(LABELS), user_id=10)
+        await tg.wait_for(has("needs sign-off", group), within=10)
+        assert not any(m.document for m in tg.bot_messages(group))  # the files come with the approved plan
+        request = containing(tg, group, "needs sign-off")[0]
+        tg.press_button(group, request.message_id, user_id=22, index=0)  # a traveller, not an approver
+        await tg.wait_for(has("Only the approvers (99)", group), within=10)
+        tg.press_button(group, request.message_id, user_id=BOSS, index=1)  # Reject
+        await tg.wait_for(has("99 rejected this plan", group), within=10)
+        tg.send_text(group, "the hotel is too far from the office", user_id=BOSS)  # the reason, not addressed
+        await tg.wait_for(has("needs sign-off", group, count=2), within=10)
+        assert "too far from the office" in str(llm.requests[1].messages[-1]["content"])
+        second = containing(tg, group, "needs sign-off")[-1]
+        tg.press_button(group, second.message_id, user_id=BOSS, index=0)  # Approve
+        await tg.wait_for(has("Plan approved by 99", group), within=10)
+        await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=10)
+        llm.assert_complete()
+        assert tg.violations == []
