@@ -43,16 +43,16 @@ def bound_question(
     """The waiting question this message answers, if any."""
     if msg.question_id is not None:  # named, and nobody can name a question not yet in the chat
         return next((q for q in questions if q.tool_call_id == msg.question_id and q.posted_after is not None), None)
-    if msg.kind is MessageKind.BUTTON or msg.reply_to is not None:
-        replied = next((q for q in questions if q.posted_message_id is not None
+    if msg.kind is MessageKind.BUTTON:  # a button belongs to the message that carried it
+        pressed = next((q for q in questions if q.posted_message_id is not None
                         and q.posted_message_id == msg.reply_to), None)
-        if replied is not None:
-            return replied if not _strict(replied) or _is_addressee(msg, replied) else None
-        if msg.kind is MessageKind.BUTTON:
-            return None
-    for q in questions:
-        if q.posted_after is None or row.id <= q.posted_after:
-            continue  # sent before the question reached the chat: nobody had seen it
+        return pressed if pressed is not None and (not _strict(pressed) or _is_addressee(msg, pressed)) else None
+    # sent after the question reached the chat: before, nobody had seen it
+    seen = [q for q in questions if q.posted_after is not None and row.id > q.posted_after]
+    replied = next((q for q in seen if msg.reply_to is not None and q.posted_message_id == msg.reply_to), None)
+    if replied is not None:
+        return replied if not _strict(replied) or _is_addressee(msg, replied) else None
+    for q in seen:
         if _strict(q):
             if _is_addressee(msg, q):
                 return q

@@ -65,7 +65,7 @@ class SessionLock(Protocol):
 class SessionRow:
     id: str
     chat_key: str
-    state: str  # idle | working | asking (bot.chat_machine.ChatState); closed sessions are not read
+    state: str  # idle | working | asking | signoff (bot.chat_machine.ChatState); closed sessions are not read
     lang: str
     asker_id: str
     asker_name: str
