@@ -2,7 +2,7 @@
 
 `python bot.py` processes (PostgreSQL through BOT_DB_URL, Telegram in webhook mode) sit behind a
 round-robin balancer (tests/bot_cluster.py); the fake Bot API lives in this process and posts
-every update to the balancer; the scripted model (benchmarks/_fake_model.py: ask_human ->
+every update to the balancer, 40 at a time (Telegram's default `max_connections`); the scripted model (benchmarks/_fake_model.py: ask_human ->
 train_search -> hotel_search -> answer) is its own process. People write a request, wait for the
 question, answer it after `THINK_S` (a person reads the question first: an answer that arrives
 within milliseconds of the posting, stored by another process before the posting is recorded,
@@ -48,6 +48,7 @@ FINAL_MARK = "Bund View Hotel"  # in the scripted final answer (_common.FINAL)
 QUESTION_MARK = "❓"
 MODEL_S = 1.0
 THINK_S = 0.3
+WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections: updates of different chats at once
 TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0, "takeover_over_lease_max_s": 1.0}
 
 
@@ -73,7 +74,7 @@ async def _conversation(tg: FakeTelegram, chat: int, key: str) -> list[float]:
 
 async def _cluster(tmp: Path, db: str, fm: FakeModelProcess, n: int, **extra: str) -> tuple[Balancer, FakeTelegram, list[BotProcess]]:
     lb = await Balancer().__aenter__()
-    tg = await FakeTelegram().start()
+    tg = await FakeTelegram(webhook_connections=WEBHOOK_CONNECTIONS).start()
     env = cluster_env(db, fm.base_url, TELEGRAM_BOT_TOKEN=tg.token, TELEGRAM_API_BASE_URL=tg.base_url,
                       TELEGRAM_WEBHOOK_URL=lb.url + "/tg/hook", TELEGRAM_WEBHOOK_SECRET="bench-hook-secret",
                       BOT_LLM_MODEL="gpt-4o-mini", BOT_LLM_MAX_RETRIES="8", **extra)

@@ -14,9 +14,9 @@ the database's clock, a fencing number). This object is that process's side of i
   stopped past its lease (SIGSTOP, a frozen VM) wakes up with that time gone and sends nothing
   until a renewal succeeds, which it cannot once the chat was taken over.
 - Wake-ups: a LISTEN on the inbox channel wakes the chat named by each NOTIFY (add_inbox and
-  add_events send them, from any process), and a sweep every `lease_s / 3` (and after every
-  reconnect of the LISTEN connection) wakes chats with work and no live owner: a dead owner's
-  chats are taken within about a lease.
+  add_events send them, from any process), and a sweep every `sweep_s` (a third of the lease,
+  at most SWEEP_MAX_S; and after every reconnect of the LISTEN connection) wakes chats with work
+  and no live owner: a dead owner's chats are taken within the lease plus SWEEP_MAX_S.
 - The database lost: claims fail (no new leases), renewals fail, and once a lease's time has
   run out here the chat is given up (another process may take it). Everything comes back by
   itself when the database does: the listener reconnects and sweeps.
@@ -39,6 +39,8 @@ from bot.store.pg_notify import INBOX_CHANNEL, Listener
 from bot.store.postgres import PostgresStore
 
 log = logging.getLogger(__name__)
+
+SWEEP_MAX_S = 0.5  # one indexed query per process: cheap, and it bounds a takeover's delay
 
 
 @dataclass(slots=True)
@@ -66,6 +68,10 @@ class LeasedOwnership:
     @property
     def interval_s(self) -> float:
         return self.lease_s / 3
+
+    @property
+    def sweep_s(self) -> float:
+        return min(self.interval_s, SWEEP_MAX_S)
 
     # -- lifecycle -------------------------------------------------------------------------
     def bind(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:
@@ -184,7 +190,7 @@ class LeasedOwnership:
 
     async def _sweeping(self) -> None:
         while True:
-            await asyncio.sleep(self.interval_s)
+            await asyncio.sleep(self.sweep_s)
             await self.sweep()
 
     async def sweep(self) -> None:
