@@ -80,6 +80,7 @@ class _RowParts:
     row: OutboxRow
     done: int = 0
     last_id: str | None = None
+    watermark: int | None = None  # a question's: the newest inbox id before the attempt that posted it
 
     def __post_init__(self) -> None:
         self.done = self.row.parts_sent
@@ -225,7 +226,7 @@ class DeliveryWorker:
             if row.kind == "question":
                 self.on_failed(row.chat_key)
             return
-        await self.store.outbox_sent(row.id, parts.done, parts.last_id)
+        await self.store.outbox_sent(row.id, parts.done, parts.last_id, posted_after=parts.watermark)
         self.metrics.deliveries.labels(row.kind, "sent").inc()
         audience, steps, ends_run, reason = audience_of(row.body)
         if ends_run:
@@ -239,6 +240,8 @@ class DeliveryWorker:
         run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps)
         try:
             if row.kind == "question":
+                # read before every attempt: the one that reached the chat sets what may answer it
+                parts.watermark = await self.store.question_watermark()
                 await surface.post_question(chat, question_from_body(row.body), run, parts)
             elif row.kind == "answer":
                 answer, verdict = answer_from_body(row.body)
