@@ -142,7 +142,10 @@ class ChatActor:
             await self._wake.wait()
 
     async def _step(self) -> bool:
-        """Apply what is waiting; True when a row must be tried again later."""
+        """Apply what is waiting; True when a row must be tried again later. A message that may
+        answer a question whose posting is not recorded yet waits (commands and events after it
+        do not): the delivery worker wakes the chat once it is recorded (SessionManager,
+        on_posted)."""
         while self._outcomes:
             await self._apply_outcome(self._outcomes.popleft())
         for row in await self.d.store.inbox_for(self.skey):
@@ -151,13 +154,17 @@ class ChatActor:
             if self._outcomes:  # the run ended meanwhile: its outcome comes first
                 self._wake.set()
                 return False
-            if not await self._try_row(row):
+            applied = await self._try_row(row)
+            if applied is False:
                 return True
         return False
 
-    async def _try_row(self, row: InboxRow) -> bool:
+    async def _try_row(self, row: InboxRow) -> bool | None:
+        """True: applied (or set aside); False: failed, tried again shortly; None: it waits for
+        its question's posting to be recorded."""
         try:
-            await self._apply_row(row)
+            if not await self._apply_row(row):
+                return None
         except (asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:
@@ -177,11 +184,18 @@ class ChatActor:
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
-    async def _apply_row(self, row: InboxRow) -> None:
+    async def _apply_row(self, row: InboxRow) -> bool:
+        """Apply the row; False when it must wait (see _step)."""
         trig = _classify(row)
         session = await self.d.store.get_session(self.skey)
         state = state_of(session)
         question = await self.d.store.question_for_chat(self.skey) if state is ChatState.ASKING else None
+        if (trig.trigger is Trigger.MESSAGE and question is not None and question.posted_after is None
+                and await self._being_posted(question)):
+            # Whether this message came after the question (and answers it) is known once the
+            # posting is recorded with its watermark. Deciding now would hold back an answer
+            # another process stored before this one recorded the posting.
+            return False
         facts = Facts(
             answers=question is not None and trig.msg is not None and answers(row, trig.msg, question, session),
             current=question is not None and question.tool_call_id == trig.data.get("tool_call_id")
@@ -189,6 +203,7 @@ class ChatActor:
             idle_run=self.run_task is None,
         )
         await self._do(decide(state, trig.trigger, facts), trig, session, question)
+        return True
 
     async def _do(self, t: Transition, trig: _Trigger, session: SessionRow | None, question: QuestionRow | None) -> None:
         row, msg = trig.row, trig.msg
@@ -232,6 +247,11 @@ class ChatActor:
             await self._notice(session.id if session else "", await self._reply(t, session, lang))
         else:  # IGNORE
             await store.finish_inbox(row.id)
+
+    async def _being_posted(self, question: QuestionRow) -> bool:
+        """The question's outbox row is still to be delivered (not failed, not sent)."""
+        return any(r.kind == "question" and r.tool_call_id == question.tool_call_id
+                   for r in await self.d.store.pending_outbox(self.skey))
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))

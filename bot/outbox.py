@@ -110,6 +110,7 @@ class DeliveryWorker:
     max_steps: int = 0
     owns: Callable[[str], bool] = lambda chat_key: True  # bot.ownership: may this process send to the chat?
     on_idle: Callable[[str], None] = lambda chat_key: None  # the chat's lane ended with nothing left
+    on_posted: Callable[[str], None] = lambda chat_key: None  # a question's posting is recorded: wake its chat
     _lanes: dict[str, _Lane] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _stopped: bool = False
@@ -227,6 +228,8 @@ class DeliveryWorker:
                 self.on_failed(row.chat_key)
             return
         await self.store.outbox_sent(row.id, parts.done, parts.last_id, posted_after=parts.watermark)
+        if row.kind == "question":  # a message that came meanwhile waits for this (bot.actor)
+            self.on_posted(row.chat_key)
         self.metrics.deliveries.labels(row.kind, "sent").inc()
         audience, steps, ends_run, reason = audience_of(row.body)
         if ends_run:
