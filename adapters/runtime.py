@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
+from adapters.web.relay import SharedEvents
 from agent_core.model import ChatModel
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
@@ -149,6 +150,18 @@ def make_ownership(settings: Settings, store: Store) -> Ownership:
     return LocalOwnership()
 
 
+def shared_web_events(settings: Settings, store: Store) -> SharedEvents | None:
+    """With several processes the web page's events travel through PostgreSQL."""
+    if settings.db_url:
+        from bot.store.pg_leases import new_owner_id
+        from bot.store.pg_web_events import PgWebEvents
+        from bot.store.postgres import PostgresStore
+
+        assert isinstance(store, PostgresStore)
+        return PgWebEvents(store, new_owner_id())
+    return None
+
+
 def poll_turn(settings: Settings, store: Store) -> SessionLock | None:
     """With several processes only one polls Telegram: the holder of a PostgreSQL advisory lock."""
     if settings.db_url:
@@ -181,7 +194,7 @@ def build_runtime(
     if server is not None:
         from adapters.web import WebAdapter
 
-        web = WebAdapter(settings, manager)
+        web = WebAdapter(settings, manager, shared=shared_web_events(settings, store))
         adapters.append(web)
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
@@ -31,8 +32,11 @@ async def bench_database(label: str) -> AsyncIterator[str]:
     try:
         yield urlunsplit(urlsplit(ADMIN_URL)._replace(path=f"/{name}"))
     finally:
-        admin = await asyncpg.connect(ADMIN_URL, timeout=10)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        if os.environ.get("BENCH_KEEP_DB"):  # to look into it afterwards; drop it by hand
+            print(f"kept database {name}", file=sys.stderr)
+        else:
+            admin = await asyncpg.connect(ADMIN_URL, timeout=10)
+            try:
+                await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            finally:
+                await admin.close()

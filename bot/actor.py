@@ -164,7 +164,10 @@ class ChatActor:
             await self._wake.wait()
 
     async def _step(self) -> bool:
-        """Apply what is waiting; True when a row must be tried again later."""
+        """Apply what is waiting; True when a row must be tried again later. A message that may
+        answer a question whose posting is not recorded yet waits (commands and events after it
+        do not): the delivery worker wakes the chat once it is recorded (SessionManager,
+        on_posted)."""
         while self._outcomes:
             await self._apply_outcome(self._outcomes.popleft())
         for row in await self.d.store.inbox_for(self.skey):
@@ -173,13 +176,17 @@ class ChatActor:
             if self._outcomes:  # the run ended meanwhile: its outcome comes first
                 self._wake.set()
                 return False
-            if not await self._try_row(row):
+            applied = await self._try_row(row)
+            if applied is False:
                 return True
         return False
 
-    async def _try_row(self, row: InboxRow) -> bool:
+    async def _try_row(self, row: InboxRow) -> bool | None:
+        """True: applied (or set aside); False: failed, tried again shortly; None: it waits for
+        its question's posting to be recorded."""
         try:
-            await self._apply_row(row)
+            if not await self._apply_row(row):
+                return None
         except (asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:
@@ -199,11 +206,18 @@ class ChatActor:
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
-    async def _apply_row(self, row: InboxRow) -> None:
+    async def _apply_row(self, row: InboxRow) -> bool:
+        """Apply the row; False when it must wait (see _step)."""
         trig = classify(row)
         session = await self.d.store.get_session(self.skey)
         state = state_of(session)
         waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
+        if (trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting)
+                and await self._being_posted(waiting)):
+            # Whether this message came after the question (and answers it) is known once the
+            # posting is recorded with its watermark. Deciding now would hold back an answer
+            # another process stored before this one recorded the posting.
+            return False
         bound = bound_question(row, trig.msg, waiting, session) if trig.msg is not None else None
         current = next((q for q in waiting if q.tool_call_id == trig.data.get("tool_call_id")
                         and q.session_id == trig.data.get("session_id")), None)
@@ -224,8 +238,9 @@ class ChatActor:
         if t.action in _SIGNOFF_ACTIONS:
             assert session is not None and signoff is not None
             await self._signoff(t, trig, session, signoff)
-            return
+            return True
         await self._do(t, trig, session, question, waiting)
+        return True
 
     async def _do(self, t: Transition, trig: RowTrigger, session: SessionRow | None, question: QuestionRow | None,
                   waiting: Sequence[QuestionRow] = ()) -> None:
@@ -323,6 +338,12 @@ class ChatActor:
 
     def _desk(self) -> SignoffDesk:
         return SignoffDesk(self.d.store, self.d.settings, self.key, self.d.clock)
+
+    async def _being_posted(self, questions: Sequence[QuestionRow]) -> bool:
+        """A question not yet recorded as posted still has its outbox row to deliver (not failed, not sent)."""
+        unposted = {q.tool_call_id for q in questions if q.posted_after is None}
+        return any(r.kind == "question" and r.tool_call_id in unposted
+                   for r in await self.d.store.pending_outbox(self.skey))
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))

@@ -9,14 +9,17 @@ the database's clock, a fencing number). This object is that process's side of i
   (PostgresStore.fenced): once another process took the chat over, they are refused.
 - One task renews every lease held, in one statement, each `lease_s / 3`. A lease missing from
   the result was taken over: `lost(key)` stops the chat here (its actor, its delivery lane).
+- `release(key)` gives the lease up after `linger_s` (a third of the lease, at most LINGER_MAX_S)
+  unless the chat is claimed again meanwhile: a person's quick follow-up, the answer to a
+  question just posted, the next delivery, reuse it without two more transactions.
 - `holds(key)` says whether a send is allowed: the lease is held and its time, counted on this
   process's monotonic clock from *before* the renewal was asked for, has not run out. A process
   stopped past its lease (SIGSTOP, a frozen VM) wakes up with that time gone and sends nothing
   until a renewal succeeds, which it cannot once the chat was taken over.
 - Wake-ups: a LISTEN on the inbox channel wakes the chat named by each NOTIFY (add_inbox and
-  add_events send them, from any process), and a sweep every `lease_s / 3` (and after every
-  reconnect of the LISTEN connection) wakes chats with work and no live owner: a dead owner's
-  chats are taken within about a lease.
+  add_events send them, from any process), and a sweep every `sweep_s` (a third of the lease,
+  at most SWEEP_MAX_S; and after every reconnect of the LISTEN connection) wakes chats with work
+  and no live owner: a dead owner's chats are taken within the lease plus SWEEP_MAX_S.
 - The database lost: claims fail (no new leases), renewals fail, and once a lease's time has
   run out here the chat is given up (another process may take it). Everything comes back by
   itself when the database does: the listener reconnects and sweeps.
@@ -40,6 +43,9 @@ from bot.store.postgres import PostgresStore
 
 log = logging.getLogger(__name__)
 
+SWEEP_MAX_S = 0.5  # one indexed query per process: cheap, and it bounds a takeover's delay
+LINGER_MAX_S = 2.0
+
 
 @dataclass(slots=True)
 class _Held:
@@ -58,6 +64,7 @@ class LeasedOwnership:
         self._clock = clock
         self._held: dict[str, _Held] = {}
         self._releasing: dict[str, asyncio.Task[None]] = {}
+        self._lingering: dict[str, asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._listener: Listener | None = None
         self._wake: Callable[[str], None] = lambda key: None
@@ -66,6 +73,14 @@ class LeasedOwnership:
     @property
     def interval_s(self) -> float:
         return self.lease_s / 3
+
+    @property
+    def sweep_s(self) -> float:
+        return min(self.interval_s, SWEEP_MAX_S)
+
+    @property
+    def linger_s(self) -> float:
+        return min(self.interval_s, LINGER_MAX_S)
 
     # -- lifecycle -------------------------------------------------------------------------
     def bind(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:
@@ -84,6 +99,9 @@ class LeasedOwnership:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for timer in self._lingering.values():
+            timer.cancel()
+        self._lingering.clear()
         self._tasks = []
         if self._listener is not None:
             await self._listener.stop()
@@ -101,6 +119,8 @@ class LeasedOwnership:
     async def claim(self, chat_key: str) -> Claim | None:
         held = self._held.get(chat_key)
         if held is not None:
+            if (timer := self._lingering.pop(chat_key, None)) is not None:
+                timer.cancel()
             return Claim(chat_key, held.lease, fresh=False)
         releasing = self._releasing.get(chat_key)
         if releasing is not None:  # our own release first, or the lease would look held by us
@@ -125,6 +145,12 @@ class LeasedOwnership:
         return held is not None and self._clock() < held.until
 
     def release(self, chat_key: str) -> None:
+        if chat_key in self._held and chat_key not in self._lingering:
+            self._lingering[chat_key] = asyncio.get_running_loop().call_later(
+                self.linger_s, self._release_now, chat_key)
+
+    def _release_now(self, chat_key: str) -> None:
+        self._lingering.pop(chat_key, None)
         held = self._held.pop(chat_key, None)
         if held is None:
             return
@@ -171,6 +197,8 @@ class LeasedOwnership:
     def _give_up(self, key: str, why: str) -> None:
         log.warning("lost the lease of %s: %s; stopping it here", key, why)
         self._held.pop(key, None)
+        if (timer := self._lingering.pop(key, None)) is not None:
+            timer.cancel()
         self._lost(key)
 
     def lost_now(self, key: str) -> None:
@@ -184,7 +212,7 @@ class LeasedOwnership:
 
     async def _sweeping(self) -> None:
         while True:
-            await asyncio.sleep(self.interval_s)
+            await asyncio.sleep(self.sweep_s)
             await self.sweep()
 
     async def sweep(self) -> None:

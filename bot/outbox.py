@@ -81,6 +81,7 @@ class _RowParts:
     row: OutboxRow
     done: int = 0
     last_id: str | None = None
+    watermark: int | None = None  # a question's: the newest inbox id before the attempt that posted it
 
     def __post_init__(self) -> None:
         self.done = self.row.parts_sent
@@ -110,6 +111,7 @@ class DeliveryWorker:
     max_steps: int = 0
     owns: Callable[[str], bool] = lambda chat_key: True  # bot.ownership: may this process send to the chat?
     on_idle: Callable[[str], None] = lambda chat_key: None  # the chat's lane ended with nothing left
+    on_posted: Callable[[str], None] = lambda chat_key: None  # a question's posting is recorded: wake its chat
     _lanes: dict[str, _Lane] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _stopped: bool = False
@@ -228,7 +230,9 @@ class DeliveryWorker:
             if row.kind == "question":
                 self.on_failed(row.chat_key)
             return
-        await self.store.outbox_sent(row.id, parts.done, parts.last_id)
+        await self.store.outbox_sent(row.id, parts.done, parts.last_id, posted_after=parts.watermark)
+        if row.kind == "question":  # a message that came meanwhile waits for this (bot.actor)
+            self.on_posted(row.chat_key)
         self.metrics.deliveries.labels(row.kind, "sent").inc()
         audience, steps, ends_run, reason = audience_of(row.body)
         if ends_run:
@@ -242,6 +246,8 @@ class DeliveryWorker:
         run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps)
         try:
             if row.kind == "question":
+                # read before every attempt: the one that reached the chat sets what may answer it
+                parts.watermark = await self.store.question_watermark()
                 await surface.post_question(chat, question_from_body(row.body), run, parts)
             elif row.kind == "answer":
                 answer, verdict = answer_from_body(row.body)

@@ -82,7 +82,7 @@ class SessionManager:
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
             policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
-            max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle,
+            max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle, on_posted=self.wake,
         )
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
                            progress=self.progress, clock=clock)

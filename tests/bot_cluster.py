@@ -160,8 +160,8 @@ class Balancer:
                     self.served[backend] = self.served.get(backend, 0) + 1
                     return web.Response(status=resp.status, body=payload,
                                         content_type=resp.content_type if payload else None)
-            except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError):
-                continue  # that process is gone: the next one takes the request
+            except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError):
+                continue  # that process is gone (or reset the connection): the next one takes it
         return web.Response(status=502)
 
 

@@ -78,12 +78,14 @@ async def test_released_then_claimed_elsewhere_and_renewal_keeps_a_lease_alive(s
         await asyncio.sleep(LEASE_S / 2)
         await a.renew()
     assert a.holds(KEY) and await b.claim(KEY) is None
+    first = await a.claim(KEY)
     a.release(KEY)
-    claim = await a.claim(KEY)  # waits for its own release, then takes it again
-    assert claim is not None and claim.fresh
+    claim = await a.claim(KEY)  # claimed again within the linger: the same lease, no new grant
+    assert claim is not None and first is not None and not claim.fresh and claim.lease == first.lease
     a.release(KEY)
+    assert await b.claim(KEY) is None  # lingering: still held
     async with asyncio.timeout(5):
-        while await b.claim(KEY) is None:  # the release is written in the background
+        while await b.claim(KEY) is None:  # released after the linger, in the background
             await asyncio.sleep(0.01)
 
 

@@ -246,6 +246,21 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
     assert after == before
 
 
+async def test_an_answer_another_process_stored_before_the_posting_was_recorded_answers_it(two):
+    """The delivery worker reads the watermark just before it calls the platform; the person sees
+    the question and answers, another process stores the answer, and only then is the posting
+    recorded (a loaded process): the answer is above the watermark, so it answers the question."""
+    a, b = two
+    sid = await session_of(a)
+    row = await a.pause(sid, [], question(sid, "call_w"), step=1)
+    mark = await a.question_watermark()
+    answer_id = await b.add_inbox("test", "w-answer", KEY, "{}")
+    await a.outbox_sent(row, 1, "m1", posted_after=mark)
+    posted = await a.get_question(sid)
+    assert posted is not None and posted.posted_after == mark
+    assert answer_id is not None and answer_id > posted.posted_after
+
+
 async def test_an_update_stored_while_a_posting_is_recorded_comes_after_its_watermark(pg_url):
     """A person who answers the moment the question appears answers it: outbox_sent is called
     first (the delivery worker, right after the platform took the question), the update just after,

@@ -44,6 +44,7 @@ from adapters.web.payloads import (
     StopAck,
     StopRequest,
 )
+from adapters.web.relay import Relay, SharedEvents
 from adapters.web.render import progress_data, verdict_data
 from adapters.web.runtime import SessionApi
 from agent_core.events import (
@@ -99,12 +100,15 @@ class WebAdapter:
         retry_ms: int = 2000,
         max_sessions: int = 5000,
         max_events: int = 500,
+        shared: SharedEvents | None = None,
     ) -> None:
         self._settings = settings
         self._manager = manager
         self._keepalive_s = keepalive_s
         self._retry_ms = retry_ms
         self._book = EventLogBook(max_sessions=max_sessions, max_events=max_events)
+        # several processes (PostgreSQL): events travel between them (adapters.web.relay)
+        self._relay = Relay(shared, self._book) if shared is not None else None
         self._static = {route: ((STATIC_DIR / name).read_bytes(), media) for route, (name, media) in STATIC_FILES.items()}
         self._running = False
         if settings.web_token is None and not settings.host_is_loopback:
@@ -117,12 +121,16 @@ class WebAdapter:
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
+        if self._relay is not None:
+            await self._relay.start()
         self._running = True
 
     async def stop(self) -> None:
         """End every open event stream so the HTTP server can shut down promptly."""
         self._running = False
         self._book.close_all()
+        if self._relay is not None:
+            await self._relay.stop()
 
     async def healthy(self) -> bool:
         return self._running
@@ -177,7 +185,16 @@ class WebAdapter:
 
     def _emit(self, chat: ChatKey, event: str, data: BaseModel) -> str:
         logged = self._book.get(chat.chat_id).append(event, data.model_dump_json(exclude_none=True))
+        if self._relay is not None:
+            self._relay.produced(chat.chat_id, event, logged.data)
         return logged.id
+
+    async def _caught_up(self, session_id: str) -> SessionLog:
+        """The session's log, with what other processes produced for it (adapters.web.relay)."""
+        session_log = self._book.get(session_id)
+        if self._relay is not None:
+            await self._relay.catch_up(session_log)
+        return session_log
 
     # ------------------------------------------------------------------ HTTP
 
@@ -317,7 +334,7 @@ class WebAdapter:
         if info is None and self._book.peek(session_id) is None:
             raise HTTPException(404, "unknown session")
         # The id first, then the history: an event in between shows twice at worst, never zero times.
-        last_event_id = self._book.get(session_id).last_id
+        last_event_id = (await self._caught_up(session_id)).last_id
         entries = [
             HistoryEntryOut(role=str(e.role), text=e.text, plan=e.plan, ts=getattr(e, "ts", None))
             for e in await self._manager.history(chat)
@@ -359,7 +376,7 @@ class WebAdapter:
         resume_from = last_event_id or after
         if self._book.peek(session_id) is None and await self._manager.session_info(_chat_key(session_id)) is None:
             raise HTTPException(404, "unknown session")
-        session_log = self._book.get(session_id)
+        session_log = await self._caught_up(session_id)
         return EventSourceResponse(
             self._stream(session_log, resume_from),
             ping=self._keepalive_s,

@@ -45,6 +45,9 @@ class SessionLog:
         self._changed = asyncio.Event()
         self.subscribers = 0
         self.closed = False
+        # adapters.web.relay (several processes): the last shared event read into this log
+        self.relayed = 0
+        self.relay_lock = asyncio.Lock()
 
     @property
     def last_id(self) -> str:
@@ -119,6 +122,10 @@ class EventLogBook:
 
     def peek(self, session_id: str) -> SessionLog | None:
         return self._logs.get(session_id)
+
+    def listened(self) -> list[SessionLog]:
+        """The logs an event stream reads now."""
+        return [log for log in self._logs.values() if log.subscribers > 0]
 
     def close_all(self) -> None:
         for log in self._logs.values():

@@ -290,8 +290,15 @@ class Store(Protocol):
     async def chats_with_outbox(self) -> list[str]: ...
     async def failed_outbox(self, chat_key: str) -> list[OutboxRow]: ...
     async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None: ...
-    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
-        """Delivered: a question row also marks its question posted, with the inbox watermark."""
+    async def question_watermark(self) -> int | None:
+        """Read just before a question is sent to the platform: the newest inbox id now, which
+        outbox_sent then records as the question's watermark (PostgreSQL: another process may
+        store the person's answer before this one records the posting). None where the record
+        itself can take it (SQLite: one writer commits in call order)."""
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
+                          posted_after: int | None = None) -> None:
+        """Delivered: a question row also marks its question posted, with the inbox watermark
+        (`posted_after` from question_watermark, else the newest inbox id at this write)."""
     async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None: ...
     async def outbox_failed(self, outbox_id: int, error: str) -> None:
         """Given up: a question row also tells its chat (an `undeliverable` event), same transaction."""

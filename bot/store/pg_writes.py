@@ -312,7 +312,8 @@ async def outbox_part_sent(conn: Conn, outbox_id: int, parts_sent: int, message_
     await conn.execute("UPDATE outbox SET parts_sent = $1, message_id = $2 WHERE id = $3", parts_sent, message_id, outbox_id)
 
 
-async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str | None,
+                      posted_after: int | None = None) -> None:
     await conn.execute(
         "UPDATE outbox SET status = 'sent', parts_sent = $1, message_id = COALESCE($2, message_id) WHERE id = $3",
         parts_sent, message_id, outbox_id,
@@ -321,15 +322,17 @@ async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: s
         "SELECT session_id, tool_call_id, message_id FROM outbox WHERE id = $1 AND kind = 'question'", outbox_id
     )
     if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
-        # Unlike SQLite's single writer, an inbox row stored concurrently (another process, or an
-        # INSERT already in flight) may commit after this read with a smaller id, and counts as
-        # sent before the posting: a message that arrived within milliseconds of it, before a
-        # person could have read it. Updates this process stores after the call come later
-        # (PostgresStore.add_inbox waits for the posting being recorded).
+        # The watermark is the newest inbox id read just before the platform was called
+        # (`posted_after`, PostgresStore.question_watermark): a person's answer, stored by any
+        # process once they saw the question, lands above it, however late this record commits.
+        # Without it, the newest id now; an inbox row stored concurrently (another process, or an
+        # INSERT in flight) may commit after this read with a smaller id and count as sent before
+        # the posting.
         await conn.execute(
-            "UPDATE questions SET posted_message_id = $1, posted_after = (SELECT COALESCE(MAX(id), 0) FROM inbox) "
+            "UPDATE questions SET posted_message_id = $1, "
+            "posted_after = COALESCE($4, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
             "WHERE session_id = $2 AND tool_call_id = $3",
-            row[2], row[0], row[1],
+            row[2], row[0], row[1], posted_after,
         )
 
 

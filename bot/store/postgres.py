@@ -449,13 +449,18 @@ class PostgresStore:
         await self.write(partial(pg_writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
                                  message_id=message_id))
 
-    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+    async def question_watermark(self) -> int | None:
+        row = await self._one("SELECT COALESCE(MAX(id), 0) FROM inbox")
+        return int(row[0]) if row else 0
+
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
+                          posted_after: int | None = None) -> None:
         # Registered before the first await, so an add_inbox called after this call waits for it.
         recorded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._recording_posts.add(recorded)
         try:
             await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
-                                     message_id=message_id))
+                                     message_id=message_id, posted_after=posted_after))
         finally:
             self._recording_posts.discard(recorded)
             recorded.set_result(None)

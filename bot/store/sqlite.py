@@ -309,7 +309,11 @@ class SqliteStore:
         await self._writer.write(partial(writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
                                          message_id=message_id))
 
-    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
+    async def question_watermark(self) -> int | None:
+        return None  # one writer: the posting's record is ordered after every update stored before it
+
+    async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
+                          posted_after: int | None = None) -> None:
         await self._writer.write(partial(writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
                                          message_id=message_id))
 

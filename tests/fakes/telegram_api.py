@@ -86,12 +86,16 @@ class FakeTelegram(UpdateFactory):
         host: str = "127.0.0.1",
         port: int = 0,
         flood_control: bool = False,
+        webhook_connections: int = 1,
     ) -> None:
         super().__init__(bot_id=int(token.split(":", 1)[0]), bot_username=bot_username)
         self.token = token
         self.host = host
         self.port = port
         self.flood_control = flood_control
+        # Telegram's setWebhook `max_connections` (40 by default there): updates of different chats
+        # are posted this many at a time, one chat's in order. 1 (the default here): one at a time.
+        self.webhook_connections = webhook_connections
         self.rates = RateBook()
         self.requests: list[RequestRecord] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
@@ -213,6 +217,9 @@ class FakeTelegram(UpdateFactory):
         """Webhook mode: POST pending updates in order, one at a time, retrying failures."""
         if self._http is None:
             self._http = aiohttp.ClientSession()
+        if self.webhook_connections > 1:
+            await self._deliver_many()
+            return
         delay = 0.1
         while self.webhook_url and self.pending:
             update = self.pending[0]
@@ -234,6 +241,43 @@ class FakeTelegram(UpdateFactory):
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
+
+    async def _deliver_many(self) -> None:
+        """Webhook mode with several connections: different chats' updates at once, each chat's
+        in order (the next one only after the previous was accepted)."""
+        in_flight: dict[int, asyncio.Task[None]] = {}  # chat id -> its delivery
+        while self.webhook_url and (self.pending or in_flight):
+            busy = set(in_flight)
+            nxt = next((u for u in self.pending if _update_chat(u) not in busy), None)
+            if nxt is None or len(in_flight) >= self.webhook_connections:
+                await asyncio.wait(set(in_flight.values()) | {asyncio.ensure_future(self._changed.wait())},
+                                   return_when=asyncio.FIRST_COMPLETED)
+                continue
+            chat = _update_chat(nxt)
+            task = asyncio.ensure_future(self._post_update(nxt))
+            in_flight[chat] = task
+            task.add_done_callback(lambda _t, c=chat: in_flight.pop(c, None))
+
+    async def _post_update(self, update: dict[str, Any]) -> None:
+        assert self._http is not None
+        headers = {"Content-Type": "application/json"}
+        if self.webhook_secret:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = self.webhook_secret
+        delay = 0.1
+        while self.webhook_url:
+            try:
+                async with self._http.post(self.webhook_url, data=json.dumps(update), headers=headers) as resp:
+                    status = resp.status
+            except aiohttp.ClientError:
+                status = 0
+            self.webhook_deliveries.append((update["update_id"], status))
+            if 200 <= status < 300:
+                with contextlib.suppress(ValueError):
+                    self.pending.remove(update)
+                self._notify()
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
 
     # ------------------------------------------------------------------ the Bot API
 
@@ -655,3 +699,14 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _update_chat(update: dict[str, Any]) -> int:
+    """The chat an update belongs to (0 when it names none)."""
+    for field in ("message", "edited_message", "channel_post", "edited_channel_post"):
+        if isinstance(update.get(field), dict):
+            return int(update[field]["chat"]["id"])
+    query = update.get("callback_query")
+    if isinstance(query, dict) and isinstance(query.get("message"), dict):
+        return int(query["message"]["chat"]["id"])
+    return 0
