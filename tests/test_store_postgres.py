@@ -304,7 +304,8 @@ async def test_the_chat_actor_migration_converts_an_old_database_as_sqlites_does
                                                  if m.version < 3])
         for sql in rows:
             await conn.execute(sql)
-        assert await pg_migrate.apply_migrations(conn, pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)) == [3]
+        later = [m.version for m in pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR) if m.version >= 3]
+        assert await pg_migrate.apply_migrations(conn, pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)) == later
         pg_seen = [[tuple(r) for r in await conn.fetch(sql)] for sql in read]
     finally:
         await conn.close()
@@ -407,7 +408,7 @@ async def test_three_processes_starting_on_an_empty_database_migrate_it_once(pg_
             versions = [r[0] for r in await conn.fetch("SELECT version FROM schema_version ORDER BY version")]
         finally:
             await conn.close()
-        assert versions == [1, 2, 3]
+        assert versions == [m.version for m in pg_migrate.discover(pg_migrate.PG_MIGRATIONS_DIR)]
         assert all([await s.ping() for s in stores])
     finally:
         for s in stores:
