@@ -19,15 +19,19 @@ from agent_core.model import ChatModel
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
 from bot.metrics import Metrics
+from bot.ownership import LocalOwnership, Ownership
 from bot.ratelimit import MessageLimiter
 from bot.review import PlanReviewer
 from bot.server import HttpServer, HttpServerError
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore, Store
+from bot.store.base import SessionLock
 from tools.collection import ToolCollection
 
 log = logging.getLogger(__name__)
+
+TELEGRAM_POLLER_LOCK = 0x7472_6970_7431  # advisory lock key: one Telegram poller per database
 
 
 class Adapter(Surface, Protocol):
@@ -125,10 +129,33 @@ def freeze_startup_heap() -> int:
 def make_store(settings: Settings) -> Store:
     """PostgreSQL when BOT_DB_URL is set (it wins over BOT_DB_PATH), else the SQLite file."""
     if settings.db_url:
+        from bot.store.pg_connect import IDLE_IN_TRANSACTION_TIMEOUT_S
         from bot.store.postgres import PostgresStore  # asyncpg is loaded only when used
 
-        return PostgresStore(settings.db_url, pool_max=settings.db_pool_max)
+        # a process stopped inside a transaction must not block a takeover for longer than a lease
+        idle_s = max(0.5, min(IDLE_IN_TRANSACTION_TIMEOUT_S, settings.lease_s / 3))
+        return PostgresStore(settings.db_url, pool_max=settings.db_pool_max, idle_in_transaction_s=idle_s)
     return SqliteStore(settings.db_path)
+
+
+def make_ownership(settings: Settings, store: Store) -> Ownership:
+    """Leases when the store is PostgreSQL (several processes may share it), else one process."""
+    if settings.db_url:
+        from bot.chat_leases import LeasedOwnership
+        from bot.store.postgres import PostgresStore
+
+        assert isinstance(store, PostgresStore)
+        return LeasedOwnership(store, settings.lease_s)
+    return LocalOwnership()
+
+
+def poll_turn(settings: Settings, store: Store) -> SessionLock | None:
+    """With several processes only one polls Telegram: the holder of a PostgreSQL advisory lock."""
+    if settings.db_url:
+        from bot.store.pg_session_lock import PgSessionLock
+
+        return PgSessionLock(settings.db_url, TELEGRAM_POLLER_LOCK, retry_s=min(1.0, settings.lease_s / 3))
+    return None
 
 
 def build_runtime(
@@ -143,10 +170,12 @@ def build_runtime(
     metrics: Metrics | None = None,
 ) -> Runtime:
     store = make_store(settings)
+    ownership = make_ownership(settings, store)
     metrics = metrics or Metrics()
     limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
-    manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits)
+    manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
+                             ownership=ownership)
     adapters: list[Adapter] = list(extra_surfaces or [])
     server = HttpServer(settings, metrics, {"store": store.ping}) if serve_http else None
     if server is not None:
@@ -161,7 +190,7 @@ def build_runtime(
             TelegramAdapter,  # python-telegram-bot is loaded only when used
         )
 
-        telegram = TelegramAdapter(settings, manager)
+        telegram = TelegramAdapter(settings, manager, poll_turn=poll_turn(settings, store), owns=manager.holds)
         adapters.append(telegram)
         if server is not None and settings.telegram_webhook_url:
             server.include_router(telegram.router())

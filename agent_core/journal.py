@@ -24,11 +24,18 @@ class RunJournal(Protocol):
         steer the run); the journal writes them with that step."""
         ...
 
-    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
+    async def record(
+        self, messages: Sequence[Message], *, step: int, defer: bool = False, wait: bool = True
+    ) -> None:
         """Append messages in one transaction, before the agent acts on them.
 
         `defer=True` (tool results: they can be produced again) lets the journal keep them until
-        its next write, so a step costs one commit: a crash in between re-runs those tools."""
+        its next write, so a step costs one commit: a crash in between re-runs those tools.
+        `wait=False` (a reply whose tools only read) returns before the commit: the agent runs
+        those tools meanwhile, and every later write of the journal waits for this one first."""
+
+    async def settle(self) -> None:
+        """Return once every write started is on disk (raise what one of them raised)."""
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
         """Append messages and store the pending question, in one transaction."""
@@ -40,7 +47,12 @@ class NullJournal:
     def incoming(self) -> Sequence[Message]:
         return ()
 
-    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
+    async def record(
+        self, messages: Sequence[Message], *, step: int, defer: bool = False, wait: bool = True
+    ) -> None:
+        return None
+
+    async def settle(self) -> None:
         return None
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:

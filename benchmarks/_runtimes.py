@@ -9,6 +9,13 @@
     bare       the `openai` client and a loop, conversations kept in a dict: no framework, no
                durability (the floor)
 
+Two more, for benchmarks/bench_pg_overhead.py (not in RUNTIMES: bench_compare stays on SQLite):
+
+    ours_pg       the same as ours on PostgreSQL (BOT_DB_URL; leases, fencing, LISTEN)
+    langgraph_pg  the same as langgraph with AsyncPostgresSaver
+
+They read the database URL from BENCH_PG_URL.
+
 Each driver: `await open()`, `await ask(key)` -> the question (the conversation is paused),
 `await reply(key, answer)` -> the final answer, `await close()`. The tools are the same
 stand-ins everywhere (same names, same outputs).
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import uuid
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,7 +46,10 @@ NEEDS = {  # optional dependencies (the `bench` extra) each runtime imports
     "langgraph": ("langgraph", "langgraph.checkpoint.sqlite", "langchain_openai"),
     "agents": ("agents",),
     "bare": ("openai",),
+    "ours_pg": ("openai", "asyncpg"),
+    "langgraph_pg": ("langgraph", "langgraph.checkpoint.postgres", "langchain_openai", "psycopg"),
 }
+PG_URL_ENV = "BENCH_PG_URL"
 
 
 def missing_deps(name: str) -> list[str]:
@@ -74,6 +85,10 @@ def make_driver(name: str, base_url: str, db_path: Path) -> Driver:
         return AgentsDriver(base_url, db_path)
     if name == "bare":
         return BareDriver(base_url)
+    if name == "ours_pg":
+        return OursDriver(base_url, None, db_url=os.environ[PG_URL_ENV])
+    if name == "langgraph_pg":
+        return LangGraphDriver(base_url, None, db_url=os.environ[PG_URL_ENV])
     raise ValueError(f"unknown runtime {name!r}")
 
 
@@ -148,6 +163,7 @@ def our_tools() -> Any:
         name = "train_search"
         description = "Search trains between two stations on a date."
         params_model = TrainParams
+        read_only = True  # a search, as ours are
 
         async def execute(self, params: TrainParams, ctx: ToolContext) -> ToolResult:
             return ToolResult(output=TRAIN_RESULT, summary="2 trains")
@@ -156,6 +172,7 @@ def our_tools() -> Any:
         name = "hotel_search"
         description = "Search hotels in a city for a check-in date."
         params_model = HotelParams
+        read_only = True  # a search, as ours are
 
         async def execute(self, params: HotelParams, ctx: ToolContext) -> ToolResult:
             return ToolResult(output=HOTEL_RESULT, summary="2 hotels")
@@ -170,9 +187,11 @@ def _prompt(lang: str, now: Any, tz: str, location: str | None) -> str:
 class OursDriver:
     name = "ours"
 
-    def __init__(self, base_url: str, db_path: Path) -> None:
+    def __init__(self, base_url: str, db_path: Path | None, db_url: str | None = None) -> None:
         self.base_url = base_url
         self.db_path = db_path
+        self.db_url = db_url
+        self.name = "ours_pg" if db_url else "ours"
         self.surface = BenchSurface()
         self.runtime: Any = None
         self.llm: Any = None
@@ -189,8 +208,8 @@ class OursDriver:
         from bot.settings import Settings
 
         settings = Settings(  # type: ignore[call-arg]
-            _env_file=None, db_path=self.db_path, openai_api_key=API_KEY, openai_base_url=self.base_url,
-            human_timeout_s=86400, validate_plans=False, llm_model=MODEL,
+            _env_file=None, db_path=self.db_path or "unused.sqlite3", db_url=self.db_url, openai_api_key=API_KEY,
+            openai_base_url=self.base_url, human_timeout_s=86400, validate_plans=False, llm_model=MODEL,
         )
         self.llm = LLM(LLMConfig(model=MODEL, api_key=API_KEY, base_url=self.base_url, timeout_s=120))
         self.runtime = build_runtime(
@@ -241,9 +260,11 @@ class OursDriver:
 class LangGraphDriver:
     name = "langgraph"
 
-    def __init__(self, base_url: str, db_path: Path) -> None:
+    def __init__(self, base_url: str, db_path: Path | None, db_url: str | None = None) -> None:
+        self.name = "langgraph_pg" if db_url else "langgraph"
         self.base_url = base_url
         self.db_path = db_path
+        self.db_url = db_url
         self.graph: Any = None
         self._saver_cm: Any = None
 
@@ -274,8 +295,15 @@ class LangGraphDriver:
             """Search hotels in a city for a check-in date."""
             return HOTEL_RESULT
 
-        self._saver_cm = AsyncSqliteSaver.from_conn_string(str(self.db_path))
-        saver = await self._saver_cm.__aenter__()
+        if self.db_url:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+            self._saver_cm = AsyncPostgresSaver.from_conn_string(self.db_url)
+            saver = await self._saver_cm.__aenter__()
+            await saver.setup()  # its tables, once
+        else:
+            self._saver_cm = AsyncSqliteSaver.from_conn_string(str(self.db_path))
+            saver = await self._saver_cm.__aenter__()
         model = ChatOpenAI(model=MODEL, api_key=API_KEY, base_url=self.base_url, temperature=0, max_retries=0, timeout=120)  # type: ignore[arg-type]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

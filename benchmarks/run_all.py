@@ -141,7 +141,26 @@ def render(results: dict[str, dict[str, Any]]) -> str:
         checks = compare.get("checks") or {}
         if checks:
             out += ["", "Targets: " + ", ".join(f"{k}={'met' if v else 'MISSED'}" for k, v in checks.items())]
+    out += pg_lines(results)
     return "\n".join(out)
+
+
+def pg_lines(results: dict[str, dict[str, Any]]) -> list[str]:
+    """Several processes on PostgreSQL (bench_pg_overhead.py, bench_pg_cluster.py), in words."""
+    out: list[str] = []
+    over = results.get("pg_overhead", {}).get("figures")
+    if over:
+        per = over.get("overhead_per_step_ms") or {}
+        out.append("Per-step overhead (ms over the bare client): " + ", ".join(f"{k} {_fmt(v)}" for k, v in per.items()))
+    cluster = results.get("pg_cluster", {}).get("figures")
+    if cluster:
+        one, three, take = cluster.get("one_process") or {}, cluster.get("three_processes") or {}, cluster.get("takeover") or {}
+        out.append(f"PostgreSQL, 50 chats per process, 1 s model: 1 process {_fmt(one.get('conv_per_s'))} conv/s, "
+                   f"3 processes {_fmt(three.get('conv_per_s'))} conv/s (x{_fmt(cluster.get('throughput_ratio'))}), "
+                   f"step p99 minus model {_fmt(cluster.get('step_p99_minus_model_ms_worst'))} ms; takeover after "
+                   f"SIGKILL median {_fmt(take.get('takeover_median_s'))} s, max {_fmt(take.get('takeover_max_s'))} s "
+                   f"(lease {_fmt(take.get('lease_s'))} s)")
+    return ["", *out] if out else []
 
 
 def machine() -> dict[str, Any]:

@@ -7,6 +7,10 @@ write there) and the outcomes of the run it started — loads the chat's state f
 bot.chat_machine.decide what to do, and does it: every state change is one store transaction,
 together with its outbox row. It holds only a cache: the run's task, the messages the run is
 to see at its next step. When the chat is quiet the actor ends; the store has everything.
+
+With several processes (PostgreSQL) the actor runs under its chat's lease, and its writes carry
+the lease's fence (bot.sessions). A write refused with LeaseLost means another process owns the
+chat now: the actor ends at once, without retrying and without a word to the chat.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from agent_core.memory import Memory
 from agent_core.schema import Message
@@ -30,19 +36,29 @@ from bot.chat_machine import (
     Facts,
     Transition,
     Trigger,
-    UndefinedTransition,
     decide,
 )
 from bot.commands import command_of, status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
-from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, RunWatch, SteerBox
+from bot.runs import (
+    Crashed,
+    Failed,
+    Finished,
+    Paused,
+    RunDriver,
+    RunOutcome,
+    RunWatch,
+    SteerBox,
+    save_usage,
+)
 from bot.settings import Settings
-from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
+from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
 _COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
@@ -60,7 +76,7 @@ class ActorDeps:
     settings: Settings
     metrics: Metrics
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
-    question_stored: Callable[[], None]  # a deadline to watch
+    question_stored: Callable[[float], None]  # a deadline to watch
     clock: Callable[[], float] = time.time
 
 
@@ -85,16 +101,17 @@ def state_with_run(session: SessionRow | None, run_alive: bool) -> str:
 
 
 class ChatActor:
-    def __init__(self, key: ChatKey, deps: ActorDeps, on_quiet: Callable[[ChatActor], None]) -> None:
+    def __init__(self, key: ChatKey, deps: ActorDeps, on_quiet: Callable[[ChatActor], None],
+                 on_lost: Callable[[ChatActor], None] | None = None) -> None:
         self.key = key
         self.skey = str(key)
         self.d = deps
         self._on_quiet = on_quiet
+        self._on_lost = on_lost or on_quiet
         self._wake = asyncio.Event()
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
-        self._noticed: set[int] = set()
         self._failures: dict[int, int] = {}
         self._run_session: SessionRow | None = None
         self._watch = RunWatch()  # what the current run is doing (a Stop says it and keeps its text)
@@ -125,6 +142,10 @@ class ChatActor:
                 more = await self._step()
             except asyncio.CancelledError:
                 raise
+            except LeaseLost as exc:  # another process owns the chat now: nothing more from here
+                log.warning("chat %s: %s", self.skey, exc)
+                self._on_lost(self)
+                return
             except Exception:  # the store is unwell: try again, never drop the chat's work
                 log.exception("chat %s could not take its next trigger; retrying", self.skey)
                 await asyncio.sleep(RETRY_DELAY_S * 3)
@@ -151,7 +172,7 @@ class ChatActor:
     async def _try_row(self, row: InboxRow) -> bool:
         try:
             await self._apply_row(row)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:
             tries = self._failures.get(row.id, 0) + 1
@@ -195,10 +216,12 @@ class ChatActor:
             assert msg is not None
             self._steer.offer(row.id, Message.user(msg.text.strip()))
             self._handled.add(row.id)
-            if row.id not in self._noticed:
-                self._noticed.add(row.id)
-                await self._notice(session.id if session else "", Notice("queued", texts.text(
-                    "steered" if t.action is Action.STEER else "held", lang)))
+            if not row.noticed:  # stored with the row: no later actor (or process) says it again
+                notice = Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
+                body = notice_body(notice)
+                session_id = session.id if session else ""
+                out_id = await self.d.store.notice_inbox(row.id, self.skey, session_id, body)
+                self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
         elif t.action is Action.ANSWER:
             assert msg is not None and session is not None and question is not None
             await self._answer(row, msg, session, question)
@@ -206,8 +229,7 @@ class ChatActor:
             assert session is not None and question is not None
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
             answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
-            if await store.resolve_question(session.id, question.tool_call_id, answer, status="expired", inbox_id=row.id):
-                self._spawn(await self._session(session))
+            await self._resume(session, answer, "expired", row)
         elif t.action is Action.RESUME_RUN:
             assert session is not None
             await store.finish_inbox(row.id)
@@ -233,22 +255,44 @@ class ChatActor:
         turn = TurnStart(
             chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
             asker_id=msg.user_id, asker_name=msg.user_name, request=msg.text.strip()[:2000],
-            location=location_to_json(msg.location),
+            location=location_to_json(msg.location), new_session_id="" if session else uuid.uuid4().hex,
         )
-        fresh = await self.d.store.start_turn(turn)
-        # the first run of a new session: its history is the message just stored
-        self._spawn(fresh, [turn.message] if fresh.run_no == 1 else None)
+        fresh = _turn_session(session, turn, self.d.clock())
+        # the history is read before the write, which adds the message to it
+        history = [] if fresh.run_no == 1 else await self.d.store.load_messages(fresh.id)
+        stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
+        assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
     async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow) -> None:
         content = msg.text.strip()
         if msg.location is not None:
             loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
             content = f"{content} {loc}".strip()
-            await self.d.store.remember_location(self.skey, location_to_json(msg.location) or "", session.lang)
+            location = location_to_json(msg.location) or ""
+            await self.d.store.remember_location(self.skey, location, session.lang)
+            session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
-        if await self.d.store.resolve_question(session.id, question.tool_call_id, answer, status="answered",
-                                               inbox_id=row.id):
-            self._spawn(await self._session(session))
+        await self._resume(session, answer, "answered", row)
+
+    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
+        """The question's answer (or its expiry) goes on the history and the run goes on."""
+        assert answer.tool_call_id is not None
+        history = await self.d.store.load_messages(session.id)
+        await self._run_behind(_resumed(session), [*history, answer],
+                               _resolved(self.d.store, session.id, answer, status, row.id))
+
+    async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
+        """Start the run while the write that starts it commits. Its first model call needs
+        nothing of that commit, and its own writes and its outcome wait for it (the run's journal
+        settles it first), so nothing the run does is seen before the write is on disk. Should
+        the write fail, the run is stopped and the row is tried again."""
+        written = asyncio.ensure_future(write)
+        self._spawn(session, history, after=written)
+        try:
+            return await written
+        except BaseException:
+            await self._cancel_run()
+            raise
 
     async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
         watch = self._watch
@@ -292,15 +336,19 @@ class ChatActor:
         return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang))
 
     # -- the run ----------------------------------------------------------------------------
-    def _spawn(self, session: SessionRow, history: list[Message] | None = None) -> None:
+    def _spawn(
+        self, session: SessionRow, history: list[Message] | None = None, after: asyncio.Future[Any] | None = None
+    ) -> None:
         if self.run_task is not None:
             raise DoubleRun(f"chat {self.skey} already has a run")
         self._run_session = session
         self._watch = RunWatch()
-        self.run_task = asyncio.create_task(self._run(session, history, self._watch), name=f"run:{self.skey}")
+        self.run_task = asyncio.create_task(self._run(session, history, after, self._watch), name=f"run:{self.skey}")
 
-    async def _run(self, session: SessionRow, history: list[Message] | None, watch: RunWatch) -> None:
-        outcome = await self.d.driver.run(self.key, session, self._steer, history, watch)
+    async def _run(
+        self, session: SessionRow, history: list[Message] | None, after: asyncio.Future[Any] | None, watch: RunWatch
+    ) -> None:
+        outcome = await self.d.driver.run(self.key, session, self._steer, history, after=after, watch=watch)
         self._outcomes.append(outcome)
         self.wake()
 
@@ -322,37 +370,47 @@ class ChatActor:
         self.run_task = None
         session = self._run_session
         assert session is not None
-        state = state_of(await self.d.store.get_session(self.skey))
-        try:
-            t = decide(state, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
-        except UndefinedTransition:  # a bug, not the person's doing: keep the chat as it is stored
-            log.error("chat %s: run outcome %s in state %s dropped", self.skey, type(outcome).__name__, state)
-            return
+        # A live run's chat is working: every transition out of `working` (cancel, new) stops
+        # the run and drops its outcome first, and only this task writes the chat.
+        t = decide(ChatState.WORKING, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True))
         store, lang = self.d.store, session.lang
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
+        # the segment's usage is queued beside the outcome's write, so both share one commit
+        usage = save_usage(store, session.id, outcome.usage)
         if isinstance(outcome, Paused):
-            row_id = await store.pause(session.id, outcome.messages, self._question(session, outcome),
-                                       step=outcome.step, inbox_done=outcome.inbox_done)
+            question = self._question(session, outcome)
+            row_id, _ = await asyncio.gather(
+                store.pause(session.id, outcome.messages, question, step=outcome.step, inbox_done=outcome.inbox_done),
+                usage,
+            )
             body = question_body(outcome.ask.tool_call_id, outcome.ask.question, outcome.ask.options, audience)
             queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
                                 tool_call_id=outcome.ask.tool_call_id)]
-            self.d.question_stored()
+            self.d.question_stored(min(question.deadline, question.remind_at or question.deadline))
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
-            [row_id] = await store.finish_run(session.id, outcome.messages, outbox=[("answer", body)],
-                                              inbox_done=outcome.inbox_done)
+            [row_id], _ = await asyncio.gather(
+                store.finish_run(session.id, outcome.messages, outbox=[("answer", body)], inbox_done=outcome.inbox_done),
+                usage,
+            )
             queued = [OutboxRow(row_id, session.id, self.skey, "answer", body, self.d.clock())]
             self.d.metrics.runs.labels("answered").inc()
         elif isinstance(outcome, Failed):
             notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
             body = notice_body(notice, ends_run=True, lang=lang, reason=outcome.failure.reason)
-            await store.finish_run(session.id, outcome.messages, outbox=[("notice", body)], inbox_done=outcome.inbox_done)
+            await asyncio.gather(
+                store.finish_run(session.id, outcome.messages, outbox=[("notice", body)], inbox_done=outcome.inbox_done),
+                usage,
+            )
             self.d.metrics.runs.labels(outcome.failure.reason).inc()
         else:
             notice = Notice("error", texts.error_text("internal", lang))
-            await self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
-                                  notice=notice_body(notice, ends_run=True, lang=lang, reason="internal"))
+            await asyncio.gather(
+                self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
+                                notice=notice_body(notice, ends_run=True, lang=lang, reason="internal")),
+                usage,
+            )
             self.d.metrics.runs.labels("internal").inc()
         self.d.deliver(self.skey, queued)
         if t.target is not ChatState.ASKING:  # what the run never took is a new turn now
@@ -391,9 +449,6 @@ class ChatActor:
                    for tc in open_calls]
         await self.d.store.interrupt(session.id, [*fillers, *after], close=close, notice=notice)
 
-    async def _session(self, session: SessionRow) -> SessionRow:
-        return await self.d.store.session_by_id(session.id) or session
-
     async def _notice(self, session_id: str, notice: Notice) -> None:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
@@ -403,6 +458,33 @@ class ChatActor:
 _OUTCOME_TRIGGER: dict[type, Trigger] = {
     Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
 }
+
+
+class QuestionGone(RuntimeError):
+    """The question the chat task was answering was no longer waiting (a bug: it is the only writer)."""
+
+
+async def _resolved(store: Store, session_id: str, answer: Message, status: str, inbox_id: int) -> None:
+    assert answer.tool_call_id is not None
+    if not await store.resolve_question(session_id, answer.tool_call_id, answer, status=status, inbox_id=inbox_id):
+        raise QuestionGone(f"question {answer.tool_call_id} of session {session_id} is not waiting")
+
+
+def _turn_session(old: SessionRow | None, turn: TurnStart, now: float) -> SessionRow:
+    """The session as Store.start_turn writes it, known before the write commits."""
+    if old is None:
+        return SessionRow(turn.new_session_id, turn.chat_key, ChatState.WORKING.value, turn.lang, turn.asker_id,
+                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now)
+    return replace(
+        old, state=ChatState.WORKING.value, lang=turn.lang, asker_id=turn.asker_id, asker_name=turn.asker_name,
+        run_no=old.run_no + 1, run_steps=0, request=turn.request, location=turn.location or old.location,
+        updated_at=now, run_started_at=now,
+    )
+
+
+def _resumed(session: SessionRow) -> SessionRow:
+    """The session as resolve_question left it: the answer's write changed only its state."""
+    return replace(session, state=ChatState.WORKING.value)
 
 
 def _classify(row: InboxRow) -> _Trigger:

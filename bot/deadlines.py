@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import Callable
 
 from bot.store.base import ChatEvent, QuestionRow, Store
@@ -36,6 +37,7 @@ class DeadlineWatcher:
         self.clock = clock
         self.max_sleep_s = max_sleep_s
         self._wakeup = asyncio.Event()
+        self._planned = math.inf  # when the watcher looks next (inf: it is looking now)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -49,9 +51,11 @@ class DeadlineWatcher:
                 await self._task
             self._task = None
 
-    def wake(self) -> None:
-        """A question was stored: its deadline may be the earliest now."""
-        self._wakeup.set()
+    def wake(self, deadline: float) -> None:
+        """A question was stored: look again if its deadline comes before the next look (most
+        deadlines are hours away: the store is not read for them now)."""
+        if deadline < self._planned:
+            self._wakeup.set()
 
     async def _run(self) -> None:
         while True:
@@ -64,11 +68,13 @@ class DeadlineWatcher:
                 await asyncio.sleep(1)
 
     async def _once(self) -> None:
+        self._wakeup.clear()  # a question stored from here on is either read below or wakes the wait
+        self._planned = math.inf
         now = await self.check_now()
         nxt = await self.store.next_deadline(after=now)
         delay = self.max_sleep_s if nxt is None else max(0.0, min(self.max_sleep_s, nxt - self.clock()))
         if delay > 0:
-            self._wakeup.clear()
+            self._planned = self.clock() + delay
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await self._wakeup.wait()

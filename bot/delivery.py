@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted, ToolFinished, Verdict
@@ -22,9 +23,11 @@ log = logging.getLogger(__name__)
 class Progress:
     """Steps and tool calls, to the chat's surface; a failure never stops the run."""
 
-    def __init__(self, *, metrics: Metrics, surfaces: dict[str, Surface]) -> None:
+    def __init__(self, *, metrics: Metrics, surfaces: dict[str, Surface],
+                 owns: Callable[[str], bool] | None = None) -> None:
         self.metrics = metrics
         self.surfaces = surfaces
+        self.owns = owns or _always  # bot.ownership: a process that lost the chat shows nothing
 
     async def show(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         if isinstance(event, StepStarted):
@@ -32,7 +35,7 @@ class Progress:
         elif isinstance(event, ToolFinished):
             self.metrics.tool_calls.labels(event.name, str(event.ok).lower()).inc()
         surface = self.surfaces.get(chat.platform)
-        if surface is None:
+        if surface is None or not self.owns(str(chat)):
             return
         try:
             await surface.show_progress(chat, event, run)
@@ -48,6 +51,10 @@ class Progress:
             await surface.post_notice(chat, notice, UNRECORDED)
         except Exception:
             log.warning("notice to %s failed", chat, exc_info=True)
+
+
+def _always(chat_key: str) -> bool:
+    return True
 
 
 class _Unrecorded:

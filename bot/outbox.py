@@ -9,6 +9,11 @@ the row failed with its reason, and a failed question tells its chat through the
 of a row that reached the chat is recorded before the next is sent, so no retry, restart or
 /cancel sends it twice; the chat's task never waits for a delivery, and nothing cancels one.
 
+With several processes (PostgreSQL) a lane runs only in the process holding its chat's lease:
+its writes carry the lease's fence (it is started in the chat's scope, bot.sessions), and
+`owns(chat_key)` is asked before every attempt, so a process whose lease ran out sends nothing.
+A lane that meets LeaseLost ends without marking anything; the new owner delivers the rows.
+
 Rows found at start are the backlog: their lanes take turns (`backlog_lanes` at a time), so
 hundreds of rows for chats that blocked the bot never hold up a new chat's first reply.
 """
@@ -34,7 +39,7 @@ from bot.delivery import (
     question_from_body,
 )
 from bot.metrics import Metrics
-from bot.store.base import OutboxRow, Store
+from bot.store.base import LeaseLost, OutboxRow, Store
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +54,8 @@ class DeliveryPolicy:
 
 def is_transient(exc: BaseException) -> bool:
     """Worth another try. Cancellation is not an error: tenacity sees every BaseException."""
-    return isinstance(exc, Exception) and not (isinstance(exc, DeliveryError) and exc.permanent)
+    return isinstance(exc, Exception) and not isinstance(exc, LeaseLost) and not (
+        isinstance(exc, DeliveryError) and exc.permanent)
 
 
 @dataclass
@@ -101,6 +107,8 @@ class DeliveryWorker:
     on_failed: Callable[[str], None]  # a question could not be posted: wake its chat
     policy: DeliveryPolicy = field(default_factory=DeliveryPolicy)
     max_steps: int = 0
+    owns: Callable[[str], bool] = lambda chat_key: True  # bot.ownership: may this process send to the chat?
+    on_idle: Callable[[str], None] = lambda chat_key: None  # the chat's lane ended with nothing left
     _lanes: dict[str, _Lane] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _stopped: bool = False
@@ -138,6 +146,12 @@ class DeliveryWorker:
         else:
             self._open(chat_key, backlog=False, first=rows)
 
+    def drop(self, chat_key: str) -> None:
+        """Another process owns the chat now: stop its lane here, marking nothing."""
+        lane = self._lanes.pop(chat_key, None)
+        if lane is not None:
+            lane.task.cancel()
+
     def busy(self, chat_key: str) -> bool:
         return chat_key in self._lanes
 
@@ -152,6 +166,8 @@ class DeliveryWorker:
         self._lanes[key] = _Lane(asyncio.create_task(self._lane(key, backlog, first), name=f"deliver:{key}"))
 
     async def _lane(self, key: str, backlog: bool, first: Sequence[OutboxRow]) -> None:
+        me = asyncio.current_task()
+        lost = False
         try:
             if backlog:
                 async with self._backlog:
@@ -159,17 +175,27 @@ class DeliveryWorker:
             else:
                 for row in first:
                     await self._deliver(row)
-                await self._drain(key)
+                # what was queued for the chat meanwhile marked the lane dirty; else nothing is
+                if not first or self._lanes[key].dirty:
+                    await self._drain(key)
         except asyncio.CancelledError:
             raise
+        except LeaseLost as exc:
+            log.warning("delivery lane for %s stops: %s", key, exc)
+            lost = True
         except Exception:  # the store failed: try the chat again shortly, never give up on a row silently
             log.exception("delivery lane for %s failed; retrying", key)
             await asyncio.sleep(1)
-            self._lanes[key].dirty = True
+            if (lane := self._lanes.get(key)) is not None:
+                lane.dirty = True
         finally:
-            lane = self._lanes.pop(key, None)
-            if lane is not None and lane.dirty and not self._stopped:
-                self._open(key, backlog=False)
+            lane = self._lanes.get(key)
+            if lane is not None and lane.task is me:  # not dropped and replaced meanwhile
+                del self._lanes[key]
+                if lane.dirty and not self._stopped and not lost:
+                    self._open(key, backlog=False)
+                else:
+                    self.on_idle(key)
             self._changed.set()
 
     async def _drain(self, key: str) -> None:
@@ -191,6 +217,8 @@ class DeliveryWorker:
             if surface is None:
                 raise DeliveryError(f"no {chat.platform} surface is configured", permanent=True)
             await self._retrying(self._attempt, surface, chat, row, parts)
+        except LeaseLost:
+            raise
         except Exception as exc:
             reason = exc.reason if isinstance(exc, DeliveryError) else f"{type(exc).__name__}: {exc}"
             log.warning("gave up delivering %s #%s to %s: %s", row.kind, row.id, chat, reason)
@@ -207,6 +235,8 @@ class DeliveryWorker:
             await self.progress.show(chat, RunFinished(steps, {"error": reason} if reason else {}), run)
 
     async def _attempt(self, surface: Surface, chat: ChatKey, row: OutboxRow, parts: _RowParts) -> None:
+        if not self.owns(row.chat_key):  # checked before every attempt: a retry can come late
+            raise LeaseLost(row.chat_key, 0, None, None)
         audience, _steps, _ends, _reason = audience_of(row.body)
         run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps)
         try:
@@ -217,6 +247,8 @@ class DeliveryWorker:
                 await surface.post_answer(chat, answer, verdict, run, parts)
             else:
                 await surface.post_notice(chat, notice_from_body(row.body), parts)
+        except LeaseLost:
+            raise
         except Exception as exc:
             reason = exc.reason if isinstance(exc, DeliveryError) else f"{type(exc).__name__}: {exc}"
             await self.store.outbox_attempt_failed(row.id, reason)

@@ -16,8 +16,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from agent_core.agents import ToolCallAgent
@@ -34,6 +35,7 @@ from agent_core.events import (
     Verdict,
 )
 from agent_core.journal import PendingAsk
+from agent_core.model import TokenUsage
 from agent_core.schema import AgentState, Message, Role
 from bot.chat import ChatKey, RunInfo
 from bot.delivery import Progress
@@ -99,6 +101,7 @@ class Paused:
     ask: PendingAsk
     step: int
     inbox_done: list[int]
+    usage: TokenUsage | None = None  # the segment's model calls, stored with the outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,7 @@ class Finished:
     verdict: Verdict | None
     steps: int
     inbox_done: list[int]
+    usage: TokenUsage | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +119,13 @@ class Failed:
     failure: RunFailed
     messages: list[Message]
     inbox_done: list[int]
+    usage: TokenUsage | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Crashed:
     error: str
+    usage: TokenUsage | None = None
 
 
 RunOutcome = Paused | Finished | Failed | Crashed
@@ -135,6 +141,7 @@ class StoreJournal:
     deferred: list[Message] = field(default_factory=list)  # tool results and steering, for the next write
     inbox_done: list[int] = field(default_factory=list)  # steering rows that close with the next write
     paused: Paused | None = None
+    behind: asyncio.Future[Any] | None = None  # a write not waited for: the run's start, a read-only step
 
     def incoming(self) -> Sequence[Message]:
         taken = self.steer.take()
@@ -143,12 +150,24 @@ class StoreJournal:
         self.inbox_done.extend(i for i, _ in taken)
         return messages
 
-    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
+    async def record(
+        self, messages: Sequence[Message], *, step: int, defer: bool = False, wait: bool = True
+    ) -> None:
         if defer:
             self.deferred.extend(messages)
             return
+        await self.settle()
         pending, done = self.take()
-        await self.store.append(self.session.id, pending + list(messages), step=step, inbox_done=done)
+        write = self.store.append(self.session.id, pending + list(messages), step=step, inbox_done=done)
+        if wait:
+            await write
+        else:
+            self.behind = asyncio.ensure_future(write)
+
+    async def settle(self) -> None:
+        behind, self.behind = self.behind, None
+        if behind is not None:  # shared with the chat task: stopping the run must not cancel it
+            await asyncio.shield(behind)
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
         pending, done = self.take()
@@ -158,6 +177,14 @@ class StoreJournal:
         out, self.deferred = self.deferred, []
         done, self.inbox_done = self.inbox_done, []
         return out, done
+
+
+async def save_usage(store: Store, session_id: str, usage: TokenUsage | None) -> None:
+    """Each run segment builds its agent afresh, so its usage is this segment's share."""
+    if usage is None or not usage.calls:
+        return
+    with contextlib.suppress(Exception):  # accounting must never fail a run
+        await store.add_usage(session_id, usage.prompt_tokens, usage.completion_tokens, usage.calls)
 
 
 class RunDriver:
@@ -176,28 +203,38 @@ class RunDriver:
 
     async def run(
         self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
-        watch: RunWatch | None = None,
+        after: asyncio.Future[Any] | None = None, watch: RunWatch | None = None,
     ) -> RunOutcome:
         """Run until the agent asks, answers or fails. `history` saves the read when the caller
-        has just stored it (a new chat's first message); `watch` follows what the run does.
-        Cancellation propagates."""
+        knows it; `after` is the write that starts the run, still committing: the run's own
+        writes and its outcome wait for it; `watch` follows what the run does. Cancellation
+        propagates."""
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
         watch = watch if watch is not None else RunWatch()
+        journal = StoreJournal(self.store, session, steer, behind=after)
+        watch.journal = journal
+        outcome: RunOutcome
         try:
             agent = await self._build(session, history)
-            journal = StoreJournal(self.store, session, steer)
-            watch.journal = journal
-            return await self._drive(chat, session, agent, journal, watch)
+            outcome = await self._drive(chat, session, agent, journal, watch)
+            await journal.settle()  # the outcome's write must find every step on disk
         except asyncio.CancelledError:
+            # whoever stopped the run next reads its history: the step in flight lands first
+            with contextlib.suppress(Exception):
+                await asyncio.shield(journal.settle())
+            if agent is not None:  # a stopped run's model calls are still billed
+                await asyncio.shield(save_usage(self.store, session.id, agent.usage))
             raise
         except Exception as exc:  # the process keeps serving other chats
             log.exception("run for %s crashed", chat)
-            return Crashed(f"{type(exc).__name__}: {exc}")
+            with contextlib.suppress(Exception):  # the chat task reads the history next
+                await journal.settle()
+            outcome = Crashed(f"{type(exc).__name__}: {exc}")
         finally:
             self.metrics.run_seconds.observe(time.perf_counter() - started)
-            if agent is not None:
-                await self._save_usage(session.id, agent)
+        # the chat task stores the usage beside the outcome: one commit, not one more on the way
+        return outcome if agent is None else replace(outcome, usage=agent.usage)
 
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:
@@ -231,14 +268,6 @@ class RunDriver:
             if tail is None or tail.role is not Role.ASSISTANT or tail.tool_calls:
                 pending.append(Message.assistant(answer.text))
             return Finished(pending, answer, verdict, agent.current_step, done)
-
-    async def _save_usage(self, session_id: str, agent: ToolCallAgent) -> None:
-        """Each run segment builds its agent afresh, so its usage is this segment's share."""
-        usage = agent.usage
-        with contextlib.suppress(Exception):  # accounting must never fail a run
-            await asyncio.shield(
-                self.store.add_usage(session_id, usage.prompt_tokens, usage.completion_tokens, usage.calls)
-            )
 
     async def _build(self, session: SessionRow, history: list[Message] | None = None) -> ToolCallAgent:
         messages = history if history is not None else await self.store.load_messages(session.id)

@@ -5,6 +5,12 @@ A message is stored in the chat's inbox before anything else happens, then the c
 watcher, the start-up recovery and the delivery worker never change a chat either: they write
 events to its inbox and wake it. Chats run concurrently; one chat's triggers are applied one at
 a time, in order, by its own task.
+
+Which process runs a chat is bot.ownership's answer: with SQLite this one, at once; with
+PostgreSQL the one holding the chat's lease (bot.chat_leases). A chat's actor, its run and its
+delivery lane run only under a claim on the chat, and their writes carry its fence; a lease taken
+over stops all three here (`_lost`). A chat claimed fresh whose run was working (its owner died,
+or was stopped past its lease) gets a `resume` event, so the new owner re-drives the run.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
 from bot.metrics import Metrics
 from bot.outbox import DeliveryPolicy, DeliveryWorker
+from bot.ownership import Claim, LocalOwnership, Ownership
 from bot.ratelimit import MessageLimiter
 from bot.records import (
     AgentFactory,
@@ -54,6 +61,7 @@ class SessionManager:
         clock: Callable[[], float] = time.time,
         delivery: DeliveryPolicy | None = None,
         limits: MessageLimiter | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -61,15 +69,18 @@ class SessionManager:
         # one per-user limit on every surface, so nobody runs up the model bill
         self.limits = limits or MessageLimiter(settings)
         self._actors: dict[str, ChatActor] = {}
+        self.ownership: Ownership = ownership or LocalOwnership()
+        self._claiming: dict[str, asyncio.Task[None]] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
         self._surfaces: dict[str, Surface] = {}
         self._changed = asyncio.Event()
         self._started = False
-        self.progress = Progress(metrics=self.metrics, surfaces=self._surfaces)
+        self.progress = Progress(metrics=self.metrics, surfaces=self._surfaces, owns=self.ownership.holds)
         self.deadlines = DeadlineWatcher(store, self.wake, clock)
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
             policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
-            max_steps=settings.max_steps,
+            max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle,
         )
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
                            progress=self.progress, clock=clock)
@@ -85,6 +96,10 @@ class SessionManager:
         """Recovery: a `resume` event for every run the stop interrupted, then wake every chat with
         work. Delivery of what was queued before goes on in the background."""
         self._started = True
+        if not self.ownership.immediate:  # several processes: leases, NOTIFY and the sweep decide
+            await self.ownership.start(self.wake, self._lost)
+            self.deadlines.start()
+            return
         boot = uuid.uuid4().hex[:12]
         events = [
             ChatEvent(s.chat_key, "resume", json.dumps({"session_id": s.id}), f"resume:{s.id}:{boot}")
@@ -99,11 +114,17 @@ class SessionManager:
     async def stop(self) -> None:
         self._started = False  # no new actors: the runs stopped below must not start any
         await self.deadlines.stop()
+        claiming = list(self._claiming.values())
+        for task in claiming:
+            task.cancel()
+        await asyncio.gather(*claiming, return_exceptions=True)
         actors = list(self._actors.values())
         self._actors.clear()
         for actor in actors:
             await actor.stop()
         await self.outbox.stop()
+        await asyncio.gather(*self._stopping, return_exceptions=True)
+        await self.ownership.stop()  # releases the leases: a successor need not wait them out
 
     # -- the public API for surfaces -------------------------------------------------------
     async def submit(self, msg: IncomingMessage) -> SubmitOutcome:
@@ -137,14 +158,80 @@ class SessionManager:
         if not self._started:
             return  # stopped (or not yet started: start() wakes every chat with work)
         actor = self._actors.get(key)
-        if actor is None:
-            actor = self._actors[key] = ChatActor(ChatKey.parse(key), self._deps, self._actor_quiet)
+        if actor is not None:
+            actor.wake()
+        elif self.ownership.immediate:
+            claim = self.ownership.claim_now(key)
+            if claim is not None:
+                self._run_actor(claim)
+        elif key not in self._claiming:  # a claim under way starts an actor that reads the inbox
+            self._claiming[key] = asyncio.create_task(self._claim(key), name=f"claim:{key}")
+
+    async def _claim(self, key: str) -> None:
+        try:
+            claim = await self.ownership.claim(key)
+            if claim is None:
+                return  # held live elsewhere: its owner was woken by the same NOTIFY
+            if not self._started:
+                self.ownership.release(key)
+                return
+            if claim.fresh:
+                await self._resume_taken_over(claim)
+            self._run_actor(claim)
+        except Exception:  # the store failed: the sweep comes back to this chat
+            log.exception("could not take chat %s", key)
+            self.ownership.release(key)
+        finally:
+            self._claiming.pop(key, None)
+
+    async def _resume_taken_over(self, claim: Claim) -> None:
+        """A run left working by an owner that died (or stalled past its lease) is re-driven here."""
+        session = await self.store.get_session(claim.chat_key)
+        if session is not None and session.state == "working" and claim.lease is not None:
+            body = json.dumps({"session_id": session.id})
+            await self.store.add_events([ChatEvent(claim.chat_key, "resume", body,
+                                                   f"resume:{session.id}:{claim.lease.fence}")])
+
+    def _run_actor(self, claim: Claim) -> None:
+        key = claim.chat_key
+        with self.ownership.scope(claim):  # the actor's tasks (its run, its lanes) carry the fence
+            actor = self._actors[key] = ChatActor(ChatKey.parse(key), self._deps, self._actor_quiet,
+                                                  self._actor_lost)
+            if claim.fresh:
+                self.outbox.wake(key)  # what a previous owner queued and did not send
         actor.wake()
 
     def _actor_quiet(self, actor: ChatActor) -> None:
         if self._actors.get(actor.skey) is actor:
             del self._actors[actor.skey]
+            if not self.outbox.busy(actor.skey):
+                self.ownership.release(actor.skey)
         self._changed.set()
+
+    def _lane_idle(self, key: str) -> None:
+        if key not in self._actors and key not in self._claiming:
+            self.ownership.release(key)
+
+    def _actor_lost(self, actor: ChatActor) -> None:
+        if self._actors.get(actor.skey) is actor:
+            self.ownership.lost_now(actor.skey)  # calls _lost when the chat was still held
+            self._lost(actor.skey)
+
+    def _lost(self, key: str) -> None:
+        """Another process owns the chat now: stop its actor, run and lane here (it rejoins when
+        this process claims the chat again)."""
+        actor = self._actors.pop(key, None)
+        if actor is not None:
+            task = asyncio.create_task(actor.stop(), name=f"stop:{key}")
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+        self.outbox.drop(key)
+        self._changed.set()
+
+    def holds(self, chat: ChatKey) -> bool:
+        """May this process send to the chat now (bot.ownership)? Surfaces ask it before
+        progress they send on their own (edits, typing)."""
+        return self.ownership.holds(str(chat))
 
     async def pending_question(self, chat: ChatKey) -> PendingQuestion | None:
         q = await self.store.question_for_chat(str(chat))
@@ -178,7 +265,7 @@ class SessionManager:
 
     async def quiet(self, chat: ChatKey) -> bool:
         key = str(chat)
-        if key in self._actors or self.outbox.busy(key) or await self.store.pending_outbox(key):
+        if key in self._actors or key in self._claiming or self.outbox.busy(key) or await self.store.pending_outbox(key):
             return False
         session = await self.store.get_session(key)
         if session is not None and session.state == "working":

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     # PostgreSQL instead of SQLite (wins over BOT_DB_PATH): several processes on one database
     db_url: str | None = Field(default=None, validation_alias=_alias("BOT_DB_URL"))
     db_pool_max: int = Field(default=20, ge=2, le=200, validation_alias=_alias("BOT_DB_POOL_MAX"))
+    # PostgreSQL: how long a process's hold on a chat lasts unless renewed (renewed every third of it)
+    lease_s: float = Field(default=15.0, ge=0.5, le=600, validation_alias=_alias("BOT_LEASE_S"))
     host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
     web_token: str | None = Field(default=None, validation_alias=_alias("BOT_WEB_TOKEN"))

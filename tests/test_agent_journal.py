@@ -17,14 +17,16 @@ from agent_core.journal import PendingAsk
 from agent_core.memory import Memory
 from agent_core.schema import Message, Role
 from tests.fakes.openai_server import FakeOpenAI, call, reply
-from tests.spine_support import make_llm, make_tools
+from tests.spine_support import Lookup, make_llm, make_tools
 from tools.base import ToolContext
+from tools.collection import ToolCollection
 
 
 @dataclass
 class Commit:
     roles: list[str]
     question: str | None = None
+    waited: bool = True  # did the agent wait for it before going on?
 
 
 @dataclass
@@ -35,18 +37,23 @@ class CommitLog:
     def incoming(self) -> Sequence[Message]:
         return ()
 
-    async def record(self, messages: Sequence[Message], *, step: int, defer: bool = False) -> None:
+    async def record(
+        self, messages: Sequence[Message], *, step: int, defer: bool = False, wait: bool = True
+    ) -> None:
         if defer:
             self.deferred.extend(messages)
             return
-        self._commit([*self.deferred, *messages], None)
+        self._commit([*self.deferred, *messages], None, wait)
+
+    async def settle(self) -> None:
+        return None
 
     async def pause(self, messages: Sequence[Message], ask: PendingAsk, *, step: int) -> None:
-        self._commit([*self.deferred, *messages], ask.question)
+        self._commit([*self.deferred, *messages], ask.question, True)
 
-    def _commit(self, messages: list[Message], question: str | None) -> None:
+    def _commit(self, messages: list[Message], question: str | None, waited: bool) -> None:
         self.deferred = []
-        self.commits.append(Commit([_role(m) for m in messages], question))
+        self.commits.append(Commit([_role(m) for m in messages], question, waited))
 
 
 def _role(m: Message) -> str:
@@ -55,9 +62,16 @@ def _role(m: Message) -> str:
     return m.role.value
 
 
+class Forecast(Lookup):
+    """Lookup that declares it only reads: running it twice changes nothing."""
+
+    name = "forecast"
+    read_only = True
+
+
 def agent_for(base_url: str) -> ToolCallAgent:
     return ToolCallAgent(
-        model=make_llm(base_url), tools=make_tools(), system_prompt="test",
+        model=make_llm(base_url), tools=ToolCollection([*make_tools(), Forecast()]), system_prompt="test",
         context=ToolContext(tool_call_id="", now=datetime(2026, 5, 1, tzinfo=UTC), lang="en"),
         memory=Memory([Message.user("Plan a trip")]),
     )
@@ -84,4 +98,35 @@ async def test_a_reply_whose_tools_act_is_committed_before_they_run() -> None:
             Commit(["calls:lookup"]),  # before lookup ran: a crash never asks the model again for it
             Commit(["tool", "calls:ask_human"], "Which day?"),  # lookup's result rides with the pause
         ]
+        fake.assert_complete()
+
+
+async def test_a_reply_whose_tools_only_read_is_committed_while_they_run() -> None:
+    script = [
+        reply(tool_calls=[call("forecast", {"city": "Shanghai"}, id="c1")]),
+        reply(tool_calls=[call("forecast", {"city": "Hangzhou"}, id="c2"), call("lookup", {"city": "Suzhou"}, id="c3")]),
+        reply(tool_calls=[call("ask_human", {"inquire": "Which day?"}, id="c4")]),
+    ]
+    async with FakeOpenAI(script) as fake:
+        journal = CommitLog()
+        [e async for e in agent_for(fake.base_url).run(journal)]
+        assert journal.commits == [
+            Commit(["calls:forecast"], waited=False),  # a crash re-asks the model; forecast only reads
+            Commit(["tool", "calls:forecast,lookup"]),  # lookup may act: on disk before it runs
+            Commit(["tool", "tool", "calls:ask_human"], "Which day?"),
+        ]
+        fake.assert_complete()
+
+
+async def test_the_final_text_rides_with_the_end_of_the_run() -> None:
+    script = [
+        reply(tool_calls=[call("lookup", {"city": "Shanghai"}, id="c1")]),
+        reply("Take the 9:00 train."),
+    ]
+    async with FakeOpenAI(script) as fake:
+        journal = CommitLog()
+        [e async for e in agent_for(fake.base_url).run(journal)]
+        # the answer has no effect until the run's end is stored (with its outbox row)
+        assert journal.commits == [Commit(["calls:lookup"])]
+        assert [_role(m) for m in journal.deferred] == ["tool", "assistant"]
         fake.assert_complete()

@@ -162,8 +162,11 @@ async def test_kill_right_after_the_answer_is_stored(tmp_path):
         await first.send("plan")
         await first.wait_line("? Budget?")
         await first.send("3000 yuan")
-        await fake.wait_for_requests(2, within=20)  # the answer is stored before the model is asked
-        assert db_rows(tmp_path, "SELECT status FROM questions") == [("answered",)]
+        # the model is asked while the answer commits (the run's own writes wait for it)
+        await fake.wait_for_requests(2, within=20)
+        async with asyncio.timeout(10):
+            while db_rows(tmp_path, "SELECT status FROM questions") != [("answered",)]:
+                await asyncio.sleep(0.01)
         await first.kill()
         second = await BotProcess(env).start()
         await fake.wait_for(lambda f: sum(1 for r in f.requests if r.outcome is None) >= 1 or len(f.requests) >= 3, within=20)

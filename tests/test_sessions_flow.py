@@ -11,7 +11,17 @@ from agent_core.events import AnswerReady, QuestionAsked
 from bot.chat import ChatKey, SubmitOutcome
 from bot.records import PendingQuestion
 from tests.fakes.openai_server import FakeOpenAI, Turn, call, fault, reply
-from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
+from tests.spine_support import (
+    LookupParams,
+    RecordingSurface,
+    make_llm,
+    make_settings,
+    make_tools,
+    msg,
+    start_runtime,
+)
+from tools.base import BaseTool, ToolContext, ToolResult
+from tools.collection import ToolCollection
 
 A = ChatKey("test", "a")
 B = ChatKey("test", "b")
@@ -150,6 +160,51 @@ async def test_cancel_while_waiting_then_a_new_request_is_valid_for_the_api(tmp_
             assert fake.requests[-1].status == 200
             fake.assert_complete()
         finally:
+            await rt.stop()
+
+
+class SlowForecast(BaseTool[LookupParams]):
+    """A read-only tool (its reply is written while it runs) that waits until the test lets it go."""
+
+    name = "forecast"
+    description = "Forecast the weather of a city."
+    params_model = LookupParams
+    read_only = True
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def execute(self, params: LookupParams, ctx: ToolContext) -> ToolResult:
+        self.started.set()
+        await self.release.wait()
+        return ToolResult(output="rain", summary="rain")
+
+
+async def test_cancel_while_a_read_only_tool_runs_leaves_a_history_valid_for_the_api(tmp_path):
+    surface = RecordingSurface()
+    forecast = SlowForecast()
+    script = [reply(tool_calls=[call("forecast", {"city": "Harbin"}, id="call_f")]), reply("fresh answer")]
+    async with FakeOpenAI(script) as fake:
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface,
+                                 tools=ToolCollection([*make_tools(), forecast]))
+        try:
+            await rt.manager.submit(msg(A, "trip to Harbin"))
+            async with asyncio.timeout(5):
+                await forecast.started.wait()
+            await rt.manager.submit(msg(A, "/cancel"))
+            await surface.wait_for(lambda s: any(n.kind == "cancelled" for n in s.of("notice")))
+            # the reply was written while its tool ran; the cancel found it and answered its call
+            history = await rt.store.load_messages((await rt.store.get_session(str(A))).id)
+            calls = [tc.id for m in history for tc in (m.tool_calls or ())]
+            results = [m.tool_call_id for m in history if m.tool_call_id]
+            assert calls == ["call_f"] and results == ["call_f"]
+            await rt.manager.submit(msg(A, "something else"))
+            await surface.wait_count("answer", 1)
+            assert fake.requests[-1].status == 200  # the strict fake refuses an unanswered call
+            fake.assert_complete()
+        finally:
+            forecast.release.set()
             await rt.stop()
 
 

@@ -91,6 +91,17 @@ async def test_inbox_deduplicates_by_platform_id(store: Store):
     assert await store.chats_with_inbox() == [KEY]
 
 
+async def test_a_noticed_row_stays_pending_with_its_notice_queued_once(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    assert inbox is not None
+    assert [r.noticed for r in await store.inbox_for(KEY)] == [False]
+    out_id = await store.notice_inbox(inbox, KEY, "s1", '{"kind": "queued"}')
+    [row] = await store.inbox_for(KEY)  # still pending: it waits for the question's answer
+    assert (row.id, row.noticed) == (inbox, True)
+    [notice] = await store.pending_outbox(KEY)
+    assert (notice.id, notice.kind, notice.session_id) == (out_id, "notice", "s1")
+
+
 async def test_a_turn_creates_the_session_and_consumes_its_inbox_row(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     assert inbox is not None

@@ -66,6 +66,9 @@ class BaseTool(ABC, Generic[P]):
     description: ClassVar[str]
     params_model: ClassVar[type[BaseModel]]
     ends_run: ClassVar[bool] = False
+    # Running it again changes nothing outside the process (a search, a lookup): a crash may
+    # repeat the call, so the agent need not wait for the reply that asked for it to be on disk.
+    read_only: ClassVar[bool] = False
 
     def to_param(self) -> dict[str, Any]:
         """The OpenAI function-tool description."""

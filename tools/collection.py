@@ -34,6 +34,10 @@ class ToolCollection:
     def names(self) -> list[str]:
         return list(self._tools)
 
+    def read_only(self, names: Iterable[str]) -> bool:
+        """Do all these tools only read? (An unknown name only gets an error back.)"""
+        return all(tool is None or tool.read_only for tool in map(self._tools.get, names))
+
     def to_params(self) -> list[dict[str, Any]]:
         return self._params
 

@@ -99,6 +99,7 @@ class SubmitPlan(BaseTool[SubmitPlanParams]):
         "total_cost must equal the sum of legs, stays and visit tickets. Ends the run."
     )
     params_model = SubmitPlanParams
+    read_only = True
     ends_run = True
 
     async def execute(self, params: SubmitPlanParams, ctx: ToolContext) -> ToolResult:

@@ -17,6 +17,7 @@ class Terminate(BaseTool[TerminateParams]):
     name = "terminate"
     description = "End the task when it is complete or cannot be completed. Put the final answer in your message text."
     params_model = TerminateParams
+    read_only = True
     ends_run = True
 
     async def execute(self, params: TerminateParams, ctx: ToolContext) -> ToolResult:

@@ -2,8 +2,10 @@
 
 HTTP mode serves `POST /slack/events` through `router()`: Bolt's request verification checks
 the signature first (five-minute window; refusals are logged without the body, see
-adapters/slack/signing.py), then the empty 200 acks at once and Bolt runs the listener as a task. The listener only maps the event and submits it to the
-SessionManager; it never waits for a run. Socket Mode (SLACK_APP_TOKEN) feeds the same Bolt
+adapters/slack/signing.py), then Bolt runs the listener, which only maps the event and submits
+it to the SessionManager (stored in the inbox: a few milliseconds; it never waits for a run),
+and only then the empty 200 acks: a 2xx means "stored", whichever process behind a load
+balancer took the request, and a process killed before storing lets Slack retry the event. Socket Mode (SLACK_APP_TOKEN) feeds the same Bolt
 app over a websocket instead.
 
 Every Web API call goes through one AsyncWebClient with the SDK's rate-limit retry handler,
@@ -32,7 +34,6 @@ from slack_bolt.context.set_suggested_prompts.async_set_suggested_prompts import
     AsyncSetSuggestedPrompts,
 )
 from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
-from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -107,7 +108,7 @@ class SlackAdapter:
         # Bolt's verification runs in _events_endpoint, before the ack (SignedRequests), not again
         # in the app's middleware after it.
         self._app = AsyncApp(client=self._client, signing_secret=secret or "", logger=log,
-                             request_verification_enabled=False, process_before_response=False)
+                             request_verification_enabled=False, process_before_response=True)
         self._handler = AsyncSlackRequestHandler(self._app)
         self._verifier = SignedRequests(secret, logger=log) if secret else None
         self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
@@ -185,23 +186,16 @@ class SlackAdapter:
             response = await self._handler.handle(request)
             # No listener for this payload: still a delivery we accept, or Slack would retry it.
             return Response(status_code=200) if response.status_code == 404 else response
-        # Events and clicks: the empty 200 is the ack; Bolt routes the payload after we answered.
-        self._spawn_dispatch(bolt_request)
+        # Events and clicks: stored first (the listener submits to the inbox), then the empty 200.
+        try:
+            resp = await self._app.async_dispatch(bolt_request)
+        except Exception:
+            log.exception("slack: handling an event failed")
+            return Response(status_code=500)  # not stored: Slack delivers it again
+        if resp.status >= 500:
+            log.warning("slack: Bolt answered %s to a delivery", resp.status)
+            return Response(status_code=500)
         return Response(status_code=200)
-
-    def _spawn_dispatch(self, bolt_request: AsyncBoltRequest) -> None:
-        async def dispatch() -> None:
-            try:
-                resp = await self._app.async_dispatch(bolt_request)
-            except Exception:
-                log.exception("slack: handling an event failed")
-                return
-            if resp.status >= 400 and resp.status != 404:
-                log.warning("slack: Bolt answered %s to a delivery", resp.status)
-
-        task = asyncio.create_task(dispatch())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     # -- inbound ----------------------------------------------------------------------------
     async def _on_event(self, event: dict[str, Any], context: AsyncBoltContext) -> None:

@@ -51,6 +51,7 @@ from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitO
 from bot.delivery import UNRECORDED
 from bot.records import PendingQuestion, SessionInfo
 from bot.settings import Settings
+from bot.store.base import SessionLock
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,8 @@ class TelegramAdapter:
     def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
                  progress_grace: float = 1.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
                  poll_timeout: int = 10,
-                 outbox: Outbox | None = None) -> None:
+                 outbox: Outbox | None = None, poll_turn: SessionLock | None = None,
+                 owns: Callable[[ChatKey], bool] | None = None) -> None:
         token = settings.telegram_bot_token
         if not token:
             raise TelegramConfigError("TELEGRAM_BOT_TOKEN", "is not set")
@@ -95,9 +97,12 @@ class TelegramAdapter:
                    # our own Poller acknowledges updates only once they are stored
                    .updater(None))
         self.app = builder.build()
-        self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES)
+        self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
+                             turn=poll_turn)
         self.transport = Transport(self.app.bot)
         self.outbox = outbox or Outbox(observer=observer)
+        # bot.ownership: progress and typing stop in a chat another process took over
+        self.owns: Callable[[ChatKey], bool] = owns or (lambda chat: True)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
         self._progress: dict[int, RunProgress] = {}
         self._drafts: dict[int, tuple[int, AnswerDraft]] = {}  # chat -> (step, its draft)
@@ -230,10 +235,11 @@ class TelegramAdapter:
                 finished.apply(event)
                 self.outbox.offer(chat_id, finished)
             return
-        self.typing.start(chat_id)
+        self.typing.start(chat_id, ours=lambda: self.owns(chat))
         tracker = self._progress.get(chat_id)
         if tracker is None or tracker.sealed:
-            tracker = RunProgress(self.transport, chat_id, run.lang, run.max_steps, grace=self.progress_grace)
+            tracker = RunProgress(self.transport, chat_id, run.lang, run.max_steps, grace=self.progress_grace,
+                                  ours=lambda: self.owns(chat))
             tracker.show_writing = chat_id < 0 or chat_id in self._no_drafts
             self._progress[chat_id] = tracker
             # the lane only looks for work when poked: poke it again when the grace ends

@@ -13,6 +13,7 @@ of what the model is writing.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -71,8 +72,10 @@ class _ToolLine:
 
 class RunProgress:
     def __init__(self, transport: Transport, chat_id: int, lang: str, max_steps: int,
-                 grace: float = 1.0, clock: Any = time.monotonic) -> None:
+                 grace: float = 1.0, clock: Any = time.monotonic,
+                 ours: Callable[[], bool] = lambda: True) -> None:
         self.transport = transport
+        self.ours = ours  # a process that lost the chat to another (bot.ownership) edits nothing
         self.chat_id = chat_id
         self.lang = lang
         self.step = 0
@@ -148,7 +151,7 @@ class RunProgress:
 
     # -- pacing.ProgressSource ----------------------------------------------------------------
     def has_work(self) -> bool:
-        if self.gave_up:
+        if self.gave_up or not self.ours():
             return False
         if self.message_id is None:
             # never start a progress message above a question or answer already posted

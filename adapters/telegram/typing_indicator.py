@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 from telegram.error import RetryAfter, TelegramError
 
@@ -36,21 +37,22 @@ class TypingIndicator:
         task = self._tasks.get(chat_id)
         return task is not None and not task.done()
 
-    def start(self, chat_id: int) -> None:
+    def start(self, chat_id: int, ours: Callable[[], bool] = lambda: True) -> None:
+        """`ours`: does this process still own the chat (bot.ownership)? Typing stops once not."""
         if not self.active(chat_id):
             self._tasks[chat_id] = asyncio.get_running_loop().create_task(
-                self._loop(chat_id), name=f"tg-typing:{chat_id}")
+                self._loop(chat_id, ours), name=f"tg-typing:{chat_id}")
 
     def stop(self, chat_id: int) -> None:
         task = self._tasks.pop(chat_id, None)
         if task is not None:
             task.cancel()
 
-    async def _loop(self, chat_id: int) -> None:
+    async def _loop(self, chat_id: int, ours: Callable[[], bool]) -> None:
         until = time.monotonic() + self.max_s
         if self.delay > 0:
             await asyncio.sleep(self.delay)
-        while time.monotonic() < until:
+        while time.monotonic() < until and ours():  # a chat another process took over: stop
             try:
                 await self.transport.typing(chat_id)
             except RetryAfter as exc:

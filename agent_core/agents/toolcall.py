@@ -95,12 +95,14 @@ class ToolCallAgent(ReActAgent):
             await journal.record([again], step=self.current_step)
             return
         self.memory.add(reply)
-        # A reply that only asks the person has no effect until the pause is stored: it rides
-        # with that write (one commit for the step, as for any step); a crash before it re-asks
-        # the model, and nobody has seen the question yet. Any other reply is committed before
-        # its tools run, so a crash never repeats a call to the model whose tools had effects.
-        only_asks = bool(reply.tool_calls) and all(tc.function.name == ASK_HUMAN for tc in reply.tool_calls or ())
-        await journal.record([reply], step=self.current_step, defer=only_asks)
+        # A reply that only asks the person, or that is the final text, has no effect until the
+        # pause or the end of the run is stored: it rides with that write (one commit for the
+        # step, as for any step); a crash before it re-asks the model, and nobody has seen the
+        # question or the answer yet. Any other reply is committed before its tools run, so a
+        # crash never repeats a call to the model whose tools had effects.
+        no_effect = not reply.tool_calls or all(tc.function.name == ASK_HUMAN for tc in reply.tool_calls)
+        reads_only = self.tools.read_only(tc.function.name for tc in reply.tool_calls or ())
+        await journal.record([reply], step=self.current_step, defer=no_effect, wait=not reads_only)
         visible = visible_text(reply.content)
         if not reply.tool_calls:
             text = visible or "I could not produce an answer. Please rephrase your request."

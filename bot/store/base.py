@@ -48,6 +48,19 @@ class LeaseLost(StoreError):
         )
 
 
+class SessionLock(Protocol):
+    """A lock held by one process of several while its connection lives (PostgreSQL's session
+    advisory lock): the Telegram poller runs only while it holds it."""
+
+    async def acquire(self) -> None:
+        """Return once held (waiting as long as another process holds it)."""
+
+    async def wait_lost(self) -> None:
+        """Return when the lock is no longer held (its connection was lost)."""
+
+    async def release(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class SessionRow:
     id: str
@@ -92,6 +105,7 @@ class InboxRow:
     body: str  # IncomingMessage JSON, or the event's JSON
     received_at: float
     kind: str = "message"  # message | expired | remind | resume | undeliverable
+    noticed: bool = False  # its notice (held for the question, or steering the run) is queued
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +158,9 @@ class TurnStart:
     asker_name: str
     request: str
     location: str | None
+    # the id a new session gets: chosen by the chat task, which knows the row before it is
+    # written (empty: the store picks one)
+    new_session_id: str = ""
 
 
 class Store(Protocol):
@@ -217,6 +234,9 @@ class Store(Protocol):
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...
+    async def notice_inbox(self, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+        """Mark the pending row noticed and queue its notice, in one transaction; the outbox id."""
+        ...
     async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]: ...
     async def chats_with_outbox(self) -> list[str]: ...
     async def failed_outbox(self, chat_key: str) -> list[OutboxRow]: ...

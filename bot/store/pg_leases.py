@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -126,6 +127,39 @@ async def unowned_chats_with_inbox(conn: asyncpg.Connection, limit: int = 100) -
         "SELECT DISTINCT i.chat_key FROM inbox i LEFT JOIN chat_leases l ON l.chat_key = i.chat_key "
         "WHERE i.status = 'pending' AND (l.chat_key IS NULL OR l.owner IS NULL OR l.expires_at <= now()) "
         "LIMIT $1",
+        limit,
+    )
+    return [r[0] for r in rows]
+
+
+async def renew_many(conn: asyncpg.Connection, leases: Sequence[Lease], ttl_s: float) -> dict[str, Lease]:
+    """Extend every lease of `leases` that is still the chat's newest, in one statement (a
+    process renews all it holds every few seconds); the chats missing from the result are lost."""
+    if not leases:
+        return {}
+    rows = await conn.fetch(
+        "UPDATE chat_leases l SET expires_at = now() + make_interval(secs => $4) "
+        "FROM unnest($2::text[], $3::bigint[]) AS h(chat_key, fence) "
+        "WHERE l.chat_key = h.chat_key AND l.fence = h.fence AND l.owner = $1 "
+        "RETURNING l.chat_key, l.fence, extract(epoch FROM l.expires_at)::float8",
+        leases[0].owner, [x.chat_key for x in leases], [x.fence for x in leases], float(ttl_s),
+    )
+    return {r[0]: Lease(r[0], leases[0].owner, r[1], r[2]) for r in rows}
+
+
+async def unowned_chats_with_work(conn: asyncpg.Connection, limit: int = 500) -> list[str]:
+    """Chats with something to do — inbox rows, outbox rows, a run that was working — and no
+    live lease: the sweep takes these when their owner died (its NOTIFY was missed or sent to
+    nobody). A chat that only waits for its person's answer has no work, nor do the messages set
+    aside for that question (noticed: they wait for the answer, which wakes the chat)."""
+    rows = await conn.fetch(
+        "SELECT w.chat_key FROM ("
+        " SELECT i.chat_key FROM inbox i WHERE i.status = 'pending' AND NOT (i.noticed = 1 AND EXISTS ("
+        "  SELECT 1 FROM sessions s WHERE s.chat_key = i.chat_key AND s.closed = 0 AND s.state = 'asking'))"
+        " UNION SELECT chat_key FROM outbox WHERE status = 'pending'"
+        " UNION SELECT chat_key FROM sessions WHERE state = 'working' AND closed = 0"
+        ") w LEFT JOIN chat_leases l ON l.chat_key = w.chat_key "
+        "WHERE l.chat_key IS NULL OR l.owner IS NULL OR l.expires_at <= now() LIMIT $1",
         limit,
     )
     return [r[0] for r in rows]

@@ -117,7 +117,7 @@ async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
     now = time.time()
     sid = await conn.fetchval("SELECT id FROM sessions WHERE chat_key = $1 AND closed = 0", turn.chat_key)
     if sid is None:
-        sid = uuid.uuid4().hex
+        sid = turn.new_session_id or uuid.uuid4().hex
         await conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
             "location, created_at, updated_at, run_started_at) "
@@ -243,6 +243,11 @@ async def queue_outbox(
         session_id, chat_key, kind, body, time.time(), tool_call_id,
     )
     return outbox_id
+
+
+async def notice_inbox(conn: Conn, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+    await conn.execute("UPDATE inbox SET noticed = 1 WHERE id = $1", inbox_id)
+    return await queue_outbox(conn, chat_key, session_id, "notice", body)
 
 
 async def outbox_part_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str) -> None:

@@ -77,7 +77,7 @@ Row = tuple[Any, ...]
 _SESSION_COLS = pg_writes.SESSION_COLS
 _QUESTION_COLS = pg_writes.QUESTION_COLS
 _OUTBOX_COLS = OUTBOX_COLS  # the same columns as SQLite's
-_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind"
+_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind, noticed"
 PING_TIMEOUT_S = 2.0
 
 
@@ -189,6 +189,13 @@ class PostgresStore:
         """Give the chat up; False when the lease was no longer ours."""
         return await self._transaction(partial(pg_leases.release, lease=lease), None)
 
+    async def renew_leases(self, leases: Sequence[Lease], ttl_s: float) -> dict[str, Lease]:
+        """Every lease still held, renewed in one transaction; a chat missing from the result is lost."""
+        return await self._transaction(partial(pg_leases.renew_many, leases=list(leases), ttl_s=ttl_s), None)
+
+    async def unowned_chats_with_work(self, limit: int = 500) -> list[str]:
+        return await self._transaction(partial(pg_leases.unowned_chats_with_work, limit=limit), None)
+
     async def current_lease(self, chat_key: str) -> Lease | None:
         return await self._transaction(partial(pg_leases.current, chat_key=chat_key), None)
 
@@ -224,7 +231,7 @@ class PostgresStore:
             f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
             chat_key, limit,
         )
-        return [InboxRow(*r) for r in rows]
+        return [InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
 
     async def chats_with_inbox(self) -> list[str]:
         rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
@@ -356,6 +363,10 @@ class PostgresStore:
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
         return await self.write(partial(pg_writes.queue_outbox, chat_key=chat_key, session_id=session_id, kind=kind,
                                         body=body))
+
+    async def notice_inbox(self, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+        return await self.write(partial(pg_writes.notice_inbox, inbox_id=inbox_id, chat_key=chat_key,
+                                        session_id=session_id, body=body))
 
     async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]:
         if chat_key is None:

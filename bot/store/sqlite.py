@@ -37,7 +37,7 @@ READER_CACHE_KIB = 256  # reads are by index; the OS caches the file; RSS stays 
 _SESSION_COLS = writes.SESSION_COLS
 _QUESTION_COLS = writes.QUESTION_COLS
 _OUTBOX_COLS = writes.OUTBOX_COLS
-_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind"
+_INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind, noticed"
 
 
 class SqliteStore:
@@ -94,7 +94,7 @@ class SqliteStore:
             f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?",
             (chat_key, limit),
         )
-        return [InboxRow(*r) for r in rows]
+        return [InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
 
     async def chats_with_inbox(self) -> list[str]:
         rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
@@ -224,6 +224,10 @@ class SqliteStore:
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
         return int(await self._writer.write(partial(writes.queue_outbox, chat_key=chat_key, session_id=session_id,
                                                     kind=kind, body=body)))
+
+    async def notice_inbox(self, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+        return int(await self._writer.write(partial(writes.notice_inbox, inbox_id=inbox_id, chat_key=chat_key,
+                                                    session_id=session_id, body=body)))
 
     async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]:
         if chat_key is None:

@@ -93,7 +93,7 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
     now = time.time()
     row = conn.execute("SELECT id FROM sessions WHERE chat_key = ? AND closed = 0", (turn.chat_key,)).fetchone()
     if row is None:
-        sid = uuid.uuid4().hex
+        sid = turn.new_session_id or uuid.uuid4().hex
         conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
             "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'working', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
@@ -223,6 +223,11 @@ def queue_outbox(
         (session_id, chat_key, kind, body, time.time(), tool_call_id),
     )
     return int(cur.lastrowid or 0)
+
+
+def notice_inbox(conn: sqlite3.Connection, inbox_id: int, chat_key: str, session_id: str, body: str) -> int:
+    conn.execute("UPDATE inbox SET noticed = 1 WHERE id = ?", (inbox_id,))
+    return queue_outbox(conn, chat_key, session_id, "notice", body)
 
 
 def outbox_part_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str) -> None:

@@ -42,6 +42,7 @@ class FlightSearch(BaseTool[FlightSearchParams]):
         "arrival times, duration and fares in CNY. is_transfer=1 searches connections through a hub."
     )
     params_model = FlightSearchParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer, provider: FlightProvider, limit: int = 12) -> None:
         self._gaz = gazetteer

@@ -45,6 +45,7 @@ class HotelSearch(BaseTool[HotelSearchParams]):
         "in CNY, breakfast, rating, rooms left; with landmark (+ distance_range in metres) for 'near X'."
     )
     params_model = HotelSearchParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer, provider: HotelProvider, limit: int = 10) -> None:
         self._gaz = gazetteer

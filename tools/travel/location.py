@@ -21,6 +21,7 @@ class CurrentLocation(BaseTool[CurrentLocationParams]):
         "nearest city, or else the configured home city. The result says which."
     )
     params_model = CurrentLocationParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer) -> None:
         self._gaz = gazetteer

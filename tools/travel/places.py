@@ -23,6 +23,7 @@ class PoiSearch(BaseTool[PoiSearchParams]):
         "then ask the person which one they mean."
     )
     params_model = PoiSearchParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer, provider: PlaceProvider, limit: int = 10) -> None:
         self._gaz = gazetteer
@@ -48,6 +49,7 @@ class PoiAroundSearch(BaseTool[PoiAroundParams]):
     name = "poi_around_search"
     description = "Find places around a point (a place name, POI id, station or 'lat,lon'), nearest first, with distances in metres."
     params_model = PoiAroundParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer, provider: PlaceProvider, limit: int = 10) -> None:
         self._gaz = gazetteer

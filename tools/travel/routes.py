@@ -35,6 +35,7 @@ class RoutePlan(BaseTool[RoutePlanParams]):
         "and walking time. Use it for every local transfer (station to hotel, hotel to sight)."
     )
     params_model = RoutePlanParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer, provider: RouteProvider) -> None:
         self._gaz = gazetteer

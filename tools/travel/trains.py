@@ -38,6 +38,7 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         "with one change (optionally via middle_station_name); never split a transfer into two searches."
     )
     params_model = TrainSearchParams
+    read_only = True
 
     def __init__(self, gazetteer: Gazetteer, provider: TrainProvider, limit: int = 12) -> None:
         self._gaz = gazetteer

@@ -21,6 +21,7 @@ class WebSearch(BaseTool[WebSearchParams]):
         "Do not use it for flights, trains or hotels: use their own tools."
     )
     params_model = WebSearchParams
+    read_only = True
 
     def __init__(self, provider: WebProvider) -> None:
         self._provider = provider

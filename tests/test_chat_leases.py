@@ -1,0 +1,129 @@
+"""LeasedOwnership (bot.chat_leases): two processes' ownership objects on one database.
+
+The clock of process A is a test clock, so "A was stopped past its lease" is a step of it; the
+database's leases run on the server's clock, as in production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from agent_core.schema import Message
+from bot.chat_leases import LeasedOwnership
+from bot.store.base import LeaseLost, QuestionRow, TurnStart
+from bot.store.postgres import PostgresStore
+
+KEY = "test:lease1:"
+LEASE_S = 0.6
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def stores(pg_url: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
+    a, b = PostgresStore(pg_url, pool_min=1, pool_max=4), PostgresStore(pg_url, pool_min=1, pool_max=4)
+    await a.open()
+    await b.open()
+    yield a, b
+    await a.close()
+    await b.close()
+
+
+async def test_a_taken_over_chat_is_lost_its_writes_refused_and_sends_stopped(stores) -> None:
+    store_a, store_b = stores
+    clock = Clock()
+    lost: list[str] = []
+    a = LeasedOwnership(store_a, LEASE_S, owner="proc-a", clock=clock)
+    b = LeasedOwnership(store_b, LEASE_S, owner="proc-b")
+    a.bind(lambda key: None, lost.append)  # renewals by hand below: no listener, no loops
+    claim = await a.claim(KEY)
+    assert claim is not None and claim.fresh and a.holds(KEY)
+    assert await b.claim(KEY) is None  # held live by A
+    again = await a.claim(KEY)
+    assert again is not None and not again.fresh and again.lease == claim.lease  # A holds it already
+
+    clock.now += LEASE_S  # A is stopped past its lease: it may not send, even before it knows more
+    assert not a.holds(KEY)
+    await asyncio.sleep(LEASE_S + 0.1)  # the lease runs out on the database's clock too
+    taken = await b.claim(KEY)
+    assert taken is not None and taken.lease is not None and claim.lease is not None
+    assert taken.lease.fence > claim.lease.fence
+
+    inbox = await store_b.add_inbox("test", "1", KEY, "{}")
+    with a.scope(claim), pytest.raises(LeaseLost):  # A wakes up and writes: refused
+        await store_a.start_turn(TurnStart(KEY, inbox or 0, Message.user("hi"), "en", "u1", "Ann", "hi", None))
+    await a.renew()  # A's renewal finds the chat taken over
+    assert lost == [KEY] and not a.holds(KEY)
+    with b.scope(taken):
+        await store_b.start_turn(TurnStart(KEY, inbox or 0, Message.user("hi"), "en", "u1", "Ann", "hi", None))
+    await b.renew()
+    assert b.holds(KEY)
+
+
+async def test_released_then_claimed_elsewhere_and_renewal_keeps_a_lease_alive(stores) -> None:
+    store_a, store_b = stores
+    a = LeasedOwnership(store_a, LEASE_S, owner="proc-a")
+    b = LeasedOwnership(store_b, LEASE_S, owner="proc-b")
+    assert await a.claim(KEY) is not None
+    for _ in range(3):  # renewed, it outlives its length
+        await asyncio.sleep(LEASE_S / 2)
+        await a.renew()
+    assert a.holds(KEY) and await b.claim(KEY) is None
+    a.release(KEY)
+    claim = await a.claim(KEY)  # waits for its own release, then takes it again
+    assert claim is not None and claim.fresh
+    a.release(KEY)
+    async with asyncio.timeout(5):
+        while await b.claim(KEY) is None:  # the release is written in the background
+            await asyncio.sleep(0.01)
+
+
+async def test_a_notify_and_the_sweep_wake_chats_with_work_and_no_live_owner(stores) -> None:
+    store_a, store_b = stores
+    woken: asyncio.Queue[str] = asyncio.Queue()
+    a = LeasedOwnership(store_a, 60.0, owner="proc-a")  # its own loops never run here: sweeps by hand
+    await a.start(woken.put_nowait, lambda key: None)
+    try:
+        await store_b.add_inbox("test", "n1", KEY, "{}")  # stored by another process: NOTIFY
+        async with asyncio.timeout(5):
+            while await woken.get() != KEY:
+                pass
+        b = LeasedOwnership(store_b, LEASE_S, owner="proc-b")
+        assert await b.claim(KEY) is not None
+        while not woken.empty():  # the start-up sweep may have seen the row too
+            woken.get_nowait()
+        await a.sweep()
+        assert woken.empty()  # a live owner: the sweep leaves the chat alone ...
+        async with asyncio.timeout(LEASE_S * 5):  # ... until that owner dies (b renews no more)
+            while woken.empty():
+                await a.sweep()
+                await asyncio.sleep(0.05)  # the lease runs out on the server's clock: poll it
+        assert woken.get_nowait() == KEY
+    finally:
+        await a.stop()
+
+
+async def test_messages_set_aside_for_a_waiting_question_are_not_work_for_the_sweep(stores) -> None:
+    store_a, _ = stores
+    inbox = await store_a.add_inbox("test", "s1", KEY, "{}")
+    session = await store_a.start_turn(TurnStart(KEY, inbox or 0, Message.user("hi"), "en", "u1", "Ann", "hi", None))
+    await store_a.pause(session.id, [], QuestionRow(session.id, "call_q", "When?", (), "u1", 0.0, 9e9, None, "waiting"),
+                        step=1)
+    held = await store_a.add_inbox("test", "s2", KEY, "{}")
+    assert await store_a.unowned_chats_with_work() == [KEY]  # not yet looked at: work
+    await store_a.notice_inbox(held or 0, KEY, session.id, "{}")
+    await store_a.outbox_sent((await store_a.pending_outbox(KEY))[0].id, 1, "m1")
+    for row in await store_a.pending_outbox(KEY):
+        await store_a.outbox_sent(row.id, 1, "m2")
+    assert await store_a.unowned_chats_with_work() == []  # set aside for the question: no work
+    await store_a.add_inbox("test", "s3", KEY, "{}")  # the answer, say
+    assert await store_a.unowned_chats_with_work() == [KEY]
