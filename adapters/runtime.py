@@ -14,12 +14,15 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from opentelemetry.trace import Tracer
+
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from agent_core.model import ChatModel
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
 from bot.metrics import Metrics
 from bot.ownership import LocalOwnership, Ownership
+from bot.pricing import PriceTable
 from bot.ratelimit import MessageLimiter
 from bot.review import PlanReviewer
 from bot.server import HttpServer, HttpServerError
@@ -168,14 +171,16 @@ def build_runtime(
     serve_http: bool = True,
     extra_surfaces: list[Adapter] | None = None,
     metrics: Metrics | None = None,
+    prices: PriceTable | None = None,
+    tracer: Tracer | None = None,
 ) -> Runtime:
     store = make_store(settings)
     ownership = make_ownership(settings, store)
     metrics = metrics or Metrics()
     limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
-    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
+    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
-                             ownership=ownership)
+                             ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer)
     adapters: list[Adapter] = list(extra_surfaces or [])
     server = HttpServer(settings, metrics, {"store": store.ping}) if serve_http else None
     if server is not None:

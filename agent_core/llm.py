@@ -31,6 +31,8 @@ from typing import Any, NoReturn, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion
+from opentelemetry import trace
+from opentelemetry.trace import Tracer
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
@@ -48,6 +50,7 @@ from agent_core.schema import Function, Message, Role, ToolCall
 from agent_core.text_tool_calls import recover_tool_calls, strip_think
 from agent_core.tokens import TokenCounter
 from agent_core.tool_output import quote_tool_output
+from agent_core.tracing import span
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +137,7 @@ class LLM:
         *,
         observer: LLMObserver | None = None,
         counter: TokenCounter | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config
         self.name = config.model
@@ -141,6 +145,7 @@ class LLM:
         self.context_window = config.context_window
         self.counter = counter or TokenCounter(config.model)
         self._observer = observer
+        self._tracer = tracer  # a span per model call; None: tracing off
         # Retries are ours (typed, transient-only, observed), so the SDK's own are off.
         self._client = openai.AsyncOpenAI(
             api_key=config.api_key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0
@@ -255,22 +260,32 @@ class LLM:
             self._error("token_limit", usage)
             raise TokenLimitExceeded(needed, limit)
         kwargs = self._request_kwargs(formatted, tools, tool_choice)
-        started = time.monotonic()
-        outcome: ChatCompletion | GaveUp = await self._retrying(self._attempt, kwargs)
-        if isinstance(outcome, GaveUp):
-            self._raise_typed(outcome.error, needed, outcome.attempts, usage)
-        response: ChatCompletion = outcome
-        if not response.choices:
-            self._error("unavailable", usage)
-            raise LLMUnavailable("the endpoint returned no choices", 1)
-        prompt, completion = self._usage_of(response, needed)
-        if usage is not None:
-            usage.add(prompt, completion)
-        if self._observer is not None:
-            self._observer.on_call(time.monotonic() - started, prompt, completion)
-        return response.choices[0].message
+        attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": self.name} if self._tracer else None
+        with span(self._tracer, f"chat {self.name}", attributes) as current:
+            started = time.monotonic()
+            failures: list[str] = []  # the kinds of this call's failed attempts
+            outcome: ChatCompletion | GaveUp = await self._retrying(self._attempt, kwargs, failures)
+            if isinstance(outcome, GaveUp):
+                current.set_attribute("llm.attempts", outcome.attempts)
+                self._raise_typed(outcome.error, needed, outcome.attempts, usage)
+            response: ChatCompletion = outcome
+            if not response.choices:
+                self._error("unavailable", usage)
+                raise LLMUnavailable("the endpoint returned no choices", 1)
+            prompt, completion = self._usage_of(response, needed)
+            seconds = time.monotonic() - started
+            if usage is not None:
+                usage.add(prompt, completion)
+            if self._observer is not None:
+                self._observer.on_call(seconds, prompt, completion)
+            if current.is_recording():
+                current.set_attributes({
+                    "gen_ai.usage.input_tokens": prompt, "gen_ai.usage.output_tokens": completion,
+                    "llm.latency_ms": round(seconds * 1000, 1), "llm.attempts": 1 + len(failures),
+                })
+            return response.choices[0].message
 
-    async def _attempt(self, kwargs: dict[str, Any]) -> ChatCompletion | openai.APIError:
+    async def _attempt(self, kwargs: dict[str, Any], failures: list[str]) -> ChatCompletion | openai.APIError:
         """One request. A failure is returned, not raised: an exception kept by the retry
         policy would hold the traceback of the frame that holds it (a cycle per call)."""
         try:
@@ -278,7 +293,7 @@ class LLM:
             # recursive parameter transform, which cost more CPU than the call.
             return await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion)
         except openai.APIError as exc:
-            self._report(exc)
+            failures.append(self._report(exc))
             return exc
 
     def _raise_typed(self, exc: openai.APIError, needed: int, attempts: int, usage: TokenUsage | None) -> NoReturn:
@@ -321,12 +336,15 @@ class LLM:
         )
         return prompt_estimate, completion
 
-    def _report(self, exc: BaseException) -> None:
+    def _report(self, exc: BaseException) -> str:
         kind = fault_kind(exc)
+        if self._tracer is not None:  # this call's span is current: attempts run in the caller's task
+            trace.get_current_span().add_event("attempt failed", {"error.type": kind, "retryable": is_transient(exc)})
         if is_transient(exc):
             log.warning("model call failed (%s), may retry: %s", kind, error_detail(exc))
         if self._observer is not None:
             self._observer.on_error(kind)
+        return kind
 
     def _error(self, kind: str | None, usage: TokenUsage | None) -> None:
         if usage is not None:

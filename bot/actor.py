@@ -42,7 +42,7 @@ from bot.commands import command_of, status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
-from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox, save_usage
+from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
 from bot.settings import Settings
 from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
 
@@ -236,10 +236,14 @@ class ChatActor:
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
+        new_id = "" if session else uuid.uuid4().hex
+        request = msg.text.strip()[:2000]
+        trip = self.d.driver.trips.new_trip(self.key, session.id if session else new_id,
+                                            session.run_no + 1 if session else 1, request)
         turn = TurnStart(
             chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
-            asker_id=msg.user_id, asker_name=msg.user_name, request=msg.text.strip()[:2000],
-            location=location_to_json(msg.location), new_session_id="" if session else uuid.uuid4().hex,
+            asker_id=msg.user_id, asker_name=msg.user_name, request=request,
+            location=location_to_json(msg.location), new_session_id=new_id, trace_parent=trip,
         )
         fresh = _turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
@@ -349,7 +353,7 @@ class ChatActor:
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
         # the segment's usage is queued beside the outcome's write, so both share one commit
-        usage = save_usage(store, session.id, outcome.usage)
+        usage = self.d.driver.save_usage(outcome.usage, self.key.platform)
         if isinstance(outcome, Paused):
             question = self._question(session, outcome)
             row_id, _ = await asyncio.gather(
@@ -431,11 +435,12 @@ def _turn_session(old: SessionRow | None, turn: TurnStart, now: float) -> Sessio
     """The session as Store.start_turn writes it, known before the write commits."""
     if old is None:
         return SessionRow(turn.new_session_id, turn.chat_key, ChatState.WORKING.value, turn.lang, turn.asker_id,
-                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now)
+                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now,
+                          trace_parent=turn.trace_parent)
     return replace(
         old, state=ChatState.WORKING.value, lang=turn.lang, asker_id=turn.asker_id, asker_name=turn.asker_name,
         run_no=old.run_no + 1, run_steps=0, request=turn.request, location=turn.location or old.location,
-        updated_at=now, run_started_at=now,
+        updated_at=now, run_started_at=now, trace_parent=turn.trace_parent,
     )
 
 

@@ -24,6 +24,8 @@ import time
 import uuid
 from collections.abc import Callable
 
+from opentelemetry.trace import Tracer
+
 from bot import texts
 from bot.actor import ActorDeps, ChatActor, answers, state_with_run
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
@@ -32,6 +34,7 @@ from bot.delivery import Progress
 from bot.metrics import Metrics
 from bot.outbox import DeliveryPolicy, DeliveryWorker
 from bot.ownership import Claim, LocalOwnership, Ownership
+from bot.pricing import PriceTable
 from bot.ratelimit import MessageLimiter
 from bot.records import (
     AgentFactory,
@@ -46,6 +49,7 @@ from bot.review import PlanReviewer
 from bot.runs import RunDriver
 from bot.settings import Settings
 from bot.store.base import ChatEvent, Store
+from bot.trip_trace import TripTracer
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,8 @@ class SessionManager:
         delivery: DeliveryPolicy | None = None,
         limits: MessageLimiter | None = None,
         ownership: Ownership | None = None,
+        prices: PriceTable | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -83,7 +89,8 @@ class SessionManager:
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle,
         )
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
-                           progress=self.progress, clock=clock)
+                           progress=self.progress, prices=prices or PriceTable(settings.llm_prices), trips=TripTracer(tracer),
+                           clock=clock)
         self._deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
                                deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock)
         self.metrics.refresh_with(self._refresh_gauges)

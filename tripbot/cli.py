@@ -26,6 +26,7 @@ import threading
 import time
 
 import httpx
+from opentelemetry.trace import Tracer
 from pydantic import ValidationError
 
 from adapters.console import ConsoleSurface, run_console
@@ -39,6 +40,7 @@ from agent_core.prompts.travel import build_system_prompt
 from agent_core.travel_agent import travel_toolset
 from bot.llm_metrics import LLMMetrics
 from bot.metrics import Metrics
+from bot.pricing import PriceTable
 from bot.review import PlanReviewer
 from bot.settings import Settings
 from bot.store.base import StoreUnavailable
@@ -46,6 +48,7 @@ from bot.validation import build_plan_validator
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 from tripbot import LAUNCHED
+from tripbot.telemetry import make_tracer
 
 log = logging.getLogger("bot")
 
@@ -59,7 +62,7 @@ def reach_timeout() -> float:
     return max(MIN_REACH_S, min(STARTUP_TIMEOUT_S, STARTUP_BUDGET_S - (time.monotonic() - LAUNCHED)))
 
 
-def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> ChatModel:
+def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics, tracer: Tracer | None = None) -> ChatModel:
     if settings.offline_model:
         return OfflinePlanner(gazetteer)
     config = LLMConfig(
@@ -67,7 +70,7 @@ def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> Ch
         context_tokens=settings.llm_context_tokens, timeout_s=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
     )
-    return LLM(config, observer=LLMMetrics(metrics))
+    return LLM(config, observer=LLMMetrics(metrics), tracer=tracer)
 
 
 def make_tools(
@@ -92,7 +95,8 @@ def assemble(
     gazetteer = Gazetteer.load()
     sandbox = SandboxProvider(gazetteer)
     metrics = Metrics()
-    model = make_model(settings, gazetteer, metrics)
+    tracer = make_tracer(settings, resources)
+    model = make_model(settings, gazetteer, metrics, tracer)
     if isinstance(model, LLM):
         resources.push_async_callback(model.aclose)
     http = None
@@ -103,7 +107,8 @@ def assemble(
     runtime = build_runtime(
         settings, model=model, tools=tools, prompt=build_system_prompt,
         reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
-        extra_surfaces=list(extra or []), metrics=metrics,
+        extra_surfaces=list(extra or []), metrics=metrics, prices=PriceTable(settings.llm_prices),
+        tracer=tracer,
     )
     return runtime
 

@@ -50,6 +50,8 @@ from bot.store.base import (
     InboxRow,
     OutboxRow,
     QuestionRow,
+    RunRow,
+    RunUsage,
     SessionRow,
     StoreClosed,
     StoreCounts,
@@ -70,7 +72,7 @@ from bot.store.pg_leases import Lease
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
 from bot.store.sqlite import _bodies, _body, _question
-from bot.store.writes import OUTBOX_COLS
+from bot.store.writes import OUTBOX_COLS, RUN_COLS
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
@@ -290,10 +292,12 @@ class PostgresStore:
     async def close_session(self, chat_key: str) -> None:
         await self.write(partial(pg_writes.close_session, chat_key=chat_key))
 
-    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None:
-        if prompt or completion or calls:
-            await self.write(partial(pg_writes.add_usage, session_id=session_id, prompt=prompt,
-                                     completion=completion, calls=calls))
+    async def add_usage(self, usage: RunUsage) -> None:
+        await self.write(partial(pg_writes.add_usage, usage=usage))
+
+    async def recent_runs(self, limit: int = 50) -> list[RunRow]:
+        rows = await self._all(f"SELECT {RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT $1", limit)
+        return [RunRow(*r) for r in rows]
 
     async def working_sessions(self) -> list[SessionRow]:
         rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")

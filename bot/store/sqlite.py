@@ -24,6 +24,8 @@ from bot.store.base import (
     InboxRow,
     OutboxRow,
     QuestionRow,
+    RunRow,
+    RunUsage,
     SessionRow,
     StoreClosed,
     StoreCounts,
@@ -153,10 +155,12 @@ class SqliteStore:
     async def close_session(self, chat_key: str) -> None:
         await self._writer.write(partial(writes.close_session, chat_key=chat_key))
 
-    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None:
-        if prompt or completion or calls:
-            await self._writer.write(partial(writes.add_usage, session_id=session_id, prompt=prompt,
-                                             completion=completion, calls=calls))
+    async def add_usage(self, usage: RunUsage) -> None:
+        await self._writer.write(partial(writes.add_usage, usage=usage))
+
+    async def recent_runs(self, limit: int = 50) -> list[RunRow]:
+        rows = await self._all(f"SELECT {writes.RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT ?", (limit,))
+        return [RunRow(*r) for r in rows]
 
     async def working_sessions(self) -> list[SessionRow]:
         rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
