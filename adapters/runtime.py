@@ -18,6 +18,7 @@ from opentelemetry.trace import Tracer
 
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from agent_core.model import ChatModel
+from bot.admin import AdminPage
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
 from bot.metrics import Metrics
@@ -90,7 +91,7 @@ class Runtime:
         """Tokens never reach the terminal (python-telegram-bot quotes a refused token)."""
         s = self.settings
         for secret in (s.telegram_bot_token, s.slack_bot_token, s.slack_app_token, s.slack_signing_secret,
-                       s.openai_api_key, s.web_token):
+                       s.openai_api_key, s.web_token, s.admin_token):
             if secret:
                 line = line.replace(secret, "<redacted>")
         return line
@@ -190,6 +191,8 @@ def build_runtime(
         adapters.append(web)
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)
+        if settings.admin_token:
+            server.include_router(AdminPage(settings, store, manager.redeliver).router())
     if settings.telegram_bot_token:
         from adapters.telegram import (
             TelegramAdapter,  # python-telegram-bot is loaded only when used

@@ -174,6 +174,13 @@ class SessionManager:
         elif key not in self._claiming:  # a claim under way starts an actor that reads the inbox
             self._claiming[key] = asyncio.create_task(self._claim(key), name=f"claim:{key}")
 
+    def redeliver(self, key: str) -> None:
+        """A row of the chat was put back in its outbox (the operator's retry): send it."""
+        if self.ownership.immediate or self.ownership.holds(key):
+            self.outbox.wake(key)
+        else:  # the process that claims the chat opens its delivery lane
+            self.wake(key)
+
     async def _claim(self, key: str) -> None:
         try:
             claim = await self.ownership.claim(key)

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
     web_token: str | None = Field(default=None, validation_alias=_alias("BOT_WEB_TOKEN"))
+    # the operator's page at /admin is served only with this token set
+    admin_token: str | None = Field(default=None, validation_alias=_alias("BOT_ADMIN_TOKEN"))
     rate_per_user: int = Field(default=20, ge=0, validation_alias=_alias("BOT_RATE_PER_USER"))
     rate_per_ip: int = Field(default=60, ge=0, validation_alias=_alias("BOT_RATE_PER_IP"))
     allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
@@ -119,7 +121,7 @@ class Settings(BaseSettings):
             return False
         return v
 
-    @field_validator("web_token", mode="after")
+    @field_validator("web_token", "admin_token", mode="after")
     @classmethod
     def _token_strength(cls, v: str | None) -> str | None:
         if v is not None and len(v.strip()) < 16:

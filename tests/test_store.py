@@ -274,3 +274,25 @@ async def test_a_turn_stores_its_trace_context_with_the_session(store: Store):
     assert session.trace_parent == parent
     again = await store.start_turn(turn(0, "more"))  # a new run, a new trace (none here: tracing off)
     assert again.trace_parent == ""
+
+
+async def test_the_operators_reads_and_a_failed_delivery_put_back_in_the_queue(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    [answer] = await store.finish_run(session.id, [Message.assistant("done")], outbox=[("answer", '{"text": "done"}')])
+    asked = await store.pause(session.id, [], question(session.id, "call_x"), step=1)
+    await store.outbox_part_sent(answer, 1, "m1")
+    await store.outbox_failed(answer, "403 bot was blocked")
+    await store.outbox_failed(asked, "chat not found")
+    assert [s.id for s in await store.open_sessions()] == [session.id]
+    failed = await store.failed_deliveries()
+    assert [(r.id, r.kind, r.error) for r in failed] == [(asked, "question", "chat not found"),
+                                                           (answer, "answer", "403 bot was blocked")]
+    assert await store.retry_outbox(asked) is None  # a failed question stopped its run: never re-posted
+    assert await store.retry_outbox(answer) == KEY
+    assert await store.retry_outbox(answer) is None  # pending now, not failed
+    [pending] = [r for r in await store.pending_outbox(KEY) if r.id == answer]
+    assert (pending.status, pending.attempts, pending.parts_sent) == ("pending", 0, 1)  # the part sent stays sent
+    assert [r.id for r in await store.failed_deliveries()] == [asked]
+    await store.close_session(KEY)
+    assert await store.open_sessions() == []

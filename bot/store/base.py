@@ -248,6 +248,16 @@ class Store(Protocol):
         run's first segment), one transaction."""
     async def recent_runs(self, limit: int = 50) -> list[RunRow]:
         """The runs most recently changed, newest first."""
+
+    # the operator's page (bot.admin)
+    async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
+        """Open sessions, the most recently changed first."""
+    async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
+        """Outbox rows given up on, in every chat, newest first."""
+    async def retry_outbox(self, outbox_id: int) -> str | None:
+        """Put a failed answer or notice back in the queue (attempts from zero, the parts already
+        sent stay sent); its chat key, or None when it is not a failed row of those kinds (a
+        failed question stopped its run: posting it later would ask what nobody waits for)."""
     async def working_sessions(self) -> list[SessionRow]: ...
 
     # questions

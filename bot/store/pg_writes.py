@@ -275,6 +275,15 @@ async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: s
         )
 
 
+async def retry_outbox(conn: Conn, outbox_id: int) -> str | None:
+    chat_key: str | None = await conn.fetchval(
+        "UPDATE outbox SET status = 'pending', attempts = 0 WHERE id = $1 AND status = 'failed' AND kind <> 'question' "
+        "RETURNING chat_key",
+        outbox_id,
+    )
+    return chat_key
+
+
 async def outbox_attempt_failed(conn: Conn, outbox_id: int, error: str) -> None:
     await conn.execute("UPDATE outbox SET attempts = attempts + 1, error = $1 WHERE id = $2", error[:500], outbox_id)
 

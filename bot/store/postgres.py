@@ -307,6 +307,21 @@ class PostgresStore:
         row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
         return SessionRow(*row) if row else None
 
+    async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
+        rows = await self._all(
+            f"SELECT {_SESSION_COLS} FROM sessions WHERE closed = 0 ORDER BY updated_at DESC LIMIT $1", limit
+        )
+        return [SessionRow(*r) for r in rows]
+
+    async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
+        rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT $1",
+                               limit)
+        return [OutboxRow(*r) for r in rows]
+
+    async def retry_outbox(self, outbox_id: int) -> str | None:
+        # the operator's hand, not a chat's task: it carries no lease (any process may queue it)
+        return await self._transaction(partial(pg_writes.retry_outbox, outbox_id=outbox_id), None)
+
     # -- questions -------------------------------------------------------------------------
     async def get_question(self, session_id: str) -> QuestionRow | None:
         row = await self._one(

@@ -170,6 +170,20 @@ class SqliteStore:
         row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
         return SessionRow(*row) if row else None
 
+    async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
+        rows = await self._all(
+            f"SELECT {_SESSION_COLS} FROM sessions WHERE closed = 0 ORDER BY updated_at DESC LIMIT ?", (limit,)
+        )
+        return [SessionRow(*r) for r in rows]
+
+    async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
+        rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT ?",
+                               (limit,))
+        return [OutboxRow(*r) for r in rows]
+
+    async def retry_outbox(self, outbox_id: int) -> str | None:
+        return await self._writer.write(partial(writes.retry_outbox, outbox_id=outbox_id))
+
     # -- questions -------------------------------------------------------------------------
     async def get_question(self, session_id: str) -> QuestionRow | None:
         row = await self._one(

@@ -255,6 +255,15 @@ def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, messa
         )
 
 
+def retry_outbox(conn: sqlite3.Connection, outbox_id: int) -> str | None:
+    row = conn.execute(
+        "UPDATE outbox SET status = 'pending', attempts = 0 WHERE id = ? AND status = 'failed' AND kind <> 'question' "
+        "RETURNING chat_key",
+        (outbox_id,),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
 def outbox_attempt_failed(conn: sqlite3.Connection, outbox_id: int, error: str) -> None:
     conn.execute("UPDATE outbox SET attempts = attempts + 1, error = ? WHERE id = ?", (error[:500], outbox_id))
 
