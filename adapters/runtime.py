@@ -21,6 +21,7 @@ from agent_core.model import ChatModel
 from bot.admin import AdminPage
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.ownership import LocalOwnership, Ownership
 from bot.pricing import PriceTable
@@ -174,6 +175,7 @@ def build_runtime(
     metrics: Metrics | None = None,
     prices: PriceTable | None = None,
     tracer: Tracer | None = None,
+    logs: ChatLogContext | None = None,
 ) -> Runtime:
     store = make_store(settings)
     ownership = make_ownership(settings, store)
@@ -181,7 +183,8 @@ def build_runtime(
     limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
-                             ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer)
+                             ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer,
+                             logs=logs)
     adapters: list[Adapter] = list(extra_surfaces or [])
     server = HttpServer(settings, metrics, {"store": store.ping}) if serve_http else None
     if server is not None:

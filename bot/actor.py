@@ -40,6 +40,7 @@ from bot.chat_machine import (
 )
 from bot.commands import command_of, status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
 from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
@@ -66,6 +67,7 @@ class ActorDeps:
     metrics: Metrics
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[float], None]  # a deadline to watch
+    logs: ChatLogContext
     clock: Callable[[], float] = time.time
 
 
@@ -124,6 +126,7 @@ class ChatActor:
 
     # -- the loop ----------------------------------------------------------------------------
     async def _loop(self) -> None:
+        self.d.logs.bind(self.skey)
         while True:
             self._wake.clear()
             try:
@@ -182,6 +185,7 @@ class ChatActor:
     async def _apply_row(self, row: InboxRow) -> None:
         trig = _classify(row)
         session = await self.d.store.get_session(self.skey)
+        self.d.logs.bind(self.skey, session)
         state = state_of(session)
         question = await self.d.store.question_for_chat(self.skey) if state is ChatState.ASKING else None
         facts = Facts(
@@ -321,6 +325,7 @@ class ChatActor:
         if self.run_task is not None:
             raise DoubleRun(f"chat {self.skey} already has a run")
         self._run_session = session
+        self.d.logs.bind(self.skey, session)  # the run's task starts with this chat's fields
         self.run_task = asyncio.create_task(self._run(session, history, after), name=f"run:{self.skey}")
 
     async def _run(self, session: SessionRow, history: list[Message] | None, after: asyncio.Future[Any] | None) -> None:

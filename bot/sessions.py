@@ -31,6 +31,7 @@ from bot.actor import ActorDeps, ChatActor, answers, state_with_run
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.outbox import DeliveryPolicy, DeliveryWorker
 from bot.ownership import Claim, LocalOwnership, Ownership
@@ -68,6 +69,7 @@ class SessionManager:
         ownership: Ownership | None = None,
         prices: PriceTable | None = None,
         tracer: Tracer | None = None,
+        logs: ChatLogContext | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -87,12 +89,14 @@ class SessionManager:
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
             policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle,
+            logs=logs,
         )
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
                            progress=self.progress, prices=prices or PriceTable(settings.llm_prices), trips=TripTracer(tracer),
                            clock=clock)
         self._deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
-                               deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock)
+                               deliver=self.outbox.wake, question_stored=self.deadlines.wake,
+                               logs=logs or ChatLogContext(), clock=clock)
         self.metrics.refresh_with(self._refresh_gauges)
 
     # -- lifecycle -------------------------------------------------------------------------

@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     history_messages: int = Field(default=60, ge=4, validation_alias=_alias("BOT_HISTORY_MESSAGES"))
     max_message_chars: int = Field(default=8000, ge=100, validation_alias=_alias("BOT_MAX_MESSAGE_CHARS"))
     log_level: str = Field(default="INFO", validation_alias=_alias("BOT_LOG_LEVEL"))
+    # json: one JSON object per line, with the chat key, session, run and trace of the chat it is about
+    log_format: Literal["text", "json"] = Field(default="text", validation_alias=_alias("BOT_LOG_FORMAT"))
     # tracing (OpenTelemetry): off unless an OTLP endpoint is set or BOT_TRACE=console
     otel_endpoint: str | None = Field(default=None, validation_alias=_alias("OTEL_EXPORTER_OTLP_ENDPOINT"))
     trace: Literal["off", "console"] = Field(default="off", validation_alias=_alias("BOT_TRACE"))

@@ -38,7 +38,9 @@ from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.travel_agent import travel_toolset
+from bot.json_logs import json_handler
 from bot.llm_metrics import LLMMetrics
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.pricing import PriceTable
 from bot.review import PlanReviewer
@@ -89,7 +91,8 @@ def make_reviewer(
 
 
 def assemble(
-    settings: Settings, resources: contextlib.AsyncExitStack, *, serve_http: bool, extra: list[ConsoleSurface] | None = None
+    settings: Settings, resources: contextlib.AsyncExitStack, *, serve_http: bool, extra: list[ConsoleSurface] | None = None,
+    logs: ChatLogContext | None = None,
 ) -> Runtime:
     """Build the runtime; what must be closed at shutdown is pushed onto `resources`."""
     gazetteer = Gazetteer.load()
@@ -108,7 +111,7 @@ def assemble(
         settings, model=model, tools=tools, prompt=build_system_prompt,
         reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
         extra_surfaces=list(extra or []), metrics=metrics, prices=PriceTable(settings.llm_prices),
-        tracer=tracer,
+        tracer=tracer, logs=logs,
     )
     return runtime
 
@@ -136,9 +139,9 @@ def describe(settings: Settings) -> list[str]:
     return lines
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, logs: ChatLogContext | None = None) -> None:
     async with contextlib.AsyncExitStack() as resources:
-        await _serve(settings, resources)
+        await _serve(settings, resources, logs)
 
 
 def stop_on_signals() -> asyncio.Event:
@@ -152,8 +155,8 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
-    runtime = assemble(settings, resources, serve_http=True)
+async def _serve(settings: Settings, resources: contextlib.AsyncExitStack, logs: ChatLogContext | None) -> None:
+    runtime = assemble(settings, resources, serve_http=True, logs=logs)
     stop = stop_on_signals()
     await runtime.start(reach_timeout())  # stops what it started and raises StartupError when a part fails
     freeze_startup_heap()
@@ -168,14 +171,14 @@ async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> No
         await runtime.stop()
 
 
-async def chat(settings: Settings) -> None:
+async def chat(settings: Settings, logs: ChatLogContext | None = None) -> None:
     async with contextlib.AsyncExitStack() as resources:
-        await _chat(settings, resources)
+        await _chat(settings, resources, logs)
 
 
-async def _chat(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
+async def _chat(settings: Settings, resources: contextlib.AsyncExitStack, logs: ChatLogContext | None) -> None:
     surface = ConsoleSurface()
-    runtime = assemble(settings, resources, serve_http=False, extra=[surface])
+    runtime = assemble(settings, resources, serve_http=False, extra=[surface], logs=logs)
     stop = stop_on_signals()  # Ctrl-C ends the chat at once, cleanly
     await runtime.start(reach_timeout())
     freeze_startup_heap()
@@ -246,10 +249,14 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
     settings = load_settings()
     if settings is None:
         return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(), stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    logs = ChatLogContext()
+    if settings.log_format == "json":
+        logging.basicConfig(level=settings.log_level.upper(), handlers=[json_handler(logs, sys.stderr)])
+    else:
+        logging.basicConfig(
+            level=settings.log_level.upper(), stream=sys.stderr,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
     # httpx logs every request URL at INFO, and the Bot API's URLs carry the token
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
     if args.command in ("chat", "check"):
@@ -260,9 +267,9 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
 
             return asyncio.run(run_checks(settings))
         if args.command == "chat":
-            asyncio.run(chat(settings))
+            asyncio.run(chat(settings, logs))
         else:
-            asyncio.run(serve(settings))
+            asyncio.run(serve(settings, logs))
     except StartupError as exc:
         print(f"startup error: {exc}", file=sys.stderr, flush=True)
         _exit_soon(1)
