@@ -6,7 +6,8 @@ One root, typed fields::
      ├── LLMError                      the model could not give a reply
      │    ├── TokenLimitExceeded       the request would not fit the context window (never retried)
      │    ├── LLMRequestRejected       the endpoint refused the request (400/401/403/404/422)
-     │    └── LLMUnavailable           transient faults outlived the retries (down, 429, 5xx, timeout)
+     │    ├── LLMUnavailable           transient faults outlived the retries (down, 429, 5xx, timeout)
+     │    └── LLMStreamBroken          a streamed reply broke after its first chunk (never retried)
      └── AgentError                    the run itself went wrong
           ├── StepLimitReached         max_steps used up without an answer
           └── LoopDetected             the model repeated the same call
@@ -45,6 +46,16 @@ class LLMUnavailable(LLMError):
         self.detail = detail
         self.attempts = attempts
         self.status_code = status_code
+
+
+class LLMStreamBroken(LLMError):
+    """The stream failed after its first chunk (the person may have seen part of it), or ended
+    unfinished or unreadable: not retried, as a second reply would not continue the first."""
+
+    def __init__(self, detail: str, shown_chars: int) -> None:
+        super().__init__(f"the model's streamed reply broke off: {detail}")
+        self.detail = detail
+        self.shown_chars = shown_chars
 
 
 class AgentError(AgentCoreError):

@@ -31,6 +31,16 @@ class Thought(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TextDelta(Event):
+    """More of the text the person will read, as the model writes it (never think blocks or
+    tool-call text). The pieces of one step joined are the step's visible text so far."""
+
+    kind: ClassVar[str] = "delta"
+    step: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCalled(Event):
     kind: ClassVar[str] = "tool"
     step: int
@@ -87,7 +97,7 @@ class Verdict(Event):
 @dataclass(frozen=True, slots=True)
 class RunFailed(Event):
     kind: ClassVar[str] = "error"
-    reason: str  # machine-readable: llm_unavailable, llm_rejected, token_limit, step_limit, loop, internal
+    reason: str  # machine-readable: llm_unavailable, llm_rejected, llm_stream, token_limit, step_limit, loop, internal
     message: str  # what happened and what to do, in the user's language where known
     retryable: bool = False
 

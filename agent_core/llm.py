@@ -23,19 +23,25 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion
-from opentelemetry import trace
-from opentelemetry.trace import Tracer
+from opentelemetry.trace import INVALID_SPAN, Span, Status, StatusCode, Tracer
+from opentelemetry.util.types import AttributeValue
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
-from agent_core.errors import LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
+from agent_core.errors import (
+    LLMRequestRejected,
+    LLMStreamBroken,
+    LLMUnavailable,
+    TokenLimitExceeded,
+)
 from agent_core.llm_config import LLMConfig, is_reasoning_model
 from agent_core.llm_faults import (
     context_overflow_numbers,
@@ -45,12 +51,14 @@ from agent_core.llm_faults import (
     is_transient,
     retry_delay,
 )
+from agent_core.llm_stream import StreamAssembler, StreamedReply
 from agent_core.model import TokenUsage, ToolChoice
 from agent_core.schema import Function, Message, Role, ToolCall
-from agent_core.text_tool_calls import recover_tool_calls, strip_think
+from agent_core.text_tool_calls import recover_tool_calls, strip_answer_tags, strip_think
 from agent_core.tokens import TokenCounter
 from agent_core.tool_output import quote_tool_output
 from agent_core.tracing import span
+from agent_core.visible_stream import VisibleStream
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +136,21 @@ def model_retry_policy(config: LLMConfig) -> AsyncRetrying:
                          sleep=asyncio.sleep)
 
 
+@dataclass(frozen=True, slots=True)
+class _Opened:
+    """A stream whose first chunk arrived: from here on, nothing is retried."""
+
+    stream: openai.AsyncStream[object]
+    first: object
+
+
+@dataclass(frozen=True, slots=True)
+class _Unreadable:
+    """A stream that opened but whose first chunk was no chunk (or none came): not retried."""
+
+    detail: str
+
+
 class LLM:
     """An OpenAI-compatible chat model. Implements agent_core.model.ChatModel."""
 
@@ -168,12 +191,88 @@ class LLM:
         """One assistant turn, tool calls included (recovered from text where written there)."""
         tools = list(tools) if tools else None
         raw = await self._complete(self.format_messages(messages), tools, tool_choice if tools else None, usage)
-        content = strip_think(raw.content)
         calls = [
             ToolCall(id=tc.id, function=Function(name=tc.function.name, arguments=tc.function.arguments or "{}"))
             for tc in (raw.tool_calls or ())
             if tc.type == "function"
         ]
+        return self._turn(raw.content, calls, tools, tool_choice)
+
+    async def stream_tool(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        usage: TokenUsage | None = None,
+    ) -> AsyncIterator[str | Message]:
+        """`ask_tool`, streamed (agent_core.model.StreamingChatModel): the visible text in
+        pieces, then the turn. Faults before the first chunk are retried as for any call; after
+        it, any fault is LLMStreamBroken (a second reply would not continue the first)."""
+        tool_list = list(tools) if tools else None
+        formatted = self.format_messages(messages)
+        needed = self._check_window(formatted, tool_list, usage)
+        kwargs = self._request_kwargs(formatted, tool_list, tool_choice if tool_list else None)
+        kwargs["stream"] = True
+        kwargs["stream_options"] = {"include_usage": True}
+        # not the current span: a generator's caller runs between its pieces, and must not see it
+        current = self._tracer.start_span(f"chat {self.name}", attributes=self._span_attributes(stream=True)) \
+            if self._tracer else INVALID_SPAN
+        try:
+            async with contextlib.aclosing(self._stream(kwargs, needed, tool_list, tool_choice, usage, current)) as items:
+                async for item in items:
+                    yield item
+        finally:
+            current.end()
+
+    async def _stream(
+        self, kwargs: dict[str, Any], needed: int, tool_list: list[dict[str, Any]] | None, tool_choice: ToolChoice,
+        usage: TokenUsage | None, current: Span,
+    ) -> AsyncGenerator[str | Message, None]:
+        started = time.monotonic()
+        failures: list[str] = []  # the kinds of this call's failed attempts
+        outcome: _Opened | _Unreadable | GaveUp = await self._retrying(self._open_stream, kwargs, failures)
+        if isinstance(outcome, GaveUp):
+            _annotate_failed(current, failures, outcome.error)
+            self._raise_typed(outcome.error, needed, outcome.attempts, usage)
+        if isinstance(outcome, _Unreadable):
+            _annotate_failed(current, failures, outcome.detail)
+            self._error("unavailable", usage)
+            raise LLMStreamBroken(outcome.detail, 0)
+        assembler, visible = StreamAssembler(), VisibleStream()
+        stream, chunk = outcome.stream, outcome.first
+        try:
+            while True:
+                piece = visible.feed(assembler.add(chunk))
+                if piece:
+                    yield piece
+                try:
+                    chunk = await stream.__anext__()
+                except StopAsyncIteration:
+                    break
+                except (openai.APIError, ValueError) as exc:  # a dropped connection, an error event, garbage
+                    _annotate_failed(current, failures, exc)
+                    self._error("unavailable", usage)
+                    raise LLMStreamBroken(error_detail(exc), len(visible.shown)) from None
+        finally:
+            await stream.close()  # also when the run is cancelled: the model stops writing
+        try:
+            reply = assembler.result()
+        except LLMStreamBroken:
+            self._error("unavailable", usage)
+            raise
+        prompt, completion, seconds = self._count_stream(reply, needed, usage, started)
+        _annotate(current, prompt, completion, seconds, failures)
+        calls = [ToolCall(id=c.id, function=Function(name=c.name, arguments=c.arguments)) for c in reply.calls]
+        turn = self._turn(reply.content, calls, tool_list, tool_choice)
+        tail = visible.finish(strip_answer_tags(turn.content or "") if not turn.tool_calls else "")
+        if tail:
+            yield tail
+        yield turn
+
+    def _turn(self, raw_content: str | None, calls: list[ToolCall], tools: list[dict[str, Any]] | None,
+              tool_choice: ToolChoice) -> Message:
+        content = strip_think(raw_content)
         if not calls and tools and tool_choice != "none":
             offered = {t["function"]["name"] for t in tools if isinstance(t.get("function"), dict)}
             recovered = recover_tool_calls(content, offered)
@@ -254,19 +353,14 @@ class LLM:
         tool_choice: str | None,
         usage: TokenUsage | None,
     ) -> Any:
-        needed = self.count_request(formatted, tools)
-        limit = self.context_window - self.config.max_tokens
-        if needed > limit:
-            self._error("token_limit", usage)
-            raise TokenLimitExceeded(needed, limit)
+        needed = self._check_window(formatted, tools, usage)
         kwargs = self._request_kwargs(formatted, tools, tool_choice)
-        attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": self.name} if self._tracer else None
-        with span(self._tracer, f"chat {self.name}", attributes) as current:
+        with span(self._tracer, f"chat {self.name}", self._span_attributes(stream=False)) as current:
             started = time.monotonic()
             failures: list[str] = []  # the kinds of this call's failed attempts
             outcome: ChatCompletion | GaveUp = await self._retrying(self._attempt, kwargs, failures)
             if isinstance(outcome, GaveUp):
-                current.set_attribute("llm.attempts", outcome.attempts)
+                _annotate_failed(current, failures, outcome.error)
                 self._raise_typed(outcome.error, needed, outcome.attempts, usage)
             response: ChatCompletion = outcome
             if not response.choices:
@@ -278,12 +372,61 @@ class LLM:
                 usage.add(prompt, completion)
             if self._observer is not None:
                 self._observer.on_call(seconds, prompt, completion)
-            if current.is_recording():
-                current.set_attributes({
-                    "gen_ai.usage.input_tokens": prompt, "gen_ai.usage.output_tokens": completion,
-                    "llm.latency_ms": round(seconds * 1000, 1), "llm.attempts": 1 + len(failures),
-                })
+            _annotate(current, prompt, completion, seconds, failures)
             return response.choices[0].message
+
+    def _span_attributes(self, *, stream: bool) -> dict[str, AttributeValue] | None:
+        if self._tracer is None:
+            return None
+        return {"gen_ai.operation.name": "chat", "gen_ai.request.model": self.name, "llm.stream": stream}
+
+    def _check_window(self, formatted: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                      usage: TokenUsage | None) -> int:
+        needed = self.count_request(formatted, tools)
+        limit = self.context_window - self.config.max_tokens
+        if needed > limit:
+            self._error("token_limit", usage)
+            raise TokenLimitExceeded(needed, limit)
+        return needed
+
+    async def _open_stream(self, kwargs: dict[str, Any], failures: list[str]) -> _Opened | _Unreadable | openai.APIError:
+        """One streamed request, up to its first chunk (what the retry policy may repeat)."""
+        try:
+            # chunks stay the decoded JSON: building a model object per chunk cost about a
+            # millisecond each, which 500 streams at once turned into queues (benchmarks/bench_first_token.py)
+            stream = await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion, stream=True,
+                                             stream_cls=openai.AsyncStream[object])
+        except openai.APIError as exc:
+            failures.append(self._report(exc))
+            return exc
+        try:
+            return _Opened(stream, await stream.__anext__())
+        except openai.APIError as exc:
+            await stream.close()
+            failures.append(self._report(exc))
+            return exc
+        except StopAsyncIteration:
+            await stream.close()
+            return _Unreadable("the stream ended before its first chunk")
+        except ValueError as exc:
+            await stream.close()
+            return _Unreadable(f"the stream's first chunk is unreadable ({exc})")
+
+    def _count_stream(
+        self, reply: StreamedReply, needed: int, usage: TokenUsage | None, started: float
+    ) -> tuple[int, int, float]:
+        if reply.prompt_tokens is not None:
+            prompt, completion = reply.prompt_tokens, reply.completion_tokens or 0
+        else:  # the endpoint sent no usage: our own count
+            prompt = needed
+            completion = self.counter.count_text(reply.content) + sum(
+                self.counter.count_text(c.arguments) for c in reply.calls)
+        seconds = time.monotonic() - started
+        if usage is not None:
+            usage.add(prompt, completion)
+        if self._observer is not None:
+            self._observer.on_call(seconds, prompt, completion)
+        return prompt, completion, seconds
 
     async def _attempt(self, kwargs: dict[str, Any], failures: list[str]) -> ChatCompletion | openai.APIError:
         """One request. A failure is returned, not raised: an exception kept by the retry
@@ -338,8 +481,6 @@ class LLM:
 
     def _report(self, exc: BaseException) -> str:
         kind = fault_kind(exc)
-        if self._tracer is not None:  # this call's span is current: attempts run in the caller's task
-            trace.get_current_span().add_event("attempt failed", {"error.type": kind, "retryable": is_transient(exc)})
         if is_transient(exc):
             log.warning("model call failed (%s), may retry: %s", kind, error_detail(exc))
         if self._observer is not None:
@@ -352,3 +493,24 @@ class LLM:
         if kind is not None and self._observer is not None:
             self._observer.on_error(kind)
 
+
+
+def _annotate(current: Span, prompt: int, completion: int, seconds: float, failures: list[str]) -> None:
+    """A model call's span, once it answered: tokens, latency, attempts (a failed one is an event)."""
+    if not current.is_recording():
+        return
+    for kind in failures:
+        current.add_event("attempt failed", {"error.type": kind})
+    current.set_attributes({
+        "gen_ai.usage.input_tokens": prompt, "gen_ai.usage.output_tokens": completion,
+        "llm.latency_ms": round(seconds * 1000, 1), "llm.attempts": 1 + len(failures),
+    })
+
+
+def _annotate_failed(current: Span, failures: list[str], error: object) -> None:
+    if not current.is_recording():
+        return
+    for kind in failures:
+        current.add_event("attempt failed", {"error.type": kind})
+    current.set_attribute("llm.attempts", max(1, len(failures)))
+    current.set_status(Status(StatusCode.ERROR, str(error)[:200]))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_core.schema import Message
 
@@ -51,3 +51,22 @@ class ChatModel(Protocol):
         tool_choice: ToolChoice = "auto",
         usage: TokenUsage | None = None,
     ) -> Message: ...
+
+
+@runtime_checkable
+class StreamingChatModel(ChatModel, Protocol):
+    """A model that can also hand out its turn as it is written.
+
+    `stream_tool` yields the visible text in pieces (str: no think blocks, no tool-call text)
+    and, last, the whole assistant turn (a Message, as `ask_tool` would return it). Cancelling
+    the consumer cancels the model call.
+    """
+
+    def stream_tool(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        usage: TokenUsage | None = None,
+    ) -> AsyncIterator[str | Message]: ...

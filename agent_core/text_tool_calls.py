@@ -67,6 +67,14 @@ def answer_text(text: str | None) -> str | None:
     return found.group(1).strip() if found else None
 
 
+_ANSWER_TAG = re.compile(r"</?answer>", re.IGNORECASE)
+
+
+def strip_answer_tags(text: str) -> str:
+    """`text` with `<answer>` tags removed and their content kept (what a stream shows)."""
+    return _ANSWER_TAG.sub("", text).strip()
+
+
 # ---------------------------------------------------------------------------- recovery
 
 

@@ -43,7 +43,7 @@ from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.records import location_to_json, message_from_json
-from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, SteerBox
+from bot.runs import Crashed, Failed, Finished, Paused, RunDriver, RunOutcome, RunWatch, SteerBox
 from bot.settings import Settings
 from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, Store, TurnStart
 
@@ -52,7 +52,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
-_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW}
+_COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
+             "stop": Trigger.STOP}
 
 
 class DoubleRun(RuntimeError):
@@ -105,6 +106,7 @@ class ChatActor:
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
         self._failures: dict[int, int] = {}
         self._run_session: SessionRow | None = None
+        self._watch = RunWatch()  # what the current run is doing (a Stop says it and keeps its text)
         self.run_task: asyncio.Task[None] | None = None
         self.task = asyncio.create_task(self._loop(), name=f"chat:{self.skey}")
 
@@ -193,6 +195,7 @@ class ChatActor:
             current=question is not None and question.tool_call_id == trig.data.get("tool_call_id")
             and question.session_id == trig.data.get("session_id"),
             idle_run=self.run_task is None,
+            asker=trig.msg is not None and (not trig.msg.is_group or trig.msg.user_id == (session.asker_id if session else "")),
         )
         await self._do(decide(state, trig.trigger, facts), trig, session, question)
 
@@ -232,7 +235,10 @@ class ChatActor:
             await self._notice(session.id if session else "", Notice("info", texts.text("location_saved", lang)))
         elif t.action in (Action.STOP_RUN, Action.CLOSE, Action.ABANDON):
             await self._stop(t, row, session, lang, trig.data.get("error", ""))
-        elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE):
+        elif t.action is Action.REMIND:
+            assert session is not None and question is not None
+            await self._remind(row, session, question)
+        elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
             await self._notice(session.id if session else "", await self._reply(t, session, lang))
         else:  # IGNORE
@@ -287,6 +293,7 @@ class ChatActor:
             raise
 
     async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
+        watch = self._watch
         await self._cancel_run()
         self._drop_steering()
         if t.action is Action.ABANDON:
@@ -298,9 +305,15 @@ class ChatActor:
             return
         closing = t.action is Action.CLOSE
         notice = Notice("new" if closing else "cancelled", texts.text("new" if closing else "cancelled", lang))
+        partial = watch.text() if session is not None and state_of(session) is ChatState.WORKING else ""
+        if t.trigger is Trigger.STOP:
+            notice = Notice("cancelled", texts.stopped_text(lang, watch.tool, partial))
         body = notice_body(notice, ends_run=True, lang=lang)
         if session is not None:
-            await self._interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body)
+            kept = watch.unsaved_results() if state_of(session) is ChatState.WORKING else []
+            # what the person saw being written stays in the conversation (marked as cut short)
+            after = [Message.assistant(f"{partial} …")] if partial and not closing else []
+            await self._interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body, kept=kept, after=after)
             self.d.deliver(self.skey, ())
             if state_of(session) is not ChatState.IDLE:
                 self.d.metrics.runs.labels("cancelled").inc()
@@ -312,7 +325,9 @@ class ChatActor:
         if t.action is Action.STALE:
             return Notice("info", texts.text("stale_answer", lang))
         if t.action is Action.NOTHING_TO_CANCEL:
-            return Notice("info", texts.text("nothing_to_cancel", lang))
+            return Notice("info", texts.text("nothing_to_stop" if t.trigger is Trigger.STOP else "nothing_to_cancel", lang))
+        if t.action is Action.REFUSE:
+            return Notice("info", texts.text("stop_refused", lang))
         if t.trigger is Trigger.HELP:
             return Notice("help", texts.text("help", lang))
         failed = await self.d.store.failed_outbox(self.skey)
@@ -326,10 +341,13 @@ class ChatActor:
             raise DoubleRun(f"chat {self.skey} already has a run")
         self._run_session = session
         self.d.logs.bind(self.skey, session)  # the run's task starts with this chat's fields
-        self.run_task = asyncio.create_task(self._run(session, history, after), name=f"run:{self.skey}")
+        self._watch = RunWatch()
+        self.run_task = asyncio.create_task(self._run(session, history, after, self._watch), name=f"run:{self.skey}")
 
-    async def _run(self, session: SessionRow, history: list[Message] | None, after: asyncio.Future[Any] | None) -> None:
-        outcome = await self.d.driver.run(self.key, session, self._steer, history, after=after)
+    async def _run(
+        self, session: SessionRow, history: list[Message] | None, after: asyncio.Future[Any] | None, watch: RunWatch
+    ) -> None:
+        outcome = await self.d.driver.run(self.key, session, self._steer, history, after=after, watch=watch)
         self._outcomes.append(outcome)
         self.wake()
 
@@ -368,7 +386,7 @@ class ChatActor:
             body = question_body(outcome.ask.tool_call_id, outcome.ask.question, outcome.ask.options, audience)
             queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
                                 tool_call_id=outcome.ask.tool_call_id)]
-            self.d.question_stored(question.deadline)
+            self.d.question_stored(min(question.deadline, question.remind_at or question.deadline))
         elif isinstance(outcome, Finished):
             body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
             [row_id], _ = await asyncio.gather(
@@ -403,17 +421,32 @@ class ChatActor:
 
     def _question(self, session: SessionRow, paused: Paused) -> QuestionRow:
         now = self.d.clock()
+        timeout, remind = self.d.settings.human_timeout_s, self.d.settings.remind_after_s
         return QuestionRow(
             session.id, paused.ask.tool_call_id, paused.ask.question, paused.ask.options, session.asker_id,
-            now, now + self.d.settings.human_timeout_s, None, "waiting",
+            now, now + timeout, None, "waiting", remind_at=now + remind if 0 < remind < timeout else None,
         )
 
-    async def _interrupt(self, session: SessionRow, result: str, *, close: bool, notice: str | None) -> None:
-        """End the session's run: every call still open gets `result`, so the history stays valid
-        for the API, and its question (if any) is cancelled — with its notice, in one write."""
+    async def _remind(self, row: InboxRow, session: SessionRow, question: QuestionRow) -> None:
+        """One reminder per question: queued as the question's reminder is marked sent, so a
+        second `remind` event (or a restart) finds nothing to send."""
+        text = texts.text("reminder", session.lang, question=question.question)
+        body = notice_body(Notice("reminder", text, reply_to=question.posted_message_id), lang=session.lang)
+        row_id = await self.d.store.remind(session.id, question.tool_call_id, body, inbox_id=row.id)
+        if row_id is not None:
+            self.d.deliver(self.skey, [OutboxRow(row_id, session.id, self.skey, "reminder", body, self.d.clock(),
+                                                 tool_call_id=question.tool_call_id)])
+
+    async def _interrupt(self, session: SessionRow, result: str, *, close: bool, notice: str | None,
+                         kept: Sequence[Message] = (), after: Sequence[Message] = ()) -> None:
+        """End the session's run: every call still open gets its result where the run made one
+        (`kept`, not yet stored) and `result` otherwise, so the history stays valid for the API;
+        `after` follows them; its question (if any) is cancelled — with its notice, in one write."""
         open_calls = Memory(await self.d.store.load_messages(session.id)).unanswered_calls()
-        fillers = [Message.tool(result, tool_call_id=tc.id, name=tc.function.name) for tc in open_calls]
-        await self.d.store.interrupt(session.id, fillers, close=close, notice=notice)
+        made = {m.tool_call_id: m for m in kept}
+        fillers = [made.get(tc.id) or Message.tool(result, tool_call_id=tc.id, name=tc.function.name)
+                   for tc in open_calls]
+        await self.d.store.interrupt(session.id, [*fillers, *after], close=close, notice=notice)
 
     async def _notice(self, session_id: str, notice: Notice) -> None:
         body = notice_body(notice)
@@ -470,8 +503,8 @@ def _classify(row: InboxRow) -> _Trigger:
 
 def answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
     """Does this message answer the waiting question? See bot.chat_machine (the `answers` fact)."""
-    if msg.question_id is not None:
-        return msg.question_id == question.tool_call_id
+    if msg.question_id is not None:  # named, and nobody can name a question not yet in the chat
+        return msg.question_id == question.tool_call_id and question.posted_after is not None
     if msg.kind is MessageKind.BUTTON:
         return question.posted_message_id is not None and msg.reply_to == question.posted_message_id
     if question.posted_after is None or row.id <= question.posted_after:

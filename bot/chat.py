@@ -78,8 +78,9 @@ class RunInfo:
 class Notice:
     """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
 
-    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder
     text: str  # already in the person's language
+    reply_to: str | None = None  # the platform message it refers to (a reminder: the question), where replies exist
 
 
 class DeliveryError(Exception):

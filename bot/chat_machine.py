@@ -11,9 +11,10 @@ Guards are named facts the task reads from the store before deciding:
 
 - `answers`: the message binds to the waiting question. A message must have arrived after the
   question was posted (the inbox watermark) and, in a group, come from the person asked or
-  reply to the question; a named answer must name that question.
-- `current`: an event (expiry, undeliverable question) is about the question still waiting.
+  reply to the question; a named answer must name that question, once it was posted.
+- `current`: an event (expiry, reminder, undeliverable question) is about the question still waiting.
 - `idle_run`: no run of this chat is alive in this process.
+- `asker`: a Stop comes from the person the run works for (anyone may stop it outside groups).
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ class Trigger(StrEnum):
     STATUS = "/status"
     CANCEL = "/cancel"
     NEW = "/new"
+    STOP = "stop"  # the Stop button (or /stop): end the run now, keep what it wrote
     EXPIRED = "expired"  # the deadline watcher: a question's deadline passed
+    REMIND = "remind"  # the deadline watcher: a question waited BOT_REMIND_AFTER_S unanswered
     RESUME = "resume"  # the start-up recovery: a run was interrupted by the restart
     UNDELIVERABLE = "undeliverable"  # the delivery worker gave up posting a question
     PAUSED = "paused"  # the run asked a question
@@ -54,10 +57,12 @@ class Action(StrEnum):
     STALE = "stale"  # an answer to a question no longer waiting: said so, nothing changes
     REMEMBER_LOCATION = "remember_location"
     REPLY = "reply"  # /help, /status: say something, change nothing
-    NOTHING_TO_CANCEL = "nothing_to_cancel"
+    NOTHING_TO_CANCEL = "nothing_to_cancel"  # also a Stop with nothing being written
+    REFUSE = "refuse"  # a Stop from someone the run is not for: said so, nothing changes
     STOP_RUN = "stop_run"  # cancel the run, close its open calls and its question
     CLOSE = "close"  # /new: stop what runs and close the conversation
     EXPIRE = "expire"  # the question's tool result says nobody answered; the run resumes
+    REMIND = "remind"  # one short reminder of the question, queued as the reminder is marked sent
     RESUME_RUN = "resume_run"
     ABANDON = "abandon"  # the question cannot be posted: the run stops, the failure is on record
     STORE_PAUSE = "store_pause"  # the pause and the question's outbox row, one transaction
@@ -81,6 +86,7 @@ class Facts:
     answers: bool = False
     current: bool = False
     idle_run: bool = True
+    asker: bool = False
 
     def holds(self, guard: str | None) -> bool:
         if guard is None:
@@ -122,9 +128,15 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
     *_each((S.WORKING, S.ASKING), T.CANCEL, A.STOP_RUN, S.IDLE),
     *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
+    Transition(S.WORKING, T.STOP, "asker", A.STOP_RUN, S.IDLE),
+    Transition(S.WORKING, T.STOP, "not asker", A.REFUSE, None),
+    *_each((S.CLOSED, S.IDLE, S.ASKING), T.STOP, A.NOTHING_TO_CANCEL, None),
     Transition(S.ASKING, T.EXPIRED, "current", A.EXPIRE, S.WORKING),
     Transition(S.ASKING, T.EXPIRED, "not current", A.IGNORE, None),
     *_each((S.CLOSED, S.IDLE, S.WORKING), T.EXPIRED, A.IGNORE, None),
+    Transition(S.ASKING, T.REMIND, "current", A.REMIND, None),
+    Transition(S.ASKING, T.REMIND, "not current", A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING), T.REMIND, A.IGNORE, None),
     Transition(S.WORKING, T.RESUME, "idle_run", A.RESUME_RUN, None),
     Transition(S.WORKING, T.RESUME, "not idle_run", A.IGNORE, None),
     *_each((S.CLOSED, S.IDLE, S.ASKING), T.RESUME, A.IGNORE, None),

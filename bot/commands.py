@@ -1,4 +1,4 @@
-"""The chat commands every surface shares (/start and /help, /new, /cancel, /status) and what
+"""The chat commands every surface shares (/start and /help, /new, /cancel, /stop, /status) and what
 /status says. What each command does to the chat is a transition of bot.chat_machine."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from bot import texts
 from bot.settings import Settings
 from bot.store.base import OutboxRow, SessionRow, Store
 
-COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel", "/status": "status"}
+COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel", "/status": "status", "/stop": "stop"}
 
 
 def command_of(text: str) -> str | None:

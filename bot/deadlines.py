@@ -1,9 +1,10 @@
-"""DeadlineWatcher: one task for every question's deadline, however many questions wait.
+"""DeadlineWatcher: one task for every question's deadline and reminder, however many questions wait.
 
 Deadlines live in the store (they survive restarts); the watcher sleeps until the earliest
 one (at most `max_sleep_s`, and less when a new question wakes it). It never touches a chat:
 for each due question it writes an `expired` event to the chat's inbox (once: the event's id
-is the question's) and wakes the chat, whose own task decides. No timer is held per question,
+is the question's), for each due reminder a `remind` event (likewise), and wakes the chat,
+whose own task decides. No timer is held per question,
 so ten thousand parked sessions cost nothing here.
 """
 
@@ -16,7 +17,7 @@ import logging
 import math
 from collections.abc import Callable
 
-from bot.store.base import ChatEvent, Store
+from bot.store.base import ChatEvent, QuestionRow, Store
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ class DeadlineWatcher:
         self.store = store
         self.wake_chat = wake_chat
         self._told: set[tuple[str, str]] = set()  # questions whose expiry is in an inbox already
+        self._reminded: set[tuple[str, str]] = set()  # questions whose reminder is in an inbox already
         self.clock = clock
         self.max_sleep_s = max_sleep_s
         self._wakeup = asyncio.Event()
@@ -78,21 +80,31 @@ class DeadlineWatcher:
                     await self._wakeup.wait()
 
     async def check_now(self) -> float:
-        """Tell the chats of every question due by now (once each); returns the `now` it used."""
+        """Tell the chats of every question due by now, and of every reminder due (once each);
+        returns the `now` it used."""
         now = self.clock()
         due = await self.store.due_questions(now)
-        fresh = [q for q in due if (q.session_id, q.tool_call_id) not in self._told]
-        if fresh:
-            events, keys = [], []
-            for q in fresh:
-                session = await self.store.session_by_id(q.session_id)
-                if session is None:
-                    continue
-                body = json.dumps({"session_id": q.session_id, "tool_call_id": q.tool_call_id})
-                events.append(ChatEvent(session.chat_key, "expired", body, f"expired:{q.session_id}:{q.tool_call_id}"))
-                keys.append(session.chat_key)
-            await self.store.add_events(events)
-            for key in keys:
-                self.wake_chat(key)
+        await self._tell("expired", [q for q in due if (q.session_id, q.tool_call_id) not in self._told])
         self._told = {(q.session_id, q.tool_call_id) for q in due}  # forget the ones resolved since
+        # a question past its deadline is expired, not reminded
+        to_remind = [q for q in await self.store.due_reminders(now) if q.deadline > now]
+        await self._tell("remind", [q for q in to_remind if (q.session_id, q.tool_call_id) not in self._reminded])
+        self._reminded = {(q.session_id, q.tool_call_id) for q in to_remind}
         return now
+
+    async def _tell(self, kind: str, questions: list[QuestionRow]) -> None:
+        """One `kind` event per question in its chat's inbox; the event's id is the question's,
+        so the same event written again (another check, another process) is stored once."""
+        if not questions:
+            return
+        events, keys = [], []
+        for q in questions:
+            session = await self.store.session_by_id(q.session_id)
+            if session is None:
+                continue
+            body = json.dumps({"session_id": q.session_id, "tool_call_id": q.tool_call_id})
+            events.append(ChatEvent(session.chat_key, kind, body, f"{kind}:{q.session_id}:{q.tool_call_id}"))
+            keys.append(session.chat_key)
+        await self.store.add_events(events)
+        for key in keys:
+            self.wake_chat(key)

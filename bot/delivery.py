@@ -123,14 +123,14 @@ def question_from_body(body: str) -> QuestionAsked:
 def notice_body(notice: Notice, *, ends_run: bool = False, steps: int = 0, reason: str = "", lang: str = "") -> str:
     return json.dumps(
         {"kind": notice.kind, "text": notice.text, "ends_run": ends_run, "steps": steps, "reason": reason,
-         "lang": lang},
+         "lang": lang, "reply_to": notice.reply_to},
         ensure_ascii=False,
     )
 
 
 def notice_from_body(body: str) -> Notice:
     data = json.loads(body)
-    return Notice(data["kind"], data["text"])
+    return Notice(data["kind"], data["text"], data.get("reply_to"))
 
 
 def audience_of(body: str) -> tuple[Audience, int, bool, str]:

@@ -24,7 +24,18 @@ from zoneinfo import ZoneInfo
 from opentelemetry.trace import Status, StatusCode
 
 from agent_core.agents import ToolCallAgent
-from agent_core.events import AnswerReady, QuestionAsked, RunFailed, Verdict
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFailed,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+    Verdict,
+)
 from agent_core.journal import PendingAsk
 from agent_core.schema import AgentState, Message, Role
 from bot.chat import ChatKey, RunInfo
@@ -56,6 +67,35 @@ class SteerBox:
     def left(self) -> list[int]:
         """Offered but never taken (the run ended first): they go back to the chat's inbox order."""
         return [inbox_id for inbox_id, _ in self._waiting]
+
+
+@dataclass
+class RunWatch:
+    """What a run is doing right now, for a Stop to say and to keep: the tool running ("" while
+    the model writes), the visible text the model has written in this step and not yet stored,
+    and the step's journal (its tool results wait there for the next write)."""
+
+    tool: str = ""
+    partial: list[str] = field(default_factory=list)
+    journal: StoreJournal | None = None
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.partial.append(event.text)
+        elif isinstance(event, StepStarted | Thought | AnswerReady):  # the step's text is stored from here
+            self.tool, self.partial = "", []
+        elif isinstance(event, ToolCalled):
+            self.tool, self.partial = event.name, []
+        elif isinstance(event, ToolFinished):
+            self.tool = ""
+
+    def text(self) -> str:
+        return "".join(self.partial).strip()
+
+    def unsaved_results(self) -> list[Message]:
+        """Tool results made but not yet written (they ride with the next model reply)."""
+        pending = self.journal.deferred if self.journal is not None else []
+        return [m for m in pending if m.role is Role.TOOL]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,13 +206,14 @@ class RunDriver:
 
     async def run(
         self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
-        after: asyncio.Future[Any] | None = None,
+        after: asyncio.Future[Any] | None = None, watch: RunWatch | None = None,
     ) -> RunOutcome:
         """Run until the agent asks, answers or fails. `history` saves the read when the caller
         knows it; `after` is the write that starts the run, still committing: the run's own
-        writes and its outcome wait for it. Cancellation propagates."""
+        writes and its outcome wait for it; `watch` follows what the run does. Cancellation
+        propagates."""
         with self.trips.segment(chat, session) as span:
-            outcome = await self._run(chat, session, steer, history, after)
+            outcome = await self._run(chat, session, steer, history, after, watch)
             if span.is_recording():
                 span.set_attribute("run.outcome", _OUTCOME_NAMES[type(outcome).__name__])
                 if isinstance(outcome, Crashed | Failed):
@@ -186,15 +227,17 @@ class RunDriver:
 
     async def _run(
         self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None,
-        after: asyncio.Future[Any] | None,
+        after: asyncio.Future[Any] | None, watch: RunWatch | None,
     ) -> RunOutcome:
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
+        watch = watch if watch is not None else RunWatch()
         journal = StoreJournal(self.store, session, steer, behind=after)
+        watch.journal = journal
         outcome: RunOutcome
         try:
             agent = await self._build(session, history)
-            outcome = await self._drive(chat, session, agent, journal)
+            outcome = await self._drive(chat, session, agent, journal, watch)
             await journal.settle()  # the outcome's write must find every step on disk
         except asyncio.CancelledError:
             # whoever stopped the run next reads its history: the step in flight lands first
@@ -231,13 +274,15 @@ class RunDriver:
         with contextlib.suppress(Exception):  # accounting must never fail a run
             await self.store.add_usage(usage)
 
-    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal) -> RunOutcome:
+    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
+                     watch: RunWatch) -> RunOutcome:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
         rounds = 0
         while True:
             answer: AnswerReady | None = None
             failure: RunFailed | None = None
             async for event in agent.run(journal):
+                watch.see(event)
                 if isinstance(event, AnswerReady):
                     answer = event
                 elif isinstance(event, RunFailed):

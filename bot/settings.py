@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     rate_per_ip: int = Field(default=60, ge=0, validation_alias=_alias("BOT_RATE_PER_IP"))
     allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
     human_timeout_s: float = Field(default=86400, gt=0, validation_alias=_alias("BOT_HUMAN_TIMEOUT_S"))
+    # one reminder of a question still unanswered after this long (0: none; never at or past the deadline)
+    remind_after_s: float = Field(default=14400, ge=0, validation_alias=_alias("BOT_REMIND_AFTER_S"))
     validate_plans: bool = Field(default=True, validation_alias=_alias("BOT_VALIDATE"))
     validate_rounds: int = Field(default=2, ge=0, le=5, validation_alias=_alias("BOT_VALIDATE_ROUNDS"))
     travel_data: Literal["sandbox", "live"] = Field(default="sandbox", validation_alias=_alias("BOT_TRAVEL_DATA"))

@@ -40,6 +40,30 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "I'm still working on your previous request. I've noted this message and will handle it right after.",
     },
     "cancelled": {"zh": "已停止当前规划。可以直接发新的需求。", "en": "Stopped the current plan. Send a new request whenever you like."},
+    "reminder": {
+        "zh": "提醒一下：我还在等你回答这个问题——{question}",
+        "en": "A reminder: I'm still waiting for your answer to this question: {question}",
+    },
+    "nothing_to_stop": {
+        "zh": "现在没有正在写的回答，没什么可停止的。",
+        "en": "Nothing is being written right now, so there is nothing to stop.",
+    },
+    "stop_refused": {
+        "zh": "只有发起这次规划的人可以停止它。",
+        "en": "Only the person who asked for this plan can stop it.",
+    },
+    "stopped_writing": {
+        "zh": "已停止：回答写到一半就停下了，上面是已写的部分，已保留在对话里。接着发消息就能继续。",
+        "en": "Stopped while the answer was being written; the part above is kept in the conversation. Send a message to continue.",
+    },
+    "stopped_tool": {
+        "zh": "已停止：当时正在运行 {tool}，它的结果不会被使用。接着发消息就能继续。",
+        "en": "Stopped while {tool} was running; its result will not be used. Send a message to continue.",
+    },
+    "stopped_thinking": {
+        "zh": "已停止：模型当时正在思考下一步。接着发消息就能继续。",
+        "en": "Stopped while the model was working out its next step. Send a message to continue.",
+    },
     "nothing_to_cancel": {"zh": "现在没有正在进行的规划。", "en": "There is nothing running to cancel."},
     "new": {"zh": "好的，已开始新的对话。想去哪里？", "en": "Fresh start. Where would you like to go?"},
     "status_idle": {"zh": "空闲中：发一条出行需求就可以开始。", "en": "Idle: send a trip request to start."},
@@ -87,6 +111,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "模型服务暂时连不上。你的消息已保存，请稍后再发一次。",
         "en": "The model service is not reachable right now. Your message is kept; please send it again in a minute.",
     },
+    "err_llm_stream": {
+        "zh": "模型的回答写到一半中断了。你的消息已保存，请再发一次。",
+        "en": "The model's reply broke off while it was being written. Your message is kept; please send it again.",
+    },
     "err_llm_rejected": {
         "zh": "模型服务拒绝了请求，可能是配置问题（密钥或模型名）。请联系管理员；你的消息已保存。",
         "en": "The model service refused the request, probably a configuration problem (key or model name). Please tell the bot's admin; your message is kept.",
@@ -117,6 +145,16 @@ def text(key: str, lang: str, **values: object) -> str:
 def error_text(reason: str, lang: str) -> str:
     key = f"err_{reason}"
     return text(key if key in _TEXTS else "err_internal", lang)
+
+
+def stopped_text(lang: str, tool: str, partial: str) -> str:
+    """What a Stop tells the person: the text written so far (it may have been a preview only,
+    like a Telegram draft), and what was stopped."""
+    if tool:
+        return text("stopped_tool", lang, tool=tool)
+    if partial:
+        return f"{partial} …\n\n{text('stopped_writing', lang)}"
+    return text("stopped_thinking", lang)
 
 
 # What the model is told when a question's deadline passes (the model reads English fine).

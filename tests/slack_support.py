@@ -15,6 +15,7 @@ from typing import Any
 
 from adapters.runtime import Runtime, build_runtime
 from adapters.slack import SlackAdapter
+from agent_core.model import ChatModel
 from bot.settings import Settings
 from tests.fakes.slack_api import FakeSlack, SlackMessage
 from tests.fakes.slack_events import SlackEvents
@@ -86,14 +87,15 @@ def is_plan(m: SlackMessage) -> bool:
 
 @asynccontextmanager
 async def slack_stack(tmp_path: Path, *, model: ScriptedTrip | None = None, fake: FakeSlack | None = None,
-                      **overrides: Any) -> AsyncIterator[SlackStack]:
+                      chat_model: ChatModel | None = None, **overrides: Any) -> AsyncIterator[SlackStack]:
+    """`chat_model` (a streaming LLM client, say) replaces the scripted model when given."""
     own_fake = fake is None
     fake = fake or FakeSlack(channels={"C1": "channel", "C2": "channel", "D1": "im"})
     if own_fake:
         await fake.start()
     model = model or slack_model()
     settings = slack_settings(tmp_path / "bot.sqlite3", fake, **overrides)
-    runtime = build_runtime(settings, model=model, tools=tools(), prompt=prompt)
+    runtime = build_runtime(settings, model=chat_model or model, tools=tools(), prompt=prompt)
     await runtime.start()
     assert runtime.server is not None
     events = SlackEvents(url=f"{runtime.server.base_url}/slack/events", signing_secret=SECRET,

@@ -19,9 +19,9 @@ from bot.chat_machine import (
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-ALL_FACTS = [Facts(a, c, i) for a, c, i in itertools.product([False, True], repeat=3)]
+ALL_FACTS = [Facts(a, c, i, k) for a, c, i, k in itertools.product([False, True], repeat=4)]
 PERSON = (Trigger.MESSAGE, Trigger.NAMED_ANSWER, Trigger.LOCATION, Trigger.HELP, Trigger.STATUS, Trigger.CANCEL,
-          Trigger.NEW, Trigger.EXPIRED, Trigger.RESUME, Trigger.UNDELIVERABLE)
+          Trigger.NEW, Trigger.STOP, Trigger.EXPIRED, Trigger.REMIND, Trigger.RESUME, Trigger.UNDELIVERABLE)
 RUN_OUTCOMES = (Trigger.PAUSED, Trigger.FINISHED, Trigger.FAILED, Trigger.CRASHED)
 
 
@@ -47,6 +47,12 @@ def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert decide(ChatState.IDLE, Trigger.NAMED_ANSWER, Facts(answers=True)).action is Action.STALE
     assert decide(ChatState.WORKING, Trigger.RESUME, Facts(idle_run=False)).action is Action.IGNORE
     assert decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=False)).action is Action.IGNORE
+    assert decide(ChatState.WORKING, Trigger.STOP, Facts(asker=True)).target is ChatState.IDLE
+    assert decide(ChatState.WORKING, Trigger.STOP, Facts(asker=False)).action is Action.REFUSE
+    for state in (ChatState.CLOSED, ChatState.IDLE, ChatState.ASKING):  # nothing is being written
+        assert decide(state, Trigger.STOP, Facts(asker=True)).action is Action.NOTHING_TO_CANCEL
+    assert decide(ChatState.ASKING, Trigger.REMIND, Facts(current=True)).target is None
+    assert decide(ChatState.ASKING, Trigger.REMIND, Facts(current=False)).action is Action.IGNORE
     starts = {t.source for t in TRANSITIONS if t.action in (Action.START_RUN, Action.ANSWER, Action.EXPIRE)}
     assert ChatState.WORKING not in starts  # a run starts only where none works
 

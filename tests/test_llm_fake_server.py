@@ -60,12 +60,14 @@ def user(text: str = "hi") -> dict[str, Any]:
         (chat(user(), tools=[{"type": "function", "function": {"name": "ok", "parameters": {"type": "array"}}}]), "tools"),
         (chat(user(), tools=[TOOL], tool_choice={"type": "function", "function": {"name": "other"}}), "tool_choice"),
         (chat(user(), tool_choice="auto"), "tool_choice"),
-        (chat(user(), stream=True), "stream"),
+        (chat(user(), stream="yes"), "stream"),
+        (chat(user(), stream_options={"include_usage": True}), "stream_options"),
         (chat({"role": "user", "content": [{"type": "image_url"}]}), "content"),
     ],
     ids=["orphan-tool", "unanswered-then-user", "unanswered-at-end", "answered-twice", "unknown-role",
          "no-model", "no-messages", "bad-tool-name", "bad-tool-schema", "unknown-tool-choice",
-         "tool-choice-without-tools", "stream", "bad-content-part"],
+         "tool-choice-without-tools", "stream-not-bool", "stream-options-without-stream",
+             "bad-content-part"],
 )
 async def test_invalid_requests_get_openai_shaped_400(body: dict[str, Any], param_part: str) -> None:
     async with FakeOpenAI([reply("never")]) as fake:

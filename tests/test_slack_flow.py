@@ -42,11 +42,12 @@ async def test_mention_question_reply_plan_in_the_thread(tmp_path: Path) -> None
 
         # progress lived in one status message per segment, edited in place, above the question
         posts = s.fake.bot_posts("C1", msg.ts)
-        statuses = [m for m in posts if not m.blocks]
+        statuses = [m for m in posts if not m.blocks or m.accessory_actions() == ["stop_run"]]
         assert len(statuses) == 2
         assert posts.index(statuses[0]) < posts.index(question) < posts.index(statuses[1]) < posts.index(plan)
         # the final text of a status follows its question or answer (it never holds them back)
         await s.fake.wait_for(lambda f: "⏸" in statuses[0].text and "✅" in statuses[1].text, 5)
+        await s.fake.wait_for(lambda f: not statuses[1].blocks, 5)  # the Stop button went with the run
         assert s.model.calls == 2
         assert s.fake.find("C1", msg.ts).reactions == ["eyes"]  # type: ignore[union-attr]
         # nothing was posted outside the thread

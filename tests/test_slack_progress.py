@@ -25,12 +25,12 @@ class _Slack:
         self.post_gate.set()
         self.edit_gate.set()
 
-    async def post(self, chat: ChatKey, text: str) -> str:
+    async def post(self, chat: ChatKey, text: str, running: bool) -> str:
         await self.post_gate.wait()
         self.posts.append(text)
         return "ts1"
 
-    async def edit(self, chat: ChatKey, ts: str, text: str) -> None:
+    async def edit(self, chat: ChatKey, ts: str, text: str, running: bool) -> None:
         self.edit_started.set()
         await self.edit_gate.wait()
         self.edits.append(text)

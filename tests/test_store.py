@@ -187,6 +187,27 @@ async def test_due_questions_and_the_next_deadline(store: Store):
     assert [q.tool_call_id for q in await store.due_questions(soon + 1)] == ["call_q"]
 
 
+async def test_a_reminder_is_due_once_and_queued_once(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    now = time.time()
+    q = QuestionRow(session.id, "call_q", "When?", (), "u1", now, now + 60, None, "waiting", remind_at=now + 10)
+    await store.pause(session.id, [], q, step=1)
+    assert await store.next_deadline() == pytest.approx(now + 10)  # the reminder comes first
+    assert await store.due_reminders(now + 9) == []
+    [due] = await store.due_reminders(now + 11)
+    assert due.remind_at == pytest.approx(now + 10)
+    events = [await store.add_inbox("test", f"e{i}", KEY, "{}") or 0 for i in range(2)]
+    first = await store.remind(session.id, "call_q", '{"kind": "reminder", "text": "When?"}', inbox_id=events[0])
+    assert first is not None
+    assert await store.remind(session.id, "call_q", "{}", inbox_id=events[1]) is None  # never twice
+    assert [(r.id, r.kind, r.tool_call_id) for r in await store.pending_outbox(KEY)][-1] == (first, "reminder", "call_q")
+    assert await store.due_reminders(now + 11) == [] and await store.inbox_for(KEY) == []
+    assert await store.next_deadline() == pytest.approx(now + 60)
+    await store.interrupt(session.id, [Message.tool("x", tool_call_id="call_q", name="ask_human")], close=False)
+    assert await store.remind(session.id, "call_q", "{}", inbox_id=events[1]) is None
+
+
 async def test_interrupt_fills_calls_cancels_questions_and_can_close(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))

@@ -39,7 +39,7 @@ async def test_a_trip_with_a_question_and_a_reply(tmp_path):
         assert len(containing(tg, CHAT, "Which day do you leave?")) == 1
         assert "ignored_retry_after" not in {v.kind for v in tg.violations}
         assert tg.violations == []
-        assert {c["command"] for c in tg.commands[""]} == {"start", "help", "new", "cancel", "status"}
+        assert {c["command"] for c in tg.commands[""]} == {"start", "help", "new", "cancel", "stop", "status"}
         assert "zh" in tg.commands
 
 

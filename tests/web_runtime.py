@@ -1,7 +1,7 @@
 """The real runtime behind the web chat for tests and the SSE benchmark.
 
 SqliteStore + SessionManager + WebAdapter + HttpServer on 127.0.0.1:0, driven by a scripted
-model that plays one trip conversation: ask which day (with options), then submit a plan for
+model (or any model given) that plays one trip conversation: ask which day (with options), then submit a plan for
 the chosen day. Nothing of ours is replaced; only the model is scripted.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.web import WebAdapter
+from agent_core.model import ChatModel
 from bot.agent_factory import TravelAgentFactory
 from bot.metrics import Metrics
 from bot.server import HttpServer
@@ -42,7 +43,7 @@ class WebStack:
     manager: SessionManager
     web: WebAdapter
     server: HttpServer
-    model: ScriptedTrip
+    model: ChatModel
 
     @property
     def base_url(self) -> str:
@@ -61,12 +62,12 @@ def web_settings(db_path: Path, **overrides: Any) -> Settings:
 async def web_stack(
     db_path: Path,
     *,
-    model: ScriptedTrip | None = None,
+    model: ChatModel | None = None,
     keepalive_s: float = 15.0,
     settings: Settings | None = None,
 ) -> AsyncIterator[WebStack]:
     settings = settings or web_settings(db_path)
-    model = model or web_model()
+    model = model if model is not None else web_model()
     metrics = Metrics()
     store = SqliteStore(settings.db_path)
     await store.open()

@@ -30,6 +30,10 @@ from slack_bolt.adapter.starlette.async_handler import to_async_bolt_request
 from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.set_suggested_prompts.async_set_suggested_prompts import (
+    AsyncSetSuggestedPrompts,
+)
+from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -40,12 +44,22 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
-from adapters.slack.inbound import PLATFORM, route_button, route_event
+from adapters.slack.inbound import PLATFORM, route_button, route_event, route_stop
 from adapters.slack.mrkdwn import escape
 from adapters.slack.progress import ProgressBoard
 from adapters.slack.signing import SignedRequests
-from adapters.slack.texts import t
-from agent_core.events import AnswerReady, Event, QuestionAsked, StepStarted
+from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
+from adapters.slack.streaming import AnswerStreams
+from adapters.slack.texts import lang_of, lang_of_locale, suggested_prompts, t
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+)
 from agent_core.events import Verdict as PlanVerdict
 from bot.chat import ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
@@ -56,6 +70,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
+STOP_ACTION = "stop_run"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
 
 
@@ -69,7 +84,7 @@ class SlackAdapter:
     platform = PLATFORM
 
     def __init__(self, settings: Settings, manager: SessionManager, *, progress_interval: float = 1.0,
-                 rate_limit_retries: int = 5) -> None:
+                 stream_interval: float = 0.5, rate_limit_retries: int = 5) -> None:
         token = settings.slack_bot_token
         secret = settings.slack_signing_secret
         app_token = settings.slack_app_token
@@ -97,6 +112,9 @@ class SlackAdapter:
         self._handler = AsyncSlackRequestHandler(self._app)
         self._verifier = SignedRequests(secret, logger=log) if secret else None
         self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
+        self.streams = AnswerStreams(SlackStreamCalls(self._client, self._call, lambda: self.team_id),
+                                     interval=stream_interval)
+        self.team_id = ""
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._socket: Any = None
@@ -107,6 +125,12 @@ class SlackAdapter:
         self._app.event("app_mention")(self._on_event)
         self._app.event("message")(self._on_event)
         self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(self._on_button)
+        self._app.action(STOP_ACTION)(self._on_stop)
+        # DMs with the app and its assistant panel: suggested prompts when a thread opens (other
+        # messages in assistant threads go on to the `message` listener above)
+        assistant = AsyncAssistant(logger=log)
+        assistant.thread_started(self._on_assistant_thread)
+        self._app.use(assistant)
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -119,6 +143,7 @@ class SlackAdapter:
         except aiohttp.ClientError as exc:
             raise SlackCallFailed("auth.test", f"{type(exc).__name__}: {exc}") from None
         self.bot_user_id = str(auth.get("user_id") or "")
+        self.team_id = str(auth.get("team_id") or "")
         log.info("slack: connected as %s (%s)", auth.get("user"), self.bot_user_id)
         if self._app_token:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -132,6 +157,7 @@ class SlackAdapter:
             await self._socket.close_async()
             self._socket = None
         await self._board.close()
+        await self.streams.close()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -188,6 +214,11 @@ class SlackAdapter:
             # 👀 on the request: seen, even before the status message appears
             self._spawn(self._call("reactions.add", self._client.reactions_add(
                 channel=chat.chat_id, timestamp=str(event.get("ts") or ""), name="eyes")), quiet=True)
+            if chat.chat_id.startswith("D") and chat.thread_id and not inbound.message.text.startswith("/"):
+                # an assistant thread is named after the request
+                title = " ".join(inbound.message.text.split())[:60]
+                self._spawn(self._call("assistant.threads.setTitle", self._client.assistant_threads_setTitle(
+                    channel_id=chat.chat_id, thread_ts=chat.thread_id, title=title)), quiet=True)
         await self._count(outcome.value)
 
     async def _on_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -211,6 +242,28 @@ class SlackAdapter:
             self._spawn(self._call("chat.update", self._client.chat_update(
                 channel=chat.chat_id, ts=press.question_ts, text=escape(press.message.text),
                 blocks=render.chosen(blocks, press.message.user_id, press.message.text, lang))))
+
+    async def _on_stop(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """The Stop button on a status message: the chat's /stop, from the person who clicked."""
+        await ack()
+        stop = route_stop(body)
+        if stop is None:
+            return
+        async with self._in_order(str(stop.chat)):
+            outcome = await self._manager.submit(stop)
+        await self._count(outcome.value)
+
+    async def _on_assistant_thread(self, payload: dict[str, Any], set_suggested_prompts: AsyncSetSuggestedPrompts) -> None:
+        """A new assistant thread: a few requests to start from, in the person's language."""
+        user = str((payload.get("assistant_thread") or {}).get("user_id") or payload.get("user") or "")
+        lang = "en"
+        with contextlib.suppress(SlackCallFailed):
+            info = await self._call("users.info", self._client.users_info(user=user, include_locale=True))
+            lang = lang_of_locale(str((info.get("user") or {}).get("locale") or ""))
+        try:
+            await set_suggested_prompts(prompts=suggested_prompts(lang), title=t("prompts_title", lang))
+        except SlackApiError as exc:
+            log.warning("slack: suggested prompts not set: %s", exc.response.get("error"))
 
     async def _count(self, outcome: str) -> None:
         async with self._inbound_changed:
@@ -239,6 +292,11 @@ class SlackAdapter:
 
     # -- the Surface ------------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        if isinstance(event, TextDelta):
+            self.streams.add(chat, event, run.user_id)
+            return
+        if isinstance(event, Thought | ToolCalled):  # the step's text was a thought: its message ends
+            self.streams.end_step(chat)
         opened = self._board.update(chat, event, run)
         if opened and isinstance(event, StepStarted) and chat.chat_id.startswith("D"):
             # Assistant threads (DMs with the app) also show a native "is typing"-like status.
@@ -247,6 +305,7 @@ class SlackAdapter:
                 status=t("working", run.lang, step=event.step, max=event.max_steps))), quiet=True)
 
     async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
+        await self.streams.finish(chat)
         await self._board.settle(chat, "paused")
         post = render.question(question, run.user_id, run.lang)
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(
@@ -256,12 +315,21 @@ class SlackAdapter:
 
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
                           run: RunInfo, parts: PartLog) -> None:
+        streamed = await self.streams.finish(chat)
         await self._board.settle(chat, "done")
-        await self._post_parts(chat, render.answer(answer, verdict, run.lang), parts)
+        posts = render.answer(answer, verdict, run.lang)
+        if streamed is not None and streamed.ts and parts.done == 0 and streamed.text.strip() == answer.text.strip():
+            # the streamed message becomes the answer's first part (the plan card, the verdict)
+            await self._call("chat.update", self._client.chat_update(
+                channel=chat.chat_id, ts=streamed.ts, text=posts[0].text, blocks=posts[0].blocks or None))
+            await parts.sent(streamed.ts, more=len(posts) > 1)
+        await self._post_parts(chat, posts, parts)
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         if notice.kind in _STOPPING_NOTICES:
+            streamed = await self.streams.finish(chat)
             await self._board.settle(chat, "stopped")
+            notice = without_streamed(notice, streamed)
         await self._post_parts(chat, render.notice(notice), parts)
 
     async def _post_parts(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog) -> None:
@@ -284,13 +352,15 @@ class SlackAdapter:
             raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
-    async def _post_status(self, chat: ChatKey, text: str) -> str:
+    async def _post_status(self, chat: ChatKey, text: str, running: bool) -> str:
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(
-            channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False))
+            channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False,
+            blocks=render.status(text, t("stop_button", lang_of(text)), STOP_ACTION) if running else None))
         return str(resp["ts"])
 
-    async def _edit_status(self, chat: ChatKey, ts: str, text: str) -> None:
-        await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text))
+    async def _edit_status(self, chat: ChatKey, ts: str, text: str, running: bool) -> None:
+        blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION) if running else []
+        await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text, blocks=blocks))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:
         async def guarded() -> None:
@@ -302,3 +372,4 @@ class SlackAdapter:
         task = asyncio.create_task(guarded())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+

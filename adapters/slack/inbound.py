@@ -151,3 +151,18 @@ def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
         is_group=False,
     )
     return ButtonPress(message=message, question_ts=c.message_ts, block_id=action.block_id)
+
+
+def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
+    """A click on a status message's Stop button: the thread's /stop, from the person who
+    clicked (in a channel only the asker may stop; bot.chat_machine decides)."""
+    channel = str((raw.get("channel") or {}).get("id") or (raw.get("container") or {}).get("channel_id") or "")
+    message = raw.get("message") or {}
+    thread = str(message.get("thread_ts") or message.get("ts") or "")
+    user = str((raw.get("user") or {}).get("id") or "")
+    actions = raw.get("actions") or [{}]
+    if not (channel and thread and user):
+        return None
+    return IncomingMessage(chat=ChatKey(PLATFORM, channel, thread), user_id=user, text="/stop",
+                           is_group=not channel.startswith("D"),
+                           dedup_id=f"{channel}:{message.get('ts', '')}:stop:{actions[0].get('action_ts', '')}")

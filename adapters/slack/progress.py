@@ -8,6 +8,8 @@ question or the answer is posted, `settle` forgets the segment and waits only un
 message is *in* the thread (a post still on the wire), so the thread reads in order: status,
 question, answer, status, answer. The final edit of the status text ("paused", "done") does not
 hold the question or the answer back: it follows any edit already on the wire, in the background.
+While the segment runs, its message carries a Stop button (`running` is True for post and edit);
+the final edit takes it away.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ log = logging.getLogger(__name__)
 
 MAX_LINES = 12
 Outcome = Literal["paused", "done", "stopped"]
-Post = Callable[[ChatKey, str], Awaitable[str]]  # -> ts of the new message
-Edit = Callable[[ChatKey, str, str], Awaitable[None]]  # (chat, ts, text)
+Post = Callable[[ChatKey, str, bool], Awaitable[str]]  # (chat, text, running) -> ts of the new message
+Edit = Callable[[ChatKey, str, str, bool], Awaitable[None]]  # (chat, ts, text, running)
 
 
 def _args_line(arguments: dict[str, object]) -> str:
@@ -48,6 +50,7 @@ class _Status:
     tools: dict[str, str] = field(default_factory=dict)  # tool_call_id -> line
     ts: str | None = None
     written: str = ""
+    written_running: bool = False
     dirty: bool = False
     closed: bool = False
     closing: asyncio.Event = field(default_factory=asyncio.Event)
@@ -148,14 +151,14 @@ class ProgressBoard:
                 await asyncio.wait_for(status.closing.wait(), self._interval)
 
     async def _write(self, chat: ChatKey, status: _Status) -> None:
-        text = status.render()
-        if text == status.written:
+        text, running = status.render(), not status.closed
+        if text == status.written and running == status.written_running:
             return
         try:
             if status.ts is None:
-                status.ts = await self._post(chat, text)
+                status.ts = await self._post(chat, text, running)
             else:
-                await self._edit(chat, status.ts, text)
-            status.written = text
+                await self._edit(chat, status.ts, text, running)
+            status.written, status.written_running = text, running
         except Exception as exc:  # progress is best effort: the run goes on without it
             log.warning("slack progress for %s not shown: %s", chat, exc)

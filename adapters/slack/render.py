@@ -86,6 +86,13 @@ def _post(blocks: list[Block]) -> SlackPost:
     return SlackPost(text=text or " ", blocks=blocks)
 
 
+def status(text: str, stop_label: str, action_id: str) -> list[Block]:
+    """A status message of a working run: its lines, and a Stop button beside them."""
+    return [{**section(_clip(text, 3000)), "accessory": {
+        "type": "button", "action_id": action_id, "style": "danger", "value": "stop",
+        "text": {"type": "plain_text", "text": stop_label}}}]
+
+
 def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
     mention = f"<@{user_id}> " if user_id else ""
     blocks = sections(f"{mention}❓ {escape(q.question)}")

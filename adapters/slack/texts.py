@@ -32,6 +32,14 @@ _TEXTS: dict[str, dict[str, str]] = {
     "verdict": {"zh": "🧭 评审：{label}", "en": "🧭 Review: {label}"},
     "not_graded": {"zh": "🧭 评审：未评分（没有可核对的内容）", "en": "🧭 Review: not graded (nothing could be checked)"},
     "answer_more": {"zh": "（续）", "en": "(continued)"},
+    "stop_button": {"zh": "⏹ 停止", "en": "⏹ Stop"},
+    "prompts_title": {"zh": "想去哪里？", "en": "Where to?"},
+    "prompt_1_title": {"zh": "周末短途", "en": "A weekend away"},
+    "prompt_1": {"zh": "下周五从上海去杭州，玩两天，预算 2000 元", "en": "Shanghai to Hangzhou next Friday, two days, budget 2000 yuan"},
+    "prompt_2_title": {"zh": "出差行程", "en": "A business trip"},
+    "prompt_2": {"zh": "下周一北京到深圳出差，坐高铁还是飞机更合适？", "en": "Beijing to Shenzhen on business next Monday: train or plane?"},
+    "prompt_3_title": {"zh": "带家人出游", "en": "With the family"},
+    "prompt_3": {"zh": "五一带父母从成都去西安玩四天", "en": "Four days in Xi'an from Chengdu with my parents over May Day"},
 }
 
 _KINDS: dict[str, dict[str, str]] = {
@@ -46,6 +54,21 @@ _KINDS: dict[str, dict[str, str]] = {
 
 def t(key: str, lang: str, **kw: object) -> str:
     return pick(_TEXTS[key], lang, **kw)
+
+
+def lang_of(text: str) -> str:
+    """The language of a text the bot wrote (a status line): Chinese when it has any."""
+    return "zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en"
+
+
+def lang_of_locale(locale: str) -> str:
+    """users.info's locale ("zh-CN", "en-US") as the bot's language."""
+    return "zh" if locale.lower().startswith("zh") else "en"
+
+
+def suggested_prompts(lang: str) -> list[dict[str, str]]:
+    """What an assistant thread offers before the person types (assistant.threads.setSuggestedPrompts)."""
+    return [{"title": t(f"prompt_{i}_title", lang), "message": t(f"prompt_{i}", lang)} for i in (1, 2, 3)]
 
 
 def leg_kind(kind: str, lang: str) -> str:

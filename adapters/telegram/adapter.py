@@ -13,7 +13,9 @@ import asyncio
 import dataclasses
 import functools
 import hmac
+import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -24,6 +26,7 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
+from adapters.telegram.drafts import AnswerDraft
 from adapters.telegram.errors import AdapterStopped, DeliveryFailed, TelegramConfigError
 from adapters.telegram.pacing import Observer, Outbox, retry_seconds
 from adapters.telegram.polling import Poller
@@ -32,7 +35,17 @@ from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
 from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update
-from agent_core.events import AnswerReady, Event, QuestionAsked, RunFinished, Verdict
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFinished,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+    Verdict,
+)
 from bot import texts as bot_texts
 from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.delivery import UNRECORDED
@@ -92,6 +105,10 @@ class TelegramAdapter:
         self.owns: Callable[[ChatKey], bool] = owns or (lambda chat: True)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
         self._progress: dict[int, RunProgress] = {}
+        self._drafts: dict[int, tuple[int, AnswerDraft]] = {}  # chat -> (step, its draft)
+        self._draft_ids = itertools.count(1)  # never 0: Telegram refuses a zero draft_id
+        self._no_drafts: set[int] = set()  # private chats where Telegram refused a draft
+        self.drafts_seen: list[AnswerDraft] = []  # the last drafts made (benchmarks read their timings)
         self._ready = False
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -153,6 +170,11 @@ class TelegramAdapter:
                 await self.manager.submit(mapped.message)
         elif mapped.route is Route.BUTTON:
             await self._button(mapped)
+        elif mapped.route is Route.STOP and mapped.message is not None:
+            # the chat's own task decides: a notice says what was stopped (or why not)
+            outcome = await self.manager.submit(mapped.message)
+            note = texts.text("stop_pressed", mapped.lang) if outcome is SubmitOutcome.ACCEPTED else ""
+            await self._answer_query(mapped.callback_id, note)
         elif mapped.route is Route.BAD_BUTTON:
             await self._answer_query(mapped.callback_id, texts.text("button_junk", mapped.lang))
         elif mapped.route is Route.MEDIA and mapped.addressed:
@@ -202,6 +224,10 @@ class TelegramAdapter:
     # -- bot.chat.Surface ---------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         chat_id = int(chat.chat_id)
+        if isinstance(event, TextDelta):
+            self._draft(chat_id, event)
+        elif isinstance(event, StepStarted | Thought | ToolCalled | RunFinished):
+            self._close_draft(chat_id)
         if isinstance(event, RunFinished):
             self.typing.stop(chat_id)
             finished = self._progress.pop(chat_id, None)
@@ -214,13 +240,42 @@ class TelegramAdapter:
         if tracker is None or tracker.sealed:
             tracker = RunProgress(self.transport, chat_id, run.lang, run.max_steps, grace=self.progress_grace,
                                   ours=lambda: self.owns(chat))
+            tracker.show_writing = chat_id < 0 or chat_id in self._no_drafts
             self._progress[chat_id] = tracker
             # the lane only looks for work when poked: poke it again when the grace ends
             asyncio.get_running_loop().call_later(self.progress_grace, self.outbox.offer, chat_id, tracker)
         tracker.apply(event)
         self.outbox.offer(chat_id, tracker)
 
+    def _draft(self, chat_id: int, event: TextDelta) -> None:
+        """Private chats: the text goes to a draft (the progress message shows it elsewhere)."""
+        if chat_id < 0 or chat_id in self._no_drafts:
+            return
+        current = self._drafts.get(chat_id)
+        if current is None or current[0] != event.step or current[1].closed:
+            draft = AnswerDraft(self.transport, chat_id, next(self._draft_ids), self._draft_refused, time.monotonic)
+            self._drafts[chat_id] = (event.step, draft)
+            self.drafts_seen = [*self.drafts_seen[-999:], draft]
+        else:
+            draft = current[1]
+        draft.add(event.text)
+        self.outbox.offer_draft(chat_id, draft)
+
+    def _close_draft(self, chat_id: int) -> None:
+        current = self._drafts.pop(chat_id, None)
+        if current is not None:
+            current[1].close()
+
+    def _draft_refused(self, draft: AnswerDraft) -> None:
+        """No drafts in this chat from now on: the progress message shows the text, as in groups."""
+        self._no_drafts.add(draft.chat_id)
+        tracker = self._progress.get(draft.chat_id)
+        if tracker is not None:
+            tracker.show_writing = True
+            self.outbox.offer(draft.chat_id, tracker)
+
     def _pause(self, chat_id: int) -> None:
+        self._close_draft(chat_id)
         self.typing.stop(chat_id)
         tracker = self._progress.get(chat_id)
         if tracker is not None:
@@ -249,16 +304,21 @@ class TelegramAdapter:
         chat_id = int(chat.chat_id)
         if notice.kind in _ENDING_NOTICES:
             self._pause(chat_id)
-        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts)
+        # a reminder replies to its question
+        reply_to = int(notice.reply_to) if notice.reply_to and notice.reply_to.isdigit() else None
+        await self._send_all(chat_id, "notice", render.notice_html(notice.text), parts, reply_to=reply_to)
 
-    async def _send_all(self, chat_id: int, kind: str, html: str, parts: PartLog, markup: Markup = None) -> None:
-        """Send `html` in as many messages as it takes (the markup on the last), skipping the
-        parts an earlier attempt delivered; each part is recorded before the next is sent."""
+    async def _send_all(self, chat_id: int, kind: str, html: str, parts: PartLog, markup: Markup = None,
+                        reply_to: int | None = None) -> None:
+        """Send `html` in as many messages as it takes (the markup on the last, the reply on the
+        first), skipping the parts an earlier attempt delivered; each part is recorded before the
+        next is sent."""
         chunks = split_html(html)
         for i in range(parts.done, len(chunks)):
             last = i == len(chunks) - 1
             send: Callable[[], Awaitable[Any]] = functools.partial(
-                self.transport.send_html, chat_id, chunks[i], markup=markup if last else None)
+                self.transport.send_html, chat_id, chunks[i], markup=markup if last else None,
+                reply_to=reply_to if i == 0 else None)
             try:
                 message_id = await self.outbox.send(chat_id, kind, send)
             except TelegramError as exc:

@@ -262,19 +262,34 @@ class ChatLane:
 class Outbox:
     """All lanes of one bot."""
 
-    def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0,
+    def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0, draft_interval: float = 0.5,
                  global_limit: int = 29, global_window: float = 1.0, observer: Observer | None = None) -> None:
         self.private_interval = private_interval
         self.group_interval = group_interval
+        self.draft_interval = draft_interval
         self.pacer = GlobalPacer(global_limit, global_window)
         self.observers: list[Observer] = [observer] if observer is not None else []
         self._lanes: dict[int, ChatLane] = {}
+        # drafts are previews, not messages: their own lane per chat, so the first piece of an
+        # answer never waits behind the chat's message interval (the global pacer still counts them)
+        self._draft_lanes: dict[int, ChatLane] = {}
+
+    def draft_lane(self, chat_id: int) -> ChatLane:
+        lane = self._draft_lanes.get(chat_id)
+        if lane is None:
+            if len(self._draft_lanes) > 4096:
+                self._prune(self._draft_lanes)
+            lane = self._draft_lanes[chat_id] = ChatLane(chat_id, self.draft_interval, self.pacer, self._notify)
+        return lane
+
+    def offer_draft(self, chat_id: int, source: ProgressSource) -> None:
+        self.draft_lane(chat_id).offer(source)
 
     def lane(self, chat_id: int) -> ChatLane:
         lane = self._lanes.get(chat_id)
         if lane is None:
             if len(self._lanes) > 4096:
-                self._prune()
+                self._prune(self._lanes)
             # negative ids are groups, supergroups and channels: 20 messages a minute there
             interval = self.group_interval if chat_id < 0 else self.private_interval
             lane = self._lanes[chat_id] = ChatLane(chat_id, interval, self.pacer, self._notify)
@@ -284,11 +299,12 @@ class Outbox:
         for observer in self.observers:
             observer(delivery)
 
-    def _prune(self) -> None:
+    @staticmethod
+    def _prune(lanes: dict[int, ChatLane]) -> None:
         now = time.monotonic()
-        for cid, lane in list(self._lanes.items()):
+        for cid, lane in list(lanes.items()):
             if not lane.busy and lane.next_at < now:
-                del self._lanes[cid]
+                del lanes[cid]
 
     async def send(self, chat_id: int, kind: str, run: Callable[[], Awaitable[Any]]) -> Any:
         return await self.lane(chat_id).submit(kind, run)
@@ -297,4 +313,5 @@ class Outbox:
         self.lane(chat_id).offer(source)
 
     async def close(self) -> None:
-        await asyncio.gather(*(lane.close() for lane in list(self._lanes.values())))
+        lanes = [*self._lanes.values(), *self._draft_lanes.values()]
+        await asyncio.gather(*(lane.close() for lane in lanes))

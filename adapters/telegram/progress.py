@@ -4,6 +4,10 @@
 send again, so however many events arrive during a wait, only the latest state is sent, and a
 text identical to the one on screen is never sent at all. A run's progress message is created
 only after `grace` seconds, so a quick run shows the typing indicator and then its reply.
+
+While the run works the message carries a Stop button. Where the answer is not streamed as a
+draft (groups, or a chat whose drafts Telegram refused), the message also shows the last lines
+of what the model is writing.
 """
 
 from __future__ import annotations
@@ -14,16 +18,29 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest
 
+from adapters.telegram import texts
 from adapters.telegram.transport import Transport
-from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCalled, ToolFinished
+from adapters.telegram.updates import STOP_DATA
+from agent_core.events import (
+    Event,
+    RunFinished,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+)
 
 _PAIRS = (("departure_city_name", "arrival_city_name"), ("depart_station", "arrive_station"),
           ("origin", "destination"))
 _KEYS = ("city_name", "city", "query", "depart_date", "checkin_date", "checkout_date", "hotel_name",
          "landmark", "seat_name", "is_transfer")
 _SHOWN_TOOLS = 5
+_WRITING_LINES = 4  # the last lines of the text being written, shown where there is no draft
+_WRITING_CHARS = 600
 
 
 def key_args(arguments: dict[str, Any]) -> str:
@@ -65,9 +82,12 @@ class RunProgress:
         self.max_steps = max_steps
         self.tools: list[_ToolLine] = []
         self.thought = ""
+        self.writing = ""  # the step's text as the model writes it (shown when `show_writing`)
+        self.show_writing = chat_id < 0  # groups have no drafts
         self.finished_steps: int | None = None
         self.message_id: int | None = None
         self.sent_text: str | None = None
+        self.sent_stop = False  # the message on screen has the Stop button
         self.sealed = False  # a question or an answer was posted after this message's place
         self.gave_up = False
         self._clock = clock
@@ -78,10 +98,13 @@ class RunProgress:
         if isinstance(event, StepStarted):
             self.step = event.step
             self.max_steps = event.max_steps or self.max_steps
-            self.thought = ""
+            self.thought = self.writing = ""
+        elif isinstance(event, TextDelta):
+            self.writing += event.text
         elif isinstance(event, Thought):
-            self.thought = _short(event.text, 200)
+            self.thought, self.writing = _short(event.text, 200), ""
         elif isinstance(event, ToolCalled):
+            self.writing = ""
             self.tools.append(_ToolLine(event.tool_call_id, event.name, key_args(event.arguments)))
         elif isinstance(event, ToolFinished):
             for line in reversed(self.tools):
@@ -90,7 +113,7 @@ class RunProgress:
                     break
         elif isinstance(event, RunFinished):
             self.finished_steps = event.steps
-            self.thought = ""
+            self.thought = self.writing = ""
 
     def seal(self) -> None:
         self.sealed = True
@@ -116,7 +139,15 @@ class RunProgress:
             lines.append(line)
         if self.thought:
             lines.append(f"💭 <i>{escape(self.thought, quote=False)}</i>")
+        if self.writing.strip() and self.show_writing:
+            lines.append(f"✍️ {escape(last_lines(self.writing), quote=False)}")
         return "\n".join(lines)
+
+    def stop_button(self) -> InlineKeyboardMarkup | None:
+        """The Stop button while the run works; none once it asked, answered or ended."""
+        if self.finished_steps is not None or self.sealed:
+            return None
+        return InlineKeyboardMarkup([[InlineKeyboardButton(texts.text("stop_button", self.lang), callback_data=STOP_DATA)]])
 
     # -- pacing.ProgressSource ----------------------------------------------------------------
     def has_work(self) -> bool:
@@ -125,7 +156,7 @@ class RunProgress:
         if self.message_id is None:
             # never start a progress message above a question or answer already posted
             return not self.sealed and self.finished_steps is None and self._clock() >= self._visible_at
-        return self.html() != self.sent_text
+        return self.html() != self.sent_text or (self.stop_button() is not None) != self.sent_stop
 
     @property
     def visible_at(self) -> float:
@@ -134,22 +165,28 @@ class RunProgress:
     async def flush(self) -> bool:
         if not self.has_work():
             return False
-        text = self.html()
+        text, stop = self.html(), self.stop_button()
         if self.message_id is None:
-            self.message_id = await self.transport.send_html(self.chat_id, text)
-            self.sent_text = text
+            self.message_id = await self.transport.send_html(self.chat_id, text, markup=stop)
+            self.sent_text, self.sent_stop = text, stop is not None
             return True
         try:
-            await self.transport.edit_html(self.chat_id, self.message_id, text)
+            await self.transport.edit_html(self.chat_id, self.message_id, text, markup=stop)
         except BadRequest as exc:
             detail = str(exc).lower()
             if "not modified" in detail:
-                self.sent_text = text
+                self.sent_text, self.sent_stop = text, stop is not None
                 return True
             if "not found" in detail and not self.sealed:
                 self.message_id = None  # the person deleted it: start a fresh one
                 return True
             self.gave_up = True
             raise
-        self.sent_text = text
+        self.sent_text, self.sent_stop = text, stop is not None
         return True
+
+
+def last_lines(text: str) -> str:
+    """The end of `text`: its last few lines, at most a few hundred characters."""
+    tail = "\n".join(text.strip().splitlines()[-_WRITING_LINES:])
+    return tail if len(tail) <= _WRITING_CHARS else "…" + tail[-_WRITING_CHARS:]

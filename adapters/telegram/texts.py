@@ -11,14 +11,16 @@ _TEXTS: dict[str, dict[str, str]] = {
     "button_junk": {"zh": "这个按钮已失效，请直接发文字。", "en": "This button no longer works; please reply in words."},
     "button_chosen": {"zh": "已选择：{option}", "en": "Chosen: {option}"},
     "question_placeholder": {"zh": "回复这个问题", "en": "Your answer"},
+    "stop_button": {"zh": "⏹ 停止", "en": "⏹ Stop"},
+    "stop_pressed": {"zh": "正在停止…", "en": "Stopping…"},
 }
 
 _COMMANDS: dict[str, list[tuple[str, str]]] = {
     "en": [("start", "What this bot does"), ("help", "How to ask for a trip plan"),
            ("new", "Start a fresh conversation"), ("cancel", "Stop the current plan"),
-           ("status", "What the bot is doing now")],
+           ("stop", "Stop now, keep what was written"), ("status", "What the bot is doing now")],
     "zh": [("start", "这个机器人能做什么"), ("help", "怎样提出出行需求"), ("new", "开始新的对话"),
-           ("cancel", "停止当前规划"), ("status", "查看当前进度")],
+           ("cancel", "停止当前规划"), ("stop", "立即停止，保留已写的内容"), ("status", "查看当前进度")],
 }
 
 

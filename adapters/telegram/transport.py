@@ -51,5 +51,10 @@ class Transport:
             await self.bot.edit_message_text(html_to_plain(text), chat_id, message_id, reply_markup=markup,
                                              link_preview_options=_NO_PREVIEW)
 
+    async def draft(self, chat_id: int, draft_id: int, text: str) -> None:
+        """A preview of a message being written (private chats; plain text: a half-written
+        answer is no well-formed HTML)."""
+        await self.bot.send_message_draft(chat_id, draft_id, text)
+
     async def typing(self, chat_id: int) -> None:
         await self.bot.send_chat_action(chat_id, ChatAction.TYPING)

@@ -19,6 +19,9 @@ _MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation"
           "contact", "poll", "dice")
 
 
+STOP_DATA = "stop"  # callback_data of the Stop button on the progress message
+
+
 def button_data(index: int) -> str:
     """callback_data for the index-th option: tiny, well under Telegram's 64 bytes."""
     return f"o:{index}"
@@ -32,6 +35,7 @@ def parse_button_data(data: str | None) -> int | None:
 class Route(StrEnum):
     SUBMIT = "submit"
     BUTTON = "button"  # an option pressed; the option text comes from the pending question
+    STOP = "stop"  # the Stop button: submitted as the chat's /stop (from the person who pressed it)
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
     IGNORE = "ignore"
@@ -125,6 +129,13 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
         return Mapped(Route.IGNORE, reason="bot sender")
     lang = lang_of(sender.language_code)
     message = query.message
+    if query.data == STOP_DATA and isinstance(message, Message):
+        stop = IncomingMessage(
+            chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id), text="/stop",
+            dedup_id=str(update.update_id), user_name=sender.full_name,
+            is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP), lang=lang if sender.language_code else "",
+        )
+        return Mapped(Route.STOP, chat_id=message.chat.id, message=stop, lang=lang, callback_id=query.id)
     index = parse_button_data(query.data)
     if message is None or not isinstance(message, Message) or index is None:
         return Mapped(Route.BAD_BUTTON, chat_id=message.chat.id if message else 0, lang=lang,

@@ -39,6 +39,8 @@ from adapters.web.payloads import (
     QuestionData,
     ResetData,
     SessionView,
+    StopAck,
+    StopRequest,
 )
 from adapters.web.render import progress_data, verdict_data
 from adapters.web.runtime import SessionApi
@@ -175,6 +177,11 @@ class WebAdapter:
             dependencies=guarded, summary="Answer the question the session is waiting on",
             responses={**_ERRORS, 404: {"description": "unknown session"}, 409: {"description": "no question waiting"}},
         )
+        r.add_api_route(
+            "/api/sessions/{session_id}/stop", self._stop, methods=["POST"], response_model=StopAck,
+            dependencies=guarded, summary="Stop the session's run: what it wrote so far is kept",
+            responses={**_ERRORS, 404: {"description": "unknown session"}},
+        )
         r.add_api_route("/api/sessions/{session_id}", self._session, methods=["GET"], response_model=SessionView,
                         dependencies=guarded, summary="The conversation so far (for a reload)",
                         responses={401: _ERRORS[401], 404: {"description": "unknown session"}})
@@ -254,6 +261,17 @@ class WebAdapter:
             question_id=pending.tool_call_id,
         )
         return HumanResponseAck(tool_call_id=pending.tool_call_id, outcome=await self._submit(msg))
+
+    async def _stop(self, session_id: SessionIdPath, request: Request, body: StopRequest | None = None) -> StopAck:
+        """A Stop is the `/stop` command of the chat (bot.chat_machine): the chat's own task
+        decides, and the page hears the outcome as a notice event."""
+        self._check_rates(request, session_id)
+        chat = _chat_key(session_id)
+        if await self._manager.session_info(chat) is None:
+            raise HTTPException(404, "unknown session")
+        client_id = body.client_message_id if body is not None else None
+        msg = IncomingMessage(chat=chat, user_id=session_id, text="/stop", dedup_id=_dedup_id(session_id, client_id))
+        return StopAck(outcome=await self._submit(msg))
 
     async def _submit(self, msg: IncomingMessage) -> Literal["accepted", "duplicate"]:
         outcome = await self._manager.submit(msg)

@@ -4,11 +4,12 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
 
     step                {step, max_steps}
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
+    delta               {step, text}             more of the step's visible text as the model writes it
     human_input_request {question, session_id, options?, tool_call_id}
     answer              {text, plan?}            plan = TripPlan.model_dump()
     verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
     error               {message, reason?, retryable}
-    notice              {kind, text}             queued, cancelled, status, help, ...
+    notice              {kind, text}             queued, cancelled (also a Stop), status, help, reminder, ...
     done                {steps}
     reset               {last_event_id}          the stream cannot resume exactly: reload the history
 """
@@ -126,6 +127,21 @@ class _EventData(BaseModel):
 class StepData(_EventData):
     step: int
     max_steps: int
+
+
+class DeltaData(_EventData):
+    step: int
+    text: str
+
+
+class StopRequest(_Strict):
+    client_message_id: str | None = Field(
+        default=None, pattern=CLIENT_ID_PATTERN, description="makes a double press harmless"
+    )
+
+
+class StopAck(BaseModel):
+    outcome: Literal["accepted", "duplicate"]
 
 
 class ToolData(_EventData):

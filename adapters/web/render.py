@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from adapters.web.payloads import AnswerData, DoneData, ErrorData, StepData, ToolData, VerdictData
+from adapters.web.payloads import (
+    AnswerData,
+    DeltaData,
+    DoneData,
+    ErrorData,
+    StepData,
+    ToolData,
+    VerdictData,
+)
 from agent_core.events import (
     AnswerReady,
     Event,
     RunFailed,
     RunFinished,
     StepStarted,
+    TextDelta,
     Thought,
     ToolCalled,
     ToolFinished,
@@ -22,6 +31,8 @@ def progress_data(event: Event) -> tuple[str, BaseModel] | None:
     match event:
         case StepStarted():
             return "step", StepData(step=event.step, max_steps=event.max_steps)
+        case TextDelta():
+            return "delta", DeltaData(step=event.step, text=event.text)
         case Thought():
             return "tool", ToolData(phase="thought", step=event.step, text=event.text)
         case ToolCalled():

@@ -9,6 +9,7 @@ from agent_core.errors import (
     AgentError,
     LLMError,
     LLMRequestRejected,
+    LLMStreamBroken,
     LLMUnavailable,
     LoopDetected,
     StepLimitReached,
@@ -60,6 +61,8 @@ def failure_event(exc: Exception) -> RunFailed:
         return RunFailed("llm_rejected", f"The model service refused the request ({exc.status_code}). Check the bot's model settings; your message is kept.")
     if isinstance(exc, LLMUnavailable):
         return RunFailed("llm_unavailable", "The model service is not reachable right now. Your message is kept; send it again in a minute.", retryable=True)
+    if isinstance(exc, LLMStreamBroken):
+        return RunFailed("llm_stream", "The model's reply broke off while it was being written. Your message is kept; send it again.", retryable=True)
     if isinstance(exc, StepLimitReached):
         return RunFailed("step_limit", f"I could not finish within {exc.max_steps} steps. Try a simpler request, or send more details.")
     if isinstance(exc, LoopDetected):

@@ -17,13 +17,14 @@ from agent_core.events import (
     Event,
     QuestionAsked,
     StepStarted,
+    TextDelta,
     Thought,
     ToolCalled,
     ToolFinished,
 )
 from agent_core.journal import PendingAsk, RunJournal
 from agent_core.memory import Memory
-from agent_core.model import ChatModel, TokenUsage, ToolChoice
+from agent_core.model import ChatModel, StreamingChatModel, TokenUsage, ToolChoice
 from agent_core.schema import AgentState, Message, Role, ToolCall
 from agent_core.text_tool_calls import answer_text, strip_think
 from agent_core.tracing import span, summary
@@ -78,9 +79,19 @@ class ToolCallAgent(ReActAgent):
         yield StepStarted(self.current_step, self.max_steps)
         for steering in journal.incoming():  # what the person added while the run worked
             self.memory.add(steering)
-        reply = await self._ask()
+        reply: Message | None = None
+        async for item in self._ask():
+            if isinstance(item, Message):
+                reply = item
+            else:
+                yield item
+        assert reply is not None
         if not reply.tool_calls and not (reply.content or "").strip():
-            reply = await self._ask(nudge=EMPTY_REPLY_NUDGE)
+            async for item in self._ask(nudge=EMPTY_REPLY_NUDGE):
+                if isinstance(item, Message):
+                    reply = item
+                else:
+                    yield item
         # A final text the agent does not accept as it is gets one more turn: a note asking for
         # more (quoting the draft) takes the reply's place, so the person's history never shows a
         # draft they did not get, and a resumed run asks the model again.
@@ -107,11 +118,19 @@ class ToolCallAgent(ReActAgent):
         if visible:
             yield Thought(self.current_step, visible)
 
-    async def _ask(self, nudge: str | None = None) -> Message:
+    async def _ask(self, nudge: str | None = None) -> AsyncIterator[TextDelta | Message]:
+        """The model's turn: its visible text as TextDelta events while a streaming model writes
+        it, then the turn itself (the last item)."""
         messages = [Message.system(self.system_prompt), *self.memory.window()]
         if nudge:
             messages.append(Message.user(nudge))
-        return await self.model.ask_tool(
+        if isinstance(self.model, StreamingChatModel):
+            async for piece in self.model.stream_tool(
+                messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
+            ):
+                yield TextDelta(self.current_step, piece) if isinstance(piece, str) else piece
+            return
+        yield await self.model.ask_tool(
             messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
         )
 
@@ -150,7 +169,9 @@ class ToolCallAgent(ReActAgent):
                 self.on_tool_result(call.function.name, result)
             message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
             self.memory.add(message)
-            results.append(message)
+            # in the journal at once (written with the next write): a run stopped during the next
+            # tool keeps this result
+            await journal.record([message], step=self.current_step, defer=True)
             yield ToolFinished(self.current_step, call.id, call.function.name, result.ok, result.summary)
             if result.ends_run and result.ok and ended is None:
                 ended = result

@@ -8,9 +8,10 @@ resumed from the store after a restart continues exactly where it stopped.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -47,11 +48,13 @@ from agent_core.offline.transcript import (
 )
 from agent_core.offline.understand import Understanding, understand
 from agent_core.schema import Function, Message, ToolCall
+from agent_core.text_tool_calls import strip_answer_tags
 from tools.travel.geo import City, Gazetteer, haversine_km
 
 TRAIN_MAX_KM = 1200  # beyond this, a flight is the sensible default
 DATE_CHOICES = {"zh": ("明天", "本周六", "下周五", "下周六"),
                 "en": ("tomorrow", "this Saturday", "next Friday", "next Saturday")}
+STREAM_PIECES = 4  # the offline planner's text arrives in about this many pieces
 HOTEL_NEAR_M = 3000  # how far from the sights a hotel may be, before searching the whole city
 # poi_search queries for sights, by kind; the first is always searched, the rest when it finds too few
 SIGHT_KINDS = (("sights", "景点"), ("sights_landmark", "地标"), ("sights_museum", "博物馆"),
@@ -93,6 +96,23 @@ class OfflinePlanner:
             usage.add(0, 0)  # no tokens: count the call only
         return reply
 
+    async def stream_tool(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        usage: TokenUsage | None = None,
+    ) -> AsyncIterator[str | Message]:
+        """`ask_tool`, streamed like a model would (agent_core.model.StreamingChatModel): the
+        turn's visible text in a few pieces, then the turn, so the demo shows an answer being
+        written."""
+        reply = await self.ask_tool(messages, tools=tools, tool_choice=tool_choice, usage=usage)
+        for piece in stream_pieces(strip_answer_tags(reply.content or "")):
+            yield piece
+            await asyncio.sleep(0)  # each piece reaches the surfaces on its own
+        yield reply
+
     def next_message(self, messages: Sequence[Message]) -> Message:
         """The next assistant turn for `messages` (synchronous: pure CPU)."""
         t = read_transcript(messages)
@@ -110,6 +130,23 @@ class OfflinePlanner:
             for i, c in enumerate(turn.calls)
         ]
         return Message.assistant(text, calls)
+
+
+def stream_pieces(text: str, pieces: int = STREAM_PIECES) -> list[str]:
+    """`text` cut into about `pieces` parts at line ends where it has them (joined, they are `text`)."""
+    if not text:
+        return []
+    size = max(1, -(-len(text) // pieces))
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        newline = text.rfind("\n", start + 1, end)
+        if end < len(text) and newline > start:
+            end = newline + 1
+        out.append(text[start:end])
+        start = end
+    return out
 
 
 class _Decider:

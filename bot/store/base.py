@@ -128,6 +128,7 @@ class QuestionRow:
     posted_message_id: str | None
     status: str  # waiting | answered | expired | cancelled
     posted_after: int | None = None  # the last inbox id when it was posted: only later rows answer it
+    remind_at: float | None = None  # when its one reminder is due; None once sent (or none wanted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +139,7 @@ class InboxRow:
     chat_key: str
     body: str  # IncomingMessage JSON, or the event's JSON
     received_at: float
-    kind: str = "message"  # message | expired | resume | undeliverable
+    kind: str = "message"  # message | expired | remind | resume | undeliverable
     noticed: bool = False  # its notice (held for the question, or steering the run) is queued
 
 
@@ -148,7 +149,7 @@ class ChatEvent:
     outcome): written to its inbox, so the chat's task applies it in order with the messages."""
 
     chat_key: str
-    kind: str  # expired | resume | undeliverable
+    kind: str  # expired | remind | resume | undeliverable
     body: str  # JSON
     dedup_id: str  # the same event twice is stored once
 
@@ -158,7 +159,7 @@ class OutboxRow:
     id: int
     session_id: str
     chat_key: str
-    kind: str  # question | answer | notice
+    kind: str  # question | answer | notice | reminder
     body: str  # JSON (bot.outbox_items)
     created_at: float
     status: str = "pending"  # pending | sent | failed
@@ -272,8 +273,14 @@ class Store(Protocol):
         transaction; False when the question was no longer waiting."""
     async def waiting_questions(self) -> list[QuestionRow]: ...
     async def due_questions(self, now: float) -> list[QuestionRow]: ...
+    async def due_reminders(self, now: float) -> list[QuestionRow]:
+        """Waiting questions whose reminder is due by `now` and not yet sent."""
+    async def remind(self, session_id: str, tool_call_id: str, body: str, *, inbox_id: int) -> int | None:
+        """Mark the question's reminder sent and queue it (`body`, an outbox row of kind
+        `reminder`) and finish the inbox row, in one transaction; the row's id, or None (nothing
+        queued) when the question no longer waits or was reminded already."""
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        """The earliest deadline of a waiting question later than `after`."""
+        """The earliest deadline or reminder time of a waiting question later than `after`."""
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...

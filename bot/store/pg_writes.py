@@ -149,10 +149,11 @@ async def pause(
 ) -> int:
     await append(conn, session_id, bodies)
     await conn.execute(
-        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL) "
+        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL, $8) "
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET question = EXCLUDED.question, "
         "options = EXCLUDED.options, asker_id = EXCLUDED.asker_id, asked_at = EXCLUDED.asked_at, "
-        "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL",
+        "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL, "
+        "remind_at = EXCLUDED.remind_at",
         *question,
     )
     await conn.execute(
@@ -234,6 +235,19 @@ async def resolve_question(
 
 
 # -- the outbox ------------------------------------------------------------------------------
+async def remind(conn: Conn, session_id: str, tool_call_id: str, body: str, inbox_id: int) -> int | None:
+    updated = await conn.execute(
+        "UPDATE questions SET remind_at = NULL WHERE session_id = $1 AND tool_call_id = $2 AND status = 'waiting' "
+        "AND remind_at IS NOT NULL",
+        session_id, tool_call_id,
+    )
+    await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
+    if _count(updated) != 1:
+        return None
+    chat_key: str = await conn.fetchval("SELECT chat_key FROM sessions WHERE id = $1", session_id)
+    return await queue_outbox(conn, chat_key, session_id, "reminder", body, tool_call_id=tool_call_id)
+
+
 async def queue_outbox(
     conn: Conn, chat_key: str, session_id: str, kind: str, body: str, tool_call_id: str | None = None
 ) -> int:

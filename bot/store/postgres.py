@@ -272,7 +272,7 @@ class PostgresStore:
         inbox_done: Sequence[int] = (),
     ) -> int:
         q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
-             question.asker_id, question.asked_at, question.deadline)
+             question.asker_id, question.asked_at, question.deadline, question.remind_at)
         return await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages), question=q,
                                         step=step, inbox_done=list(inbox_done)))
 
@@ -360,9 +360,23 @@ class PostgresStore:
         return [_question(r) for r in rows]
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting' AND deadline > $1",
-                              float(after))
+        row = await self._one(
+            "SELECT LEAST(MIN(deadline) FILTER (WHERE deadline > $1), MIN(remind_at) FILTER (WHERE remind_at > $1)) "
+            "FROM questions WHERE status = 'waiting'",
+            float(after),
+        )
         return float(row[0]) if row and row[0] is not None else None
+
+    async def due_reminders(self, now: float) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting' AND remind_at <= $1 ORDER BY remind_at",
+            float(now),
+        )
+        return [_question(r) for r in rows]
+
+    async def remind(self, session_id: str, tool_call_id: str, body: str, *, inbox_id: int) -> int | None:
+        return await self.write(partial(pg_writes.remind, session_id=session_id, tool_call_id=tool_call_id, body=body,
+                                        inbox_id=inbox_id))
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

@@ -135,7 +135,7 @@ class SqliteStore:
         inbox_done: Sequence[int] = (),
     ) -> int:
         q = (session_id, question.tool_call_id, question.question, json.dumps(list(question.options), ensure_ascii=False),
-             question.asker_id, question.asked_at, question.deadline)
+             question.asker_id, question.asked_at, question.deadline, question.remind_at)
         return int(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
                                                     question=q, step=step, inbox_done=list(inbox_done))))
 
@@ -220,8 +220,23 @@ class SqliteStore:
         return [_question(r) for r in rows]
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        row = await self._one("SELECT MIN(deadline) FROM questions WHERE status = 'waiting' AND deadline > ?", (after,))
+        row = await self._one(
+            "SELECT MIN(t) FROM (SELECT MIN(deadline) AS t FROM questions WHERE status = 'waiting' AND deadline > ? "
+            "UNION ALL SELECT MIN(remind_at) FROM questions WHERE status = 'waiting' AND remind_at > ?)",
+            (after, after),
+        )
         return float(row[0]) if row and row[0] is not None else None
+
+    async def due_reminders(self, now: float) -> list[QuestionRow]:
+        rows = await self._all(
+            f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting' AND remind_at <= ? ORDER BY remind_at",
+            (now,),
+        )
+        return [_question(r) for r in rows]
+
+    async def remind(self, session_id: str, tool_call_id: str, body: str, *, inbox_id: int) -> int | None:
+        return await self._writer.write(partial(writes.remind, session_id=session_id, tool_call_id=tool_call_id,
+                                                body=body, inbox_id=inbox_id))
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

@@ -25,7 +25,8 @@ RUN_COLS = (
     "outcome, started_at, updated_at"
 )
 QUESTION_COLS = (
-    "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after"
+    "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after, "
+    "remind_at"
 )
 OUTBOX_COLS = (
     "id, session_id, chat_key, kind, body, created_at, status, attempts, parts_sent, message_id, error, tool_call_id"
@@ -132,7 +133,7 @@ def pause(
 ) -> int:
     append(conn, session_id, bodies)
     conn.execute(
-        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL)",
+        f"INSERT OR REPLACE INTO questions ({QUESTION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 'waiting', NULL, ?)",
         question,
     )
     conn.execute(
@@ -214,6 +215,21 @@ def resolve_question(
     if inbox_id is not None:
         conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
     return True
+
+
+def remind(
+    conn: sqlite3.Connection, session_id: str, tool_call_id: str, body: str, inbox_id: int
+) -> int | None:
+    cur = conn.execute(
+        "UPDATE questions SET remind_at = NULL WHERE session_id = ? AND tool_call_id = ? AND status = 'waiting' "
+        "AND remind_at IS NOT NULL",
+        (session_id, tool_call_id),
+    )
+    conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (inbox_id,))
+    if cur.rowcount != 1:
+        return None
+    (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return queue_outbox(conn, chat_key, session_id, "reminder", body, tool_call_id=tool_call_id)
 
 
 # -- the outbox ------------------------------------------------------------------------------

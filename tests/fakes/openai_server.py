@@ -43,6 +43,7 @@ from typing import Any, Literal
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
+from tests.fakes.openai_stream import stream_completion
 from tests.fakes.openai_validation import (
     DEFAULT_KEY,
     Rejected,
@@ -87,6 +88,14 @@ class Reply(BaseModel):
     finish_reason: str | None = None
     latency_ms: float | None = None
     gate: asyncio.Event | str | None = None
+    # streaming (a request with "stream": true); chunks are counted from 1, the role chunk first
+    chunk_chars: int = 8  # content and tool-call arguments arrive this many characters at a time
+    chunk_gap_ms: float = 0.0
+    hold_after: int | None = None  # after this many chunks, wait for `hold_gate` (a model still writing)
+    hold_gate: str | None = None
+    cut_after: int | None = None  # after this many chunks the connection drops: no finish, no [DONE]
+    garbage_after: int | None = None  # after this many chunks, a data line that is no JSON
+    send_usage: bool = True  # the usage chunk, when the request asked for it
 
 
 class Fault(BaseModel):
@@ -122,6 +131,7 @@ def reply(
     usage: tuple[int, int] | None = None,
     latency_ms: float | None = None,
     gate: asyncio.Event | str | None = None,
+    **streaming: Any,
 ) -> Reply:
     return Reply(
         content=content,
@@ -129,6 +139,7 @@ def reply(
         usage=Usage(prompt_tokens=usage[0], completion_tokens=usage[1]) if usage else None,
         latency_ms=latency_ms,
         gate=gate,
+        **streaming,
     )
 
 
@@ -186,6 +197,7 @@ class RecordedRequest:
     outcome: Outcome = "pending"
     turn: Turn | None = None
     error: dict[str, Any] | None = None
+    first_chunk_at: float | None = None  # monotonic: a streamed reply's first content chunk was written
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -389,6 +401,8 @@ class FakeOpenAI:
         if isinstance(turn, Fault):
             return await self._fail(request, rec, turn)
         rec.outcome, rec.status = "served", 200
+        if rec.body.get("stream"):
+            return await stream_completion(request, rec, self._completion(rec, turn), turn, self.gate)
         return web.json_response(self._completion(rec, turn))
 
     async def _hold(self, turn: Turn) -> None:
@@ -454,7 +468,9 @@ class FakeOpenAI:
         outcomes: dict[str, int] = {}
         for r in self.requests:
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
-        return web.json_response({"remaining": self.remaining(), "requests": self.request_count, "outcomes": outcomes})
+        first_chunks = {r.key: r.first_chunk_at for r in self.requests if r.first_chunk_at is not None}
+        return web.json_response({"remaining": self.remaining(), "requests": self.request_count, "outcomes": outcomes,
+                                  "first_chunks": first_chunks})
 
 
 # ---------------------------------------------------------------------------- CLI

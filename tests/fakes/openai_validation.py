@@ -50,8 +50,7 @@ def validate_request(body: object, context_limit: int) -> dict[str, Any]:
         raise Rejected(400, "We could not parse the JSON body of your request.")
     if not body.get("model") or not isinstance(body["model"], str):
         raise Rejected(400, "you must provide a model parameter", param="model")
-    if body.get("stream"):
-        raise Rejected(400, "this fake does not implement streaming", param="stream", code="unsupported_value")
+    _validate_stream(body)
     tool_names = _validate_tools(body.get("tools"))
     _validate_tool_choice(body.get("tool_choice"), tool_names, has_tools="tools" in body)
     _validate_messages(body.get("messages"))
@@ -65,6 +64,24 @@ def validate_request(body: object, context_limit: int) -> dict[str, Any]:
             code="context_length_exceeded",
         )
     return body
+
+
+def _validate_stream(body: dict[str, Any]) -> None:
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise Rejected(400, f"Invalid type for 'stream': expected a boolean, but got {type(stream).__name__} instead.",
+                       param="stream", code="invalid_type")
+    options = body.get("stream_options")
+    if options is None:
+        return
+    if not stream:
+        raise Rejected(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+                       param="stream_options", code="invalid_value")
+    if not isinstance(options, dict) or set(options) - {"include_usage", "include_obfuscation"}:
+        raise Rejected(400, "Invalid 'stream_options': unknown parameter.", param="stream_options")
+    if "include_usage" in options and not isinstance(options["include_usage"], bool):
+        raise Rejected(400, "Invalid type for 'stream_options.include_usage': expected a boolean.",
+                       param="stream_options.include_usage", code="invalid_type")
 
 
 def _validate_tools(tools: object) -> set[str]:

@@ -63,6 +63,8 @@ class SlackMessage:
     blocks: list[dict[str, Any]] = field(default_factory=list)
     edits: int = 0
     reactions: list[str] = field(default_factory=list)
+    stream: str | None = None  # "open" while chat.startStream's message is streaming, then "stopped"
+    appends: list[str] = field(default_factory=list)  # the markdown_text pieces a stream received
     posted_at: float = field(default_factory=time.monotonic)
 
     @property
@@ -78,6 +80,11 @@ class SlackMessage:
         if self.blocks:
             out["blocks"] = self.blocks
         return out
+
+    def accessory_actions(self) -> list[str]:
+        """The action ids of buttons beside sections (a status message's Stop)."""
+        return [str(b["accessory"].get("action_id")) for b in self.blocks
+                if b.get("type") == "section" and isinstance(b.get("accessory"), dict)]
 
     def button_values(self) -> list[str]:
         return [el.get("value", "") for b in self.blocks if b.get("type") == "actions" for el in b["elements"]]
@@ -140,6 +147,10 @@ class FakeSlack:
         self.messages: dict[str, list[SlackMessage]] = {}
         self.calls: list[ApiCall] = []
         self.statuses: list[tuple[str, str, str]] = []  # assistant.threads.setStatus (channel, thread, status)
+        self.titles: list[tuple[str, str, str]] = []  # assistant.threads.setTitle (channel, thread, title)
+        self.suggested: list[tuple[str, str, list[dict[str, str]]]] = []  # setSuggestedPrompts (channel, thread, prompts)
+        self.user_locales: dict[str, str] = {}  # users.info locale per user id (default en-US)
+        self.refuse_streams = False  # chat.startStream answers an error (a workspace without streaming)
         self._forced: dict[str, list[int]] = {}  # method -> Retry-After of the next forced 429s
         self._buckets: dict[str, _Bucket] = {}
         self._last_ts = 0.0
@@ -309,6 +320,12 @@ class FakeSlack:
             "chat.update": self._update,
             "reactions.add": self._reactions_add,
             "assistant.threads.setStatus": self._set_status,
+            "assistant.threads.setTitle": self._set_title,
+            "assistant.threads.setSuggestedPrompts": self._set_suggested_prompts,
+            "users.info": self._users_info,
+            "chat.startStream": self._start_stream,
+            "chat.appendStream": self._append_stream,
+            "chat.stopStream": self._stop_stream,
             "apps.connections.open": self._connections_open,
         }
 
@@ -371,6 +388,8 @@ class FakeSlack:
             raise _ApiError("message_not_found")
         if not msg.is_bot:
             raise _ApiError("cant_update_message")
+        if msg.stream == "open":
+            raise _ApiError("cant_update_message")  # a message still streaming changes by appendStream only
         text, blocks = self._content(args)
         msg.text, msg.blocks, msg.edits = text, blocks, msg.edits + 1
         return {"channel": channel, "ts": msg.ts, "text": text, "message": msg.wire()}
@@ -399,6 +418,93 @@ class FakeSlack:
         self._thread_root(channel, thread_ts)
         self.statuses.append((channel, thread_ts, status))
         return {}
+
+    def _assistant_thread(self, args: dict[str, Any]) -> tuple[str, str]:
+        channel = self._channel(args, "channel_id")
+        if self.channels[channel] != "im":
+            raise _ApiError("not_allowed")
+        thread_ts = args.get("thread_ts")
+        if not isinstance(thread_ts, str):
+            raise _ApiError("invalid_arguments")
+        return channel, thread_ts
+
+    def _set_title(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, thread_ts = self._assistant_thread(args)
+        title = args.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise _ApiError("invalid_arguments")
+        self.titles.append((channel, thread_ts, title))
+        return {}
+
+    def _set_suggested_prompts(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, thread_ts = self._assistant_thread(args)
+        prompts = args.get("prompts")
+        if isinstance(prompts, str):
+            prompts = json.loads(prompts)
+        if not isinstance(prompts, list) or not 1 <= len(prompts) <= 4 or not all(
+                isinstance(p, dict) and isinstance(p.get("title"), str) and isinstance(p.get("message"), str)
+                for p in prompts):
+            raise _ApiError("invalid_arguments")  # one to four prompts, each a title and a message
+        self.suggested.append((channel, thread_ts, prompts))
+        return {}
+
+    def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = args.get("user")
+        if not isinstance(user, str) or not user:
+            raise _ApiError("user_not_found")
+        out: dict[str, Any] = {"id": user, "team_id": self.team_id, "name": user.lower()}
+        if str(args.get("include_locale", "")).lower() in ("1", "true"):
+            out["locale"] = self.user_locales.get(user, "en-US")
+        return {"user": out}
+
+    def _start_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A streamed reply: always in a thread; in channels, for one recipient (user and team)."""
+        channel = self._channel(args)
+        if self.refuse_streams:
+            raise _ApiError("not_allowed_token_type")
+        thread_ts = args.get("thread_ts")
+        if not isinstance(thread_ts, str) or not thread_ts:
+            raise _ApiError("missing_thread_ts")
+        root = self._thread_root(channel, thread_ts)
+        if self.channels[channel] != "im":
+            if not args.get("recipient_user_id"):
+                raise _ApiError("missing_recipient_user_id")
+            if not args.get("recipient_team_id"):
+                raise _ApiError("missing_recipient_team_id")
+        text = args.get("markdown_text") or ""
+        if not isinstance(text, str) or len(text) > 12_000:
+            raise _ApiError("invalid_arguments")
+        msg = SlackMessage(channel=channel, ts=self._next_ts(), text=text, user=self.bot_user_id,
+                           bot_id=self.bot_id, thread_ts=root, stream="open", appends=[text] if text else [])
+        self.messages.setdefault(channel, []).append(msg)
+        return {"channel": channel, "ts": msg.ts}
+
+    def _open_stream(self, args: dict[str, Any]) -> SlackMessage:
+        channel = self._channel(args)
+        msg = self.find(channel, str(args.get("ts", "")))
+        if msg is None:
+            raise _ApiError("message_not_found")
+        if msg.stream != "open":
+            raise _ApiError("message_not_in_streaming_state")
+        return msg
+
+    def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        msg = self._open_stream(args)
+        text = args.get("markdown_text")
+        if not isinstance(text, str) or not text or len(text) > 12_000:
+            raise _ApiError("invalid_arguments")
+        msg.text += text
+        msg.appends.append(text)
+        return {"channel": msg.channel, "ts": msg.ts}
+
+    def _stop_stream(self, args: dict[str, Any]) -> dict[str, Any]:
+        msg = self._open_stream(args)
+        text = args.get("markdown_text")
+        if isinstance(text, str) and text:
+            msg.text += text
+            msg.appends.append(text)
+        msg.stream = "stopped"
+        return {"channel": msg.channel, "ts": msg.ts, "message": msg.wire()}
 
     # -- test API over HTTP (for a bot running as a subprocess)
 

@@ -85,6 +85,11 @@ def _block(block: object, i: int) -> int:
                 size += _text_object(f, f"{where}.fields[{j}]", limit=MAX_FIELD_TEXT)
         if "text" not in block and fields is None:
             raise BlockError("invalid_blocks", f"{where}: a section needs text or fields")
+        accessory = block.get("accessory")
+        if accessory is not None:
+            if not isinstance(accessory, dict) or accessory.get("type") != "button":
+                raise BlockError("invalid_blocks", f"{where}.accessory: only a button is supported here")
+            size += _button(accessory, f"{where}.accessory")
         return size
     if kind == "context":
         elements = block.get("elements")

@@ -95,6 +95,8 @@ class FakeTelegram(UpdateFactory):
         self.requests: list[RequestRecord] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
         self.callback_answers: dict[str, dict[str, Any]] = {}
+        self.drafts: dict[int, list[tuple[int, str, float]]] = {}  # chat -> (draft_id, text, monotonic time)
+        self.refuse_drafts: set[int] = set()  # chats where sendMessageDraft answers 400 (as for a peer without drafts)
         self.webhook_url = ""
         self.webhook_secret: str | None = None
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
@@ -367,6 +369,21 @@ class FakeTelegram(UpdateFactory):
         )
         chat.messages[msg.message_id] = msg
         return self.message_wire(chat, msg)
+
+    async def _m_sendmessagedraft(self, p: dict[str, Any]) -> bool:
+        """Bot API 9.5: a preview of a message being written, private chats only, with a
+        non-zero draft_id and 1-4096 characters of text; nothing is stored in the chat."""
+        chat = self._known_chat(p)
+        if chat.type != "private":
+            raise _bad("TEXTDRAFT_PEER_INVALID")
+        if chat.id in self.refuse_drafts:
+            raise _bad("TEXTDRAFT_PEER_INVALID")
+        draft_id = _maybe_int(p.get("draft_id"))
+        if draft_id is None or draft_id == 0:
+            raise _bad("draft_id must be non-zero")
+        text, _raw, _mode, _entities = _message_text(p)  # the same 1-4096 characters as a message
+        self.drafts.setdefault(chat.id, []).append((draft_id, text, time.monotonic()))
+        return True
 
     async def _m_editmessagetext(self, p: dict[str, Any]) -> dict[str, Any]:
         if p.get("inline_message_id"):

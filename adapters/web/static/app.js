@@ -2,7 +2,7 @@
 (() => {
   const T = {
     en: {
-      title: "Trip planner", new: "New trip", send: "Send", answer: "Answer",
+      title: "Trip planner", new: "New trip", send: "Send", answer: "Answer", stop: "Stop",
       placeholder: "Where to, and when?",
       placeholderAnswer: "Your answer…", placeholderBusy: "Working on it…",
       empty: "Tell me where and when you want to travel, e.g. “Beijing to Shanghai next Friday, 2 nights”. I search trains, flights and hotels and build a plan. /help lists the commands.",
@@ -25,7 +25,7 @@
       token: "Access token", unlock: "Unlock", tokenWrong: "That token is not right.", tokenNeeded: "This bot needs its access token (BOT_WEB_TOKEN).",
     },
     zh: {
-      title: "行程规划助手", new: "新行程", send: "发送", answer: "回答",
+      title: "行程规划助手", new: "新行程", send: "发送", answer: "回答", stop: "停止",
       placeholder: "去哪儿？哪天出发？",
       placeholderAnswer: "你的回答…", placeholderBusy: "正在规划…",
       empty: "告诉我你想什么时候去哪里，例如“下周五北京去上海，住两晚”。我会查火车、航班和酒店，为你做出行计划。发送 /help 查看命令。",
@@ -58,6 +58,8 @@
         loginForm = $("login"), tokenInput = $("token");
   $("title").textContent = t.title;
   $("new").textContent = t.new;
+  const stopBtn = $("stop");
+  stopBtn.textContent = t.stop;
   $("empty").textContent = t.empty;
   $("unlock").textContent = t.unlock;
   tokenInput.placeholder = t.token;
@@ -67,7 +69,7 @@
 
   const KEY = "travelbot.session";
   // The commands every surface shares: they get a notice back, never a run.
-  const COMMAND = /^\/(help|start|status|cancel|new)(@\S+)?(\s|$)/i;
+  const COMMAND = /^\/(help|start|status|cancel|new|stop)(@\S+)?(\s|$)/i;
   const state = {
     sessionId: localStorage.getItem(KEY) || null,
     source: null,
@@ -76,6 +78,7 @@
     timeline: null,     // {details, list, summary, steps}
     waitingTimeline: null, // the closed timeline whose header says it waits for the answer
     location: null,
+    draft: null,        // {step, el}: the answer as the model writes it (delta events)
   };
 
   function el(tag, cls, text) {
@@ -136,6 +139,8 @@
   }
   function setBusy(busy) {
     state.busy = busy;
+    stopBtn.hidden = !busy;
+    stopBtn.disabled = false;
     statusEl.replaceChildren();
     if (busy) { statusEl.append(el("span", "spinner"), " " + t.working); }
     refreshInput();
@@ -324,12 +329,35 @@
     }
   }
 
+  function addDelta(d) {
+    // One element per step: a step whose text turns out to be a thought (tool calls follow)
+    // or the answer (the answer event follows) gives it up then.
+    if (!state.draft || state.draft.step !== d.step) {
+      dropDraft();
+      state.draft = { step: d.step, el: append(el("div", "msg assistant streaming", "")) };
+    }
+    const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
+    state.draft.el.textContent += d.text;
+    if (nearBottom) scroller.scrollTop = scroller.scrollHeight;
+  }
+  function dropDraft() {
+    if (state.draft) state.draft.el.remove();
+    state.draft = null;
+  }
+  function keepDraft() {
+    // the run ended without an answer (stopped, or the model broke off): what was written stays
+    if (state.draft) state.draft.el.classList.replace("streaming", "cut");
+    state.draft = null;
+  }
+
   // ---------------------------------------------------------------- the event stream
   const ENDS_RUN = new Set(["cancelled", "new"]);
   function onNotice(d) {
     addNotice(d.text, d.kind);
     if (ENDS_RUN.has(d.kind)) {
-      // /cancel or /new: the run (and any question) is over
+      // /cancel, /stop or /new: the run (and any question) is over; a Stop's notice repeats
+      // what was written, so the draft goes
+      dropDraft();
       closeTimeline(t.stopped);
       dropPending();
       settleWaitingTimeline();
@@ -342,7 +370,8 @@
   }
   const handlers = {
     step: (d) => { setBusy(true); addStep(d); },
-    tool: (d) => { setBusy(true); addTool(d); },
+    delta: (d) => { setBusy(true); addDelta(d); },
+    tool: (d) => { setBusy(true); dropDraft(); addTool(d); },
     human_input_request: (d) => {
       if (state.timeline) {
         const tl = state.timeline;
@@ -352,9 +381,9 @@
       askPending(d);
       setBusy(false);
     },
-    answer: (d) => { settleWaitingTimeline(); addAnswer(d.text, d.plan); },
+    answer: (d) => { settleWaitingTimeline(); dropDraft(); addAnswer(d.text, d.plan); },
     verdict: (d) => addVerdict(d),
-    error: (d) => { settleWaitingTimeline(); closeTimeline(t.failed); addNotice(d.message, "error"); setBusy(false); },
+    error: (d) => { settleWaitingTimeline(); keepDraft(); closeTimeline(t.failed); addNotice(d.message, "error"); setBusy(false); },
     notice: onNotice,
     done: (d) => {
       settleWaitingTimeline();
@@ -453,6 +482,7 @@
     state.pending = null;
     state.timeline = null;
     state.waitingTimeline = null;
+    state.draft = null;
     showWelcome();
     setBusy(false);
   }
@@ -552,6 +582,16 @@
   });
   input.addEventListener("input", () => { input.style.height = ""; input.style.height = Math.min(input.scrollHeight, 144) + "px"; });
   $("new").addEventListener("click", resetSession);
+  stopBtn.addEventListener("click", async () => {
+    if (!state.sessionId) return;
+    stopBtn.disabled = true;  // the notice event says what was stopped and ends the run
+    try {
+      await post(`/api/sessions/${encodeURIComponent(state.sessionId)}/stop`, { client_message_id: clientId() });
+    } catch (_) {
+      stopBtn.disabled = false;
+      addNotice(t.sendFail, "error");
+    }
+  });
   locBtn.addEventListener("click", () => {
     if (state.location) { state.location = null; locBtn.classList.remove("on"); hint.textContent = ""; return; }
     if (!navigator.geolocation) { hint.textContent = t.locFail; return; }

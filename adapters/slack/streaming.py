@@ -1,0 +1,166 @@
+"""The answer as it is written, in its Slack thread.
+
+Slack's chat streaming (`chat.startStream`, `chat.appendStream`, `chat.stopStream`) makes one
+message that grows as the model writes; in a channel a stream is for one recipient (the asker
+and their team). Where Slack refuses to stream, the text goes into an ordinary message that is
+edited (`chat.update`) instead. One writer task per thread sends what arrived since its last
+call, at once for the first piece and then at most every `interval` seconds, so the agent never
+waits on Slack and many small pieces make few calls. `finish` ends the message and hands back
+its ts and text, so the answer can take the streamed message's place instead of repeating it.
+Streaming is best effort, like progress: a failed call leaves the message as it was, and the
+answer is posted in full all the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from adapters.slack.errors import SlackCallFailed
+from agent_core.events import TextDelta
+from bot.chat import ChatKey
+
+log = logging.getLogger(__name__)
+
+
+class StreamApi(Protocol):
+    async def start(self, chat: ChatKey, text: str, recipient: str) -> str:
+        """chat.startStream with the first text; the message's ts."""
+
+    async def append(self, chat: ChatKey, ts: str, text: str) -> None: ...
+
+    async def stop(self, chat: ChatKey, ts: str) -> None: ...
+
+    async def post(self, chat: ChatKey, text: str) -> str:
+        """The fallback: an ordinary message with the text so far; its ts."""
+
+    async def update(self, chat: ChatKey, ts: str, text: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    ts: str | None  # None: nothing reached the thread
+    text: str  # everything written (what the message shows, unless a call failed)
+
+
+@dataclass
+class _Stream:
+    step: int
+    recipient: str
+    text: str = ""
+    sent: int = 0  # characters of `text` the message has
+    ts: str | None = None
+    mode: Literal["stream", "edit"] = "stream"
+    failed: bool = False
+    closing: bool = False
+    last_call: float = 0.0
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    first_piece_at: float | None = None  # monotonic: the first text arrived, and reached Slack
+    first_shown_at: float | None = None
+
+
+class AnswerStreams:
+    def __init__(self, api: StreamApi, *, interval: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
+        self._api = api
+        self._interval = interval
+        self._clock = clock
+        self._streams: dict[ChatKey, _Stream] = {}
+        self._ending: set[asyncio.Task[Streamed | None]] = set()
+        self.first_shown: list[tuple[float, float]] = []  # (first piece, first shown) per stream, the last thousand
+
+    def add(self, chat: ChatKey, event: TextDelta, recipient: str) -> None:
+        """More text of the step; never waits on Slack."""
+        stream = self._streams.get(chat)
+        if stream is not None and stream.step != event.step:
+            self.end_step(chat)
+            stream = None
+        if stream is None:
+            stream = self._streams[chat] = _Stream(event.step, recipient)
+            stream.task = asyncio.create_task(self._writer(chat, stream), name=f"slack-stream-{chat}")
+        if stream.first_piece_at is None:
+            stream.first_piece_at = self._clock()
+        stream.text += event.text
+        stream.wake.set()
+
+    def end_step(self, chat: ChatKey) -> None:
+        """The step's text is whole (a thought: tool calls follow): its message ends, in the background."""
+        if chat in self._streams:
+            task = asyncio.create_task(self.finish(chat))
+            self._ending.add(task)
+            task.add_done_callback(self._ending.discard)
+
+    async def finish(self, chat: ChatKey) -> Streamed | None:
+        """End the thread's message once everything written is in it; None when nothing streamed."""
+        stream = self._streams.pop(chat, None)
+        if stream is None:
+            return None
+        stream.closing = True
+        stream.closed.set()
+        stream.wake.set()
+        if stream.task is not None:
+            await asyncio.gather(stream.task, return_exceptions=True)
+        return Streamed(stream.ts, stream.text)
+
+    async def close(self) -> None:
+        for chat in list(self._streams):
+            await self.finish(chat)
+        await asyncio.gather(*self._ending, return_exceptions=True)
+
+    async def _writer(self, chat: ChatKey, stream: _Stream) -> None:
+        while True:
+            await self._send(chat, stream)
+            if stream.closing:
+                break
+            stream.wake.clear()
+            await stream.wake.wait()
+            wait = stream.last_call + self._interval - self._clock()
+            if wait > 0 and not stream.closing:  # pieces that arrive meanwhile go in one call
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stream.closed.wait(), wait)
+        await self._send(chat, stream)
+        if stream.ts is not None and stream.mode == "stream" and not stream.failed:
+            try:
+                await self._api.stop(chat, stream.ts)
+            except SlackCallFailed as exc:
+                log.warning("slack: the stream in %s did not stop cleanly: %s", chat, exc)
+
+    async def _send(self, chat: ChatKey, stream: _Stream) -> None:
+        text = stream.text
+        if stream.failed or not text.strip() or len(text) == stream.sent:
+            return
+        stream.last_call = self._clock()
+        try:
+            if stream.ts is None:
+                stream.ts = await self._open(chat, stream, text)
+            elif stream.mode == "stream":
+                try:
+                    await self._api.append(chat, stream.ts, text[stream.sent:])
+                except SlackCallFailed as exc:  # the stream ended on Slack's side: edits from here on
+                    log.info("slack: appendStream refused in %s (%s); the text goes by chat.update", chat, exc)
+                    stream.mode = "edit"
+                    await self._api.update(chat, stream.ts, text)
+            else:
+                await self._api.update(chat, stream.ts, text)
+        except SlackCallFailed as exc:
+            log.warning("slack: the answer in %s is not shown as it is written: %s", chat, exc)
+            stream.failed = True
+            return
+        if stream.first_shown_at is None and stream.first_piece_at is not None:
+            stream.first_shown_at = self._clock()
+            self.first_shown = [*self.first_shown[-999:], (stream.first_piece_at, stream.first_shown_at)]
+        stream.sent = len(text)
+
+    async def _open(self, chat: ChatKey, stream: _Stream, text: str) -> str:
+        try:
+            return await self._api.start(chat, text, stream.recipient)
+        except SlackCallFailed as exc:
+            log.info("slack: chat streaming refused in %s (%s); the text goes by chat.update", chat, exc)
+            stream.mode = "edit"
+            return await self._api.post(chat, text)
