@@ -14,13 +14,18 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from opentelemetry.trace import Tracer
+
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from adapters.web.relay import SharedEvents
 from agent_core.model import ChatModel
+from bot.admin import AdminPage
 from bot.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.chat import Surface
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.ownership import LocalOwnership, Ownership
+from bot.pricing import PriceTable
 from bot.ratelimit import MessageLimiter
 from bot.review import PlanReviewer
 from bot.server import HttpServer, HttpServerError
@@ -88,7 +93,7 @@ class Runtime:
         """Tokens never reach the terminal (python-telegram-bot quotes a refused token)."""
         s = self.settings
         for secret in (s.telegram_bot_token, s.slack_bot_token, s.slack_app_token, s.slack_signing_secret,
-                       s.openai_api_key, s.web_token):
+                       s.openai_api_key, s.web_token, s.admin_token):
             if secret:
                 line = line.replace(secret, "<redacted>")
         return line
@@ -181,14 +186,18 @@ def build_runtime(
     serve_http: bool = True,
     extra_surfaces: list[Adapter] | None = None,
     metrics: Metrics | None = None,
+    prices: PriceTable | None = None,
+    tracer: Tracer | None = None,
+    logs: ChatLogContext | None = None,
 ) -> Runtime:
     store = make_store(settings)
     ownership = make_ownership(settings, store)
     metrics = metrics or Metrics()
     limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
-    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt)
+    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
-                             ownership=ownership)
+                             ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer,
+                             logs=logs)
     adapters: list[Adapter] = list(extra_surfaces or [])
     server = HttpServer(settings, metrics, {"store": store.ping}) if serve_http else None
     if server is not None:
@@ -198,6 +207,8 @@ def build_runtime(
         adapters.append(web)
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)
+        if settings.admin_token:
+            server.include_router(AdminPage(settings, store, manager.redeliver).router())
     if settings.telegram_bot_token:
         from adapters.telegram import (
             TelegramAdapter,  # python-telegram-bot is loaded only when used

@@ -23,14 +23,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion
+from opentelemetry.trace import INVALID_SPAN, Span, Status, StatusCode, Tracer
+from opentelemetry.util.types import AttributeValue
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from agent_core.errors import (
@@ -54,6 +57,7 @@ from agent_core.schema import Function, Message, Role, ToolCall
 from agent_core.text_tool_calls import recover_tool_calls, strip_answer_tags, strip_think
 from agent_core.tokens import TokenCounter
 from agent_core.tool_output import quote_tool_output
+from agent_core.tracing import span
 from agent_core.visible_stream import VisibleStream
 
 log = logging.getLogger(__name__)
@@ -156,6 +160,7 @@ class LLM:
         *,
         observer: LLMObserver | None = None,
         counter: TokenCounter | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config
         self.name = config.model
@@ -163,6 +168,7 @@ class LLM:
         self.context_window = config.context_window
         self.counter = counter or TokenCounter(config.model)
         self._observer = observer
+        self._tracer = tracer  # a span per model call; None: tracing off
         # Retries are ours (typed, transient-only, observed), so the SDK's own are off.
         self._client = openai.AsyncOpenAI(
             api_key=config.api_key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0
@@ -209,11 +215,28 @@ class LLM:
         kwargs = self._request_kwargs(formatted, tool_list, tool_choice if tool_list else None)
         kwargs["stream"] = True
         kwargs["stream_options"] = {"include_usage": True}
+        # not the current span: a generator's caller runs between its pieces, and must not see it
+        current = self._tracer.start_span(f"chat {self.name}", attributes=self._span_attributes(stream=True)) \
+            if self._tracer else INVALID_SPAN
+        try:
+            async with contextlib.aclosing(self._stream(kwargs, needed, tool_list, tool_choice, usage, current)) as items:
+                async for item in items:
+                    yield item
+        finally:
+            current.end()
+
+    async def _stream(
+        self, kwargs: dict[str, Any], needed: int, tool_list: list[dict[str, Any]] | None, tool_choice: ToolChoice,
+        usage: TokenUsage | None, current: Span,
+    ) -> AsyncGenerator[str | Message, None]:
         started = time.monotonic()
-        outcome: _Opened | _Unreadable | GaveUp = await self._retrying(self._open_stream, kwargs)
+        failures: list[str] = []  # the kinds of this call's failed attempts
+        outcome: _Opened | _Unreadable | GaveUp = await self._retrying(self._open_stream, kwargs, failures)
         if isinstance(outcome, GaveUp):
+            _annotate_failed(current, failures, outcome.error)
             self._raise_typed(outcome.error, needed, outcome.attempts, usage)
         if isinstance(outcome, _Unreadable):
+            _annotate_failed(current, failures, outcome.detail)
             self._error("unavailable", usage)
             raise LLMStreamBroken(outcome.detail, 0)
         assembler, visible = StreamAssembler(), VisibleStream()
@@ -228,6 +251,7 @@ class LLM:
                 except StopAsyncIteration:
                     break
                 except (openai.APIError, ValueError) as exc:  # a dropped connection, an error event, garbage
+                    _annotate_failed(current, failures, exc)
                     self._error("unavailable", usage)
                     raise LLMStreamBroken(error_detail(exc), len(visible.shown)) from None
         finally:
@@ -237,7 +261,8 @@ class LLM:
         except LLMStreamBroken:
             self._error("unavailable", usage)
             raise
-        self._count_stream(reply, needed, usage, started)
+        prompt, completion, seconds = self._count_stream(reply, needed, usage, started)
+        _annotate(current, prompt, completion, seconds, failures)
         calls = [ToolCall(id=c.id, function=Function(name=c.name, arguments=c.arguments)) for c in reply.calls]
         turn = self._turn(reply.content, calls, tool_list, tool_choice)
         tail = visible.finish(strip_answer_tags(turn.content or "") if not turn.tool_calls else "")
@@ -330,20 +355,30 @@ class LLM:
     ) -> Any:
         needed = self._check_window(formatted, tools, usage)
         kwargs = self._request_kwargs(formatted, tools, tool_choice)
-        started = time.monotonic()
-        outcome: ChatCompletion | GaveUp = await self._retrying(self._attempt, kwargs)
-        if isinstance(outcome, GaveUp):
-            self._raise_typed(outcome.error, needed, outcome.attempts, usage)
-        response: ChatCompletion = outcome
-        if not response.choices:
-            self._error("unavailable", usage)
-            raise LLMUnavailable("the endpoint returned no choices", 1)
-        prompt, completion = self._usage_of(response, needed)
-        if usage is not None:
-            usage.add(prompt, completion)
-        if self._observer is not None:
-            self._observer.on_call(time.monotonic() - started, prompt, completion)
-        return response.choices[0].message
+        with span(self._tracer, f"chat {self.name}", self._span_attributes(stream=False)) as current:
+            started = time.monotonic()
+            failures: list[str] = []  # the kinds of this call's failed attempts
+            outcome: ChatCompletion | GaveUp = await self._retrying(self._attempt, kwargs, failures)
+            if isinstance(outcome, GaveUp):
+                _annotate_failed(current, failures, outcome.error)
+                self._raise_typed(outcome.error, needed, outcome.attempts, usage)
+            response: ChatCompletion = outcome
+            if not response.choices:
+                self._error("unavailable", usage)
+                raise LLMUnavailable("the endpoint returned no choices", 1)
+            prompt, completion = self._usage_of(response, needed)
+            seconds = time.monotonic() - started
+            if usage is not None:
+                usage.add(prompt, completion)
+            if self._observer is not None:
+                self._observer.on_call(seconds, prompt, completion)
+            _annotate(current, prompt, completion, seconds, failures)
+            return response.choices[0].message
+
+    def _span_attributes(self, *, stream: bool) -> dict[str, AttributeValue] | None:
+        if self._tracer is None:
+            return None
+        return {"gen_ai.operation.name": "chat", "gen_ai.request.model": self.name, "llm.stream": stream}
 
     def _check_window(self, formatted: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                       usage: TokenUsage | None) -> int:
@@ -354,7 +389,7 @@ class LLM:
             raise TokenLimitExceeded(needed, limit)
         return needed
 
-    async def _open_stream(self, kwargs: dict[str, Any]) -> _Opened | _Unreadable | openai.APIError:
+    async def _open_stream(self, kwargs: dict[str, Any], failures: list[str]) -> _Opened | _Unreadable | openai.APIError:
         """One streamed request, up to its first chunk (what the retry policy may repeat)."""
         try:
             # chunks stay the decoded JSON: building a model object per chunk cost about a
@@ -362,13 +397,13 @@ class LLM:
             stream = await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion, stream=True,
                                              stream_cls=openai.AsyncStream[object])
         except openai.APIError as exc:
-            self._report(exc)
+            failures.append(self._report(exc))
             return exc
         try:
             return _Opened(stream, await stream.__anext__())
         except openai.APIError as exc:
             await stream.close()
-            self._report(exc)
+            failures.append(self._report(exc))
             return exc
         except StopAsyncIteration:
             await stream.close()
@@ -377,19 +412,23 @@ class LLM:
             await stream.close()
             return _Unreadable(f"the stream's first chunk is unreadable ({exc})")
 
-    def _count_stream(self, reply: StreamedReply, needed: int, usage: TokenUsage | None, started: float) -> None:
+    def _count_stream(
+        self, reply: StreamedReply, needed: int, usage: TokenUsage | None, started: float
+    ) -> tuple[int, int, float]:
         if reply.prompt_tokens is not None:
             prompt, completion = reply.prompt_tokens, reply.completion_tokens or 0
         else:  # the endpoint sent no usage: our own count
             prompt = needed
             completion = self.counter.count_text(reply.content) + sum(
                 self.counter.count_text(c.arguments) for c in reply.calls)
+        seconds = time.monotonic() - started
         if usage is not None:
             usage.add(prompt, completion)
         if self._observer is not None:
-            self._observer.on_call(time.monotonic() - started, prompt, completion)
+            self._observer.on_call(seconds, prompt, completion)
+        return prompt, completion, seconds
 
-    async def _attempt(self, kwargs: dict[str, Any]) -> ChatCompletion | openai.APIError:
+    async def _attempt(self, kwargs: dict[str, Any], failures: list[str]) -> ChatCompletion | openai.APIError:
         """One request. A failure is returned, not raised: an exception kept by the retry
         policy would hold the traceback of the frame that holds it (a cycle per call)."""
         try:
@@ -397,7 +436,7 @@ class LLM:
             # recursive parameter transform, which cost more CPU than the call.
             return await self._client.post("/chat/completions", body=kwargs, cast_to=ChatCompletion)
         except openai.APIError as exc:
-            self._report(exc)
+            failures.append(self._report(exc))
             return exc
 
     def _raise_typed(self, exc: openai.APIError, needed: int, attempts: int, usage: TokenUsage | None) -> NoReturn:
@@ -440,12 +479,13 @@ class LLM:
         )
         return prompt_estimate, completion
 
-    def _report(self, exc: BaseException) -> None:
+    def _report(self, exc: BaseException) -> str:
         kind = fault_kind(exc)
         if is_transient(exc):
             log.warning("model call failed (%s), may retry: %s", kind, error_detail(exc))
         if self._observer is not None:
             self._observer.on_error(kind)
+        return kind
 
     def _error(self, kind: str | None, usage: TokenUsage | None) -> None:
         if usage is not None:
@@ -453,3 +493,24 @@ class LLM:
         if kind is not None and self._observer is not None:
             self._observer.on_error(kind)
 
+
+
+def _annotate(current: Span, prompt: int, completion: int, seconds: float, failures: list[str]) -> None:
+    """A model call's span, once it answered: tokens, latency, attempts (a failed one is an event)."""
+    if not current.is_recording():
+        return
+    for kind in failures:
+        current.add_event("attempt failed", {"error.type": kind})
+    current.set_attributes({
+        "gen_ai.usage.input_tokens": prompt, "gen_ai.usage.output_tokens": completion,
+        "llm.latency_ms": round(seconds * 1000, 1), "llm.attempts": 1 + len(failures),
+    })
+
+
+def _annotate_failed(current: Span, failures: list[str], error: object) -> None:
+    if not current.is_recording():
+        return
+    for kind in failures:
+        current.add_event("attempt failed", {"error.type": kind})
+    current.set_attribute("llm.attempts", max(1, len(failures)))
+    current.set_status(Status(StatusCode.ERROR, str(error)[:200]))

@@ -40,6 +40,7 @@ from bot.chat_machine import (
 )
 from bot.commands import status_text
 from bot.delivery import Audience, answer_body, notice_body, question_body
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.plan_files import file_body, plan_files
 from bot.records import history_from_messages, location_to_json
@@ -52,7 +53,6 @@ from bot.runs import (
     RunOutcome,
     RunWatch,
     SteerBox,
-    save_usage,
 )
 from bot.settings import Settings
 from bot.signoff import SignoffDesk, display, is_approver
@@ -92,6 +92,7 @@ class ActorDeps:
     metrics: Metrics
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[float], None]  # a deadline to watch
+    logs: ChatLogContext
     clock: Callable[[], float] = time.time
     members: Callable[[ChatKey], Awaitable[frozenset[str] | None]] = _nobody_known
 
@@ -144,6 +145,7 @@ class ChatActor:
 
     # -- the loop ----------------------------------------------------------------------------
     async def _loop(self) -> None:
+        self.d.logs.bind(self.skey)
         while True:
             self._wake.clear()
             try:
@@ -210,6 +212,7 @@ class ChatActor:
         """Apply the row; False when it must wait (see _step)."""
         trig = classify(row)
         session = await self.d.store.get_session(self.skey)
+        self.d.logs.bind(self.skey, session)
         state = state_of(session)
         waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
         if (trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting)
@@ -347,10 +350,14 @@ class ChatActor:
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
+        new_id = "" if session else uuid.uuid4().hex
+        request = msg.text.strip()[:2000]
+        trip = self.d.driver.trips.new_trip(self.key, session.id if session else new_id,
+                                            session.run_no + 1 if session else 1, request)
         turn = TurnStart(
             chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
-            asker_id=msg.user_id, asker_name=msg.user_name, request=msg.text.strip()[:2000],
-            location=location_to_json(msg.location), new_session_id="" if session else uuid.uuid4().hex,
+            asker_id=msg.user_id, asker_name=msg.user_name, request=request,
+            location=location_to_json(msg.location), new_session_id=new_id, trace_parent=trip,
         )
         fresh = _turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
@@ -448,6 +455,7 @@ class ChatActor:
         if self.run_task is not None:
             raise DoubleRun(f"chat {self.skey} already has a run")
         self._run_session = session
+        self.d.logs.bind(self.skey, session)  # the run's task starts with this chat's fields
         self._watch = RunWatch()
         self.run_task = asyncio.create_task(self._run(session, history, after, self._watch), name=f"run:{self.skey}")
 
@@ -484,7 +492,7 @@ class ChatActor:
         audience = Audience(lang, session.asker_id, session.asker_name)
         queued: list[OutboxRow] = []
         # the segment's usage is queued beside the outcome's write, so both share one commit
-        usage = save_usage(store, session.id, outcome.usage)
+        usage = self.d.driver.save_usage(outcome.usage, self.key.platform)
         if isinstance(outcome, Paused):
             questions = self._questions(session, outcome)
             row_ids, _ = await asyncio.gather(
@@ -608,11 +616,12 @@ def _turn_session(old: SessionRow | None, turn: TurnStart, now: float) -> Sessio
     """The session as Store.start_turn writes it, known before the write commits."""
     if old is None:
         return SessionRow(turn.new_session_id, turn.chat_key, ChatState.WORKING.value, turn.lang, turn.asker_id,
-                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now)
+                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now,
+                          trace_parent=turn.trace_parent)
     return replace(
         old, state=ChatState.WORKING.value, lang=turn.lang, asker_id=turn.asker_id, asker_name=turn.asker_name,
         run_no=old.run_no + 1, run_steps=0, request=turn.request, location=turn.location or old.location,
-        updated_at=now, run_started_at=now,
+        updated_at=now, run_started_at=now, trace_parent=turn.trace_parent,
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from opentelemetry.trace import Tracer
+
 from agent_core.agents import ToolCallAgent
 from agent_core.memory import Memory
 from agent_core.model import ChatModel
@@ -20,7 +22,9 @@ PromptBuilder = Callable[[str, datetime, str, "str | None"], str]
 class TravelAgentFactory:
     """One model and one tool set for every run; the per-run parts come from the RunSpec."""
 
-    def __init__(self, *, model: ChatModel, tools: ToolCollection, settings: Settings, prompt: PromptBuilder) -> None:
+    def __init__(self, *, model: ChatModel, tools: ToolCollection, settings: Settings, prompt: PromptBuilder,
+                 tracer: Tracer | None = None) -> None:
+        self.tracer = tracer
         self.model = model
         self.tools = tools
         self.settings = settings
@@ -44,4 +48,5 @@ class TravelAgentFactory:
             max_steps=self.settings.max_steps,
             steps_taken=spec.steps_taken,
             usage=spec.usage,
+            tracer=self.tracer,
         )

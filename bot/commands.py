@@ -39,6 +39,11 @@ async def status_text(
         text = texts.text("status_running", lang, step=session.run_steps, max=settings.max_steps)
     if signoff and session is not None and session.state != "signoff":
         text += "\n" + signoff
+    if session is not None and session.llm_calls:
+        text += "\n" + texts.text(
+            "status_usage", lang, calls=session.llm_calls, prompt=session.prompt_tokens,
+            completion=session.completion_tokens, cost=f"{session.cost_usd:.4f}",
+        )
     if failed:
         text += "\n" + texts.text("status_failed", lang, n=len(failed), reason=failed[-1].error or "?")
     return text

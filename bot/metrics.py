@@ -33,6 +33,14 @@ class Metrics:
         self.inbox_set_aside = Counter("bot_inbox_set_aside", "Inbox rows set aside after repeated failures", registry=r)
         self.llm_tokens = Counter("bot_llm_tokens", "LLM tokens by kind", ["kind"], registry=r)
         self.llm_errors = Counter("bot_llm_errors", "LLM errors by kind", ["kind"], registry=r)
+        self.llm_cost = Counter(
+            "bot_llm_cost_usd", "What model calls cost (USD, at BOT_LLM_PRICES) by platform and model",
+            ["platform", "model"], registry=r,
+        )
+        self.chat_tokens = Counter(
+            "bot_chat_llm_tokens", "Model tokens of chats' runs by platform, model and kind", ["platform", "model", "kind"],
+            registry=r,
+        )
         self.messages_in = Counter("bot_messages_in", "Incoming messages by platform and outcome", ["platform", "outcome"], registry=r)
         self.step_seconds = Histogram(
             "bot_step_seconds", "Wall time of one agent step", registry=r,
@@ -48,6 +56,11 @@ class Metrics:
         )
 
         self._refreshers: list[Callable[[Metrics], Awaitable[None]]] = []
+
+    def count_cost(self, platform: str, model: str, prompt_tokens: int, completion_tokens: int, cost_usd: float) -> None:
+        self.llm_cost.labels(platform, model).inc(cost_usd)
+        self.chat_tokens.labels(platform, model, "prompt").inc(prompt_tokens)
+        self.chat_tokens.labels(platform, model, "completion").inc(completion_tokens)
 
     def refresh_with(self, refresher: Callable[[Metrics], Awaitable[None]]) -> None:
         """Run `refresher` before every scrape (it sets the gauges read from the store)."""

@@ -38,6 +38,7 @@ from bot.delivery import (
     notice_from_body,
     question_from_body,
 )
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.plan_files import file_from_body
 from bot.store.base import LeaseLost, OutboxRow, Store
@@ -112,6 +113,7 @@ class DeliveryWorker:
     owns: Callable[[str], bool] = lambda chat_key: True  # bot.ownership: may this process send to the chat?
     on_idle: Callable[[str], None] = lambda chat_key: None  # the chat's lane ended with nothing left
     on_posted: Callable[[str], None] = lambda chat_key: None  # a question's posting is recorded: wake its chat
+    logs: ChatLogContext | None = None  # a lane's log lines name its chat (BOT_LOG_FORMAT=json)
     _lanes: dict[str, _Lane] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _stopped: bool = False
@@ -169,6 +171,8 @@ class DeliveryWorker:
         self._lanes[key] = _Lane(asyncio.create_task(self._lane(key, backlog, first), name=f"deliver:{key}"))
 
     async def _lane(self, key: str, backlog: bool, first: Sequence[OutboxRow]) -> None:
+        if self.logs is not None:
+            self.logs.bind(key)
         me = asyncio.current_task()
         lost = False
         try:

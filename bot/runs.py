@@ -21,6 +21,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from opentelemetry.trace import Status, StatusCode
+
 from agent_core.agents import ToolCallAgent
 from agent_core.events import (
     AnswerReady,
@@ -35,16 +37,17 @@ from agent_core.events import (
     Verdict,
 )
 from agent_core.journal import PendingAsk
-from agent_core.model import TokenUsage
 from agent_core.party import read_party
 from agent_core.schema import AgentState, Message, Role
 from bot.chat import ChatKey, RunInfo
 from bot.delivery import Progress
 from bot.metrics import Metrics
+from bot.pricing import PriceTable
 from bot.records import AgentFactory, RunSpec, location_from_json
 from bot.review import PlanReviewer, ReviewRequest
 from bot.settings import Settings
-from bot.store.base import SessionRow, Store
+from bot.store.base import RunUsage, SessionRow, Store
+from bot.trip_trace import TripTracer
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +105,7 @@ class Paused:
     asks: tuple[PendingAsk, ...]  # asked at once (one per person on a team trip)
     step: int
     inbox_done: list[int]
-    usage: TokenUsage | None = None  # the segment's model calls, stored with the outcome
+    usage: RunUsage | None = None  # the segment's model calls, stored with the outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +115,7 @@ class Finished:
     verdict: Verdict | None
     steps: int
     inbox_done: list[int]
-    usage: TokenUsage | None = None
+    usage: RunUsage | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,13 +123,13 @@ class Failed:
     failure: RunFailed
     messages: list[Message]
     inbox_done: list[int]
-    usage: TokenUsage | None = None
+    usage: RunUsage | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Crashed:
     error: str
-    usage: TokenUsage | None = None
+    usage: RunUsage | None = None
 
 
 RunOutcome = Paused | Finished | Failed | Crashed
@@ -180,18 +183,16 @@ class StoreJournal:
         return out, done
 
 
-async def save_usage(store: Store, session_id: str, usage: TokenUsage | None) -> None:
-    """Each run segment builds its agent afresh, so its usage is this segment's share."""
-    if usage is None or not usage.calls:
-        return
-    with contextlib.suppress(Exception):  # accounting must never fail a run
-        await store.add_usage(session_id, usage.prompt_tokens, usage.completion_tokens, usage.calls)
+_OUTCOME_NAMES = {"Paused": "paused", "Finished": "answered", "Failed": "failed", "Crashed": "crashed"}
+
+
 
 
 class RunDriver:
     def __init__(
         self, *, store: Store, agents: AgentFactory, settings: Settings, metrics: Metrics,
-        reviewer: PlanReviewer | None, progress: Progress, clock: Callable[[], float] = time.time,
+        reviewer: PlanReviewer | None, progress: Progress, prices: PriceTable, trips: TripTracer | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.agents = agents
@@ -199,6 +200,8 @@ class RunDriver:
         self.metrics = metrics
         self.reviewer = reviewer
         self.progress = progress
+        self.prices = prices
+        self.trips = trips or TripTracer(None)
         self.clock = clock
         self._tz = ZoneInfo(settings.timezone)
 
@@ -210,6 +213,23 @@ class RunDriver:
         knows it; `after` is the write that starts the run, still committing: the run's own
         writes and its outcome wait for it; `watch` follows what the run does. Cancellation
         propagates."""
+        with self.trips.segment(chat, session) as span:
+            outcome = await self._run(chat, session, steer, history, after, watch)
+            if span.is_recording():
+                span.set_attribute("run.outcome", _OUTCOME_NAMES[type(outcome).__name__])
+                if isinstance(outcome, Crashed | Failed):
+                    reason = outcome.error if isinstance(outcome, Crashed) else outcome.failure.reason
+                    span.set_status(Status(StatusCode.ERROR, reason))
+                if outcome.usage is not None:
+                    u = outcome.usage
+                    span.set_attributes({"run.steps": u.steps, "gen_ai.usage.input_tokens": u.prompt_tokens,
+                                         "gen_ai.usage.output_tokens": u.completion_tokens, "run.cost_usd": u.cost_usd})
+            return outcome
+
+    async def _run(
+        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None,
+        after: asyncio.Future[Any] | None, watch: RunWatch | None,
+    ) -> RunOutcome:
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
         watch = watch if watch is not None else RunWatch()
@@ -224,8 +244,8 @@ class RunDriver:
             # whoever stopped the run next reads its history: the step in flight lands first
             with contextlib.suppress(Exception):
                 await asyncio.shield(journal.settle())
-            if agent is not None:  # a stopped run's model calls are still billed
-                await asyncio.shield(save_usage(self.store, session.id, agent.usage))
+            if agent is not None and agent.usage.calls:  # a stopped run's model calls are still billed
+                await asyncio.shield(self.save_usage(self.usage_of(session, agent, "stopped"), chat.platform))
             raise
         except Exception as exc:  # the process keeps serving other chats
             log.exception("run for %s crashed", chat)
@@ -235,7 +255,25 @@ class RunDriver:
         finally:
             self.metrics.run_seconds.observe(time.perf_counter() - started)
         # the chat task stores the usage beside the outcome: one commit, not one more on the way
-        return outcome if agent is None else replace(outcome, usage=agent.usage)
+        if agent is None:
+            return outcome
+        return replace(outcome, usage=self.usage_of(session, agent, _OUTCOME_NAMES[type(outcome).__name__]))
+
+    def usage_of(self, session: SessionRow, agent: ToolCallAgent, outcome: str) -> RunUsage:
+        """Each segment builds its agent afresh, so its usage is this segment's share."""
+        u, model = agent.usage, agent.model.name
+        cost = self.prices.cost(model, u.prompt_tokens, u.completion_tokens)
+        return RunUsage(session.id, session.run_no, model, u.prompt_tokens, u.completion_tokens, u.calls, cost,
+                        agent.current_step, outcome)
+
+    async def save_usage(self, usage: RunUsage | None, platform: str) -> None:
+        """Store the segment's usage (beside its outcome's write) and count its cost."""
+        if usage is None:
+            return
+        if usage.llm_calls:
+            self.metrics.count_cost(platform, usage.model, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)
+        with contextlib.suppress(Exception):  # accounting must never fail a run
+            await self.store.add_usage(usage)
 
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:

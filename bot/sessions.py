@@ -24,6 +24,8 @@ import time
 import uuid
 from collections.abc import Callable
 
+from opentelemetry.trace import Tracer
+
 from agent_core.party import read_party
 from bot import texts
 from bot.actor import ActorDeps, ChatActor, state_with_run
@@ -31,9 +33,11 @@ from bot.addressing import bound_question, is_for
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 from bot.deadlines import DeadlineWatcher
 from bot.delivery import Progress
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
 from bot.outbox import DeliveryPolicy, DeliveryWorker
 from bot.ownership import Claim, LocalOwnership, Ownership
+from bot.pricing import PriceTable
 from bot.ratelimit import MessageLimiter
 from bot.records import (
     AgentFactory,
@@ -48,6 +52,7 @@ from bot.review import PlanReviewer
 from bot.runs import RunDriver
 from bot.settings import Settings
 from bot.store.base import ChatEvent, Store
+from bot.trip_trace import TripTracer
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +69,9 @@ class SessionManager:
         delivery: DeliveryPolicy | None = None,
         limits: MessageLimiter | None = None,
         ownership: Ownership | None = None,
+        prices: PriceTable | None = None,
+        tracer: Tracer | None = None,
+        logs: ChatLogContext | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -83,12 +91,14 @@ class SessionManager:
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
             policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle, on_posted=self.wake,
+            logs=logs,
         )
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
-                           progress=self.progress, clock=clock)
+                           progress=self.progress, prices=prices or PriceTable(settings.llm_prices), trips=TripTracer(tracer),
+                           clock=clock)
         self._deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
-                               deliver=self.outbox.wake, question_stored=self.deadlines.wake, clock=clock,
-                               members=self._members)
+                               deliver=self.outbox.wake, question_stored=self.deadlines.wake,
+                               logs=logs or ChatLogContext(), clock=clock, members=self._members)
         self.metrics.refresh_with(self._refresh_gauges)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -169,6 +179,13 @@ class SessionManager:
                 self._run_actor(claim)
         elif key not in self._claiming:  # a claim under way starts an actor that reads the inbox
             self._claiming[key] = asyncio.create_task(self._claim(key), name=f"claim:{key}")
+
+    def redeliver(self, key: str) -> None:
+        """A row of the chat was put back in its outbox (the operator's retry): send it."""
+        if self.ownership.immediate or self.ownership.holds(key):
+            self.outbox.wake(key)
+        else:  # the process that claims the chat opens its delivery lane
+            self.wake(key)
 
     async def _claim(self, key: str) -> None:
         try:

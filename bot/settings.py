@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     llm_context_tokens: int = Field(default=128000, gt=0, validation_alias=_alias("BOT_LLM_CONTEXT_TOKENS"))
     llm_timeout_s: float = Field(default=60.0, gt=0, validation_alias=_alias("BOT_LLM_TIMEOUT_S"))
     llm_max_retries: int = Field(default=4, ge=0, validation_alias=_alias("BOT_LLM_MAX_RETRIES"))
+    # USD per million (input, output) tokens, over the defaults of bot.pricing: {"model": [0.15, 0.6]}
+    llm_prices: dict[str, tuple[float, float]] = Field(default_factory=dict, validation_alias=_alias("BOT_LLM_PRICES"))
 
     telegram_bot_token: str | None = Field(default=None, validation_alias=_alias("TELEGRAM_BOT_TOKEN"))
     telegram_api_base_url: str = Field(
@@ -49,6 +51,8 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", validation_alias=_alias("BOT_HOST"))
     port: int = Field(default=8000, ge=0, le=65535, validation_alias=_alias("BOT_PORT"))
     web_token: str | None = Field(default=None, validation_alias=_alias("BOT_WEB_TOKEN"))
+    # the operator's page at /admin is served only with this token set
+    admin_token: str | None = Field(default=None, validation_alias=_alias("BOT_ADMIN_TOKEN"))
     rate_per_user: int = Field(default=20, ge=0, validation_alias=_alias("BOT_RATE_PER_USER"))
     rate_per_ip: int = Field(default=60, ge=0, validation_alias=_alias("BOT_RATE_PER_IP"))
     allowed_users: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("BOT_ALLOWED_USERS"))
@@ -71,6 +75,11 @@ class Settings(BaseSettings):
     history_messages: int = Field(default=60, ge=4, validation_alias=_alias("BOT_HISTORY_MESSAGES"))
     max_message_chars: int = Field(default=8000, ge=100, validation_alias=_alias("BOT_MAX_MESSAGE_CHARS"))
     log_level: str = Field(default="INFO", validation_alias=_alias("BOT_LOG_LEVEL"))
+    # json: one JSON object per line, with the chat key, session, run and trace of the chat it is about
+    log_format: Literal["text", "json"] = Field(default="text", validation_alias=_alias("BOT_LOG_FORMAT"))
+    # tracing (OpenTelemetry): off unless an OTLP endpoint is set or BOT_TRACE=console
+    otel_endpoint: str | None = Field(default=None, validation_alias=_alias("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    trace: Literal["off", "console"] = Field(default="off", validation_alias=_alias("BOT_TRACE"))
 
     # live travel data providers (BOT_TRAVEL_DATA=live)
     amap_key: str | None = Field(default=None, validation_alias=_alias("AMAP_KEY"))
@@ -103,6 +112,14 @@ class Settings(BaseSettings):
                 raise ValueError("must be a postgresql://user@host:port/database URL (SQLite takes BOT_DB_PATH)")
         return v
 
+    @field_validator("trace", mode="before")
+    @classmethod
+    def _trace_off(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = v.strip().lower()
+            return v if v else "off"
+        return v
+
     @field_validator("validate_plans", mode="before")
     @classmethod
     def _on_off(cls, v: object) -> object:
@@ -112,7 +129,7 @@ class Settings(BaseSettings):
             return False
         return v
 
-    @field_validator("web_token", mode="after")
+    @field_validator("web_token", "admin_token", mode="after")
     @classmethod
     def _token_strength(cls, v: str | None) -> str | None:
         if v is not None and len(v.strip()) < 16:

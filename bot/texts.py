@@ -69,6 +69,10 @@ _TEXTS: dict[str, dict[str, str]] = {
     "status_idle": {"zh": "空闲中：发一条出行需求就可以开始。", "en": "Idle: send a trip request to start."},
     "status_running": {"zh": "正在规划中（第 {step} 步，最多 {max} 步）。", "en": "Planning (step {step} of at most {max})."},
     "status_waiting": {"zh": "正在等你回答：{question}", "en": "Waiting for your answer to: {question}"},
+    "status_usage": {
+        "zh": "本次行程已用：{calls} 次模型调用，输入 {prompt} / 输出 {completion} 个 token，约 ${cost}。",
+        "en": "This trip so far: {calls} model calls, {prompt} tokens in / {completion} out, about ${cost}.",
+    },
     "refused": {
         "zh": "抱歉，这个机器人只对指定用户开放。如需使用，请联系管理员把你的 ID（{user}）加入白名单。",
         "en": "Sorry, this bot only serves listed users. Ask its admin to add your id ({user}) to BOT_ALLOWED_USERS.",

@@ -11,14 +11,22 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.store.base import ChatEvent, QuestionRow, SignoffRow, Store, StoreClosed, TurnStart
+from bot.store.base import (
+    ChatEvent,
+    QuestionRow,
+    RunUsage,
+    SignoffRow,
+    Store,
+    StoreClosed,
+    TurnStart,
+)
 from bot.store.migrate import MIGRATIONS_DIR, discover
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR
 from bot.store.postgres import PostgresStore
@@ -329,3 +337,51 @@ async def test_sqlite_runs_in_wal_mode(tmp_path: Path):
     await s.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_usage_adds_to_the_session_and_to_its_run_row(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    await store.add_usage(RunUsage(session.id, 1, "gpt-4o-mini", 100, 10, 1, 0.25, 1, "paused"))
+    await store.add_usage(RunUsage(session.id, 1, "gpt-4o-mini", 200, 20, 2, 0.5, 3, "answered"))
+    again = await store.start_turn(turn(0, "more"))
+    await store.add_usage(RunUsage(session.id, 2, "gpt-4o", 5, 1, 1, 0.125, 1, "failed"))
+    s = await store.get_session(KEY)
+    assert s is not None and (s.prompt_tokens, s.completion_tokens, s.llm_calls, s.cost_usd) == (305, 31, 4, 0.875)
+    assert again.run_no == 2
+    second, first = await store.recent_runs()
+    assert (first.run_no, first.chat_key, first.segments, first.steps, first.outcome) == (1, KEY, 2, 3, "answered")
+    assert (first.prompt_tokens, first.completion_tokens, first.llm_calls, first.cost_usd) == (300, 30, 3, 0.75)
+    assert (second.run_no, second.model, second.segments, second.cost_usd, second.outcome) == (2, "gpt-4o", 1, 0.125, "failed")
+    assert [r.run_no for r in await store.recent_runs(limit=1)] == [2]
+
+
+async def test_a_turn_stores_its_trace_context_with_the_session(store: Store):
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(replace(turn(inbox or 0), trace_parent=parent))
+    assert session.trace_parent == parent
+    again = await store.start_turn(turn(0, "more"))  # a new run, a new trace (none here: tracing off)
+    assert again.trace_parent == ""
+
+
+async def test_the_operators_reads_and_a_failed_delivery_put_back_in_the_queue(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    [answer] = await store.finish_run(session.id, [Message.assistant("done")], outbox=[("answer", '{"text": "done"}')])
+    [asked] = await store.pause(session.id, [], [question(session.id, "call_x")], step=1)
+    await store.outbox_part_sent(answer, 1, "m1")
+    await store.outbox_failed(answer, "403 bot was blocked")
+    await store.outbox_failed(asked, "chat not found")
+    assert [s.id for s in await store.open_sessions()] == [session.id]
+    failed = await store.failed_deliveries()
+    assert [(r.id, r.kind, r.error) for r in failed] == [(asked, "question", "chat not found"),
+                                                           (answer, "answer", "403 bot was blocked")]
+    assert await store.retry_outbox(asked) is None  # a failed question stopped its run: never re-posted
+    assert await store.retry_outbox(answer) == KEY
+    assert await store.retry_outbox(answer) is None  # pending now, not failed
+    [pending] = [r for r in await store.pending_outbox(KEY) if r.id == answer]
+    assert (pending.status, pending.attempts, pending.parts_sent) == ("pending", 0, 1)  # the part sent stays sent
+    assert [r.id for r in await store.failed_deliveries()] == [asked]
+    await store.close_session(KEY)
+    assert await store.open_sessions() == []

@@ -23,7 +23,7 @@ import pytest
 
 from agent_core.schema import Message
 from bot.store import migrate, pg_leases, pg_migrate
-from bot.store.base import ChatEvent, LeaseLost, QuestionRow, StoreUnavailable, TurnStart
+from bot.store.base import ChatEvent, LeaseLost, QuestionRow, RunUsage, StoreUnavailable, TurnStart
 from bot.store.pg_leases import Lease
 from bot.store.pg_notify import INBOX_CHANNEL
 from bot.store.postgres import PostgresStore
@@ -224,7 +224,7 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
         "finish_run": lambda: a.finish_run(sid, [], outbox=[("answer", "{}")], inbox_done=[inbox]),
         "interrupt": lambda: a.interrupt(sid, [], close=True, notice="{}"),
         "close_session": lambda: a.close_session(KEY),
-        "add_usage": lambda: a.add_usage(sid, 1, 1, 1),
+        "add_usage": lambda: a.add_usage(RunUsage(sid, 1, "m", 1, 1, 1, 0.5, 1, "paused")),
         "resolve_question": lambda: a.resolve_question(sid, "call_q", answer, status="answered", inbox_id=inbox),
         "queue_outbox": lambda: a.queue_outbox(KEY, sid, "notice", "{}"),
         "outbox_part_sent": lambda: a.outbox_part_sent(other, 1, "m1"),
@@ -252,7 +252,7 @@ async def test_an_answer_another_process_stored_before_the_posting_was_recorded_
     recorded (a loaded process): the answer is above the watermark, so it answers the question."""
     a, b = two
     sid = await session_of(a)
-    row = await a.pause(sid, [], question(sid, "call_w"), step=1)
+    [row] = await a.pause(sid, [], [question(sid, "call_w")], step=1)
     mark = await a.question_watermark()
     answer_id = await b.add_inbox("test", "w-answer", KEY, "{}")
     await a.outbox_sent(row, 1, "m1", posted_after=mark)

@@ -26,6 +26,7 @@ import threading
 import time
 
 import httpx
+from opentelemetry.trace import Tracer
 from pydantic import ValidationError
 
 from adapters.console import ConsoleSurface, run_console
@@ -37,8 +38,11 @@ from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.travel_agent import travel_toolset
+from bot.json_logs import json_handler
 from bot.llm_metrics import LLMMetrics
+from bot.log_context import ChatLogContext
 from bot.metrics import Metrics
+from bot.pricing import PriceTable
 from bot.review import PlanReviewer
 from bot.settings import Settings
 from bot.store.base import StoreUnavailable
@@ -46,6 +50,7 @@ from bot.validation import build_plan_validator
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 from tripbot import LAUNCHED
+from tripbot.telemetry import make_tracer
 
 log = logging.getLogger("bot")
 
@@ -59,7 +64,7 @@ def reach_timeout() -> float:
     return max(MIN_REACH_S, min(STARTUP_TIMEOUT_S, STARTUP_BUDGET_S - (time.monotonic() - LAUNCHED)))
 
 
-def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> ChatModel:
+def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics, tracer: Tracer | None = None) -> ChatModel:
     if settings.offline_model:
         return OfflinePlanner(gazetteer)
     config = LLMConfig(
@@ -67,7 +72,7 @@ def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics) -> Ch
         context_tokens=settings.llm_context_tokens, timeout_s=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
     )
-    return LLM(config, observer=LLMMetrics(metrics))
+    return LLM(config, observer=LLMMetrics(metrics), tracer=tracer)
 
 
 def make_tools(
@@ -86,13 +91,15 @@ def make_reviewer(
 
 
 def assemble(
-    settings: Settings, resources: contextlib.AsyncExitStack, *, serve_http: bool, extra: list[ConsoleSurface] | None = None
+    settings: Settings, resources: contextlib.AsyncExitStack, *, serve_http: bool, extra: list[ConsoleSurface] | None = None,
+    logs: ChatLogContext | None = None,
 ) -> Runtime:
     """Build the runtime; what must be closed at shutdown is pushed onto `resources`."""
     gazetteer = Gazetteer.load()
     sandbox = SandboxProvider(gazetteer)
     metrics = Metrics()
-    model = make_model(settings, gazetteer, metrics)
+    tracer = make_tracer(settings, resources)
+    model = make_model(settings, gazetteer, metrics, tracer)
     if isinstance(model, LLM):
         resources.push_async_callback(model.aclose)
     http = None
@@ -103,7 +110,8 @@ def assemble(
     runtime = build_runtime(
         settings, model=model, tools=tools, prompt=build_system_prompt,
         reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
-        extra_surfaces=list(extra or []), metrics=metrics,
+        extra_surfaces=list(extra or []), metrics=metrics, prices=PriceTable(settings.llm_prices),
+        tracer=tracer, logs=logs,
     )
     return runtime
 
@@ -131,9 +139,9 @@ def describe(settings: Settings) -> list[str]:
     return lines
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, logs: ChatLogContext | None = None) -> None:
     async with contextlib.AsyncExitStack() as resources:
-        await _serve(settings, resources)
+        await _serve(settings, resources, logs)
 
 
 def stop_on_signals() -> asyncio.Event:
@@ -147,8 +155,8 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
-    runtime = assemble(settings, resources, serve_http=True)
+async def _serve(settings: Settings, resources: contextlib.AsyncExitStack, logs: ChatLogContext | None) -> None:
+    runtime = assemble(settings, resources, serve_http=True, logs=logs)
     stop = stop_on_signals()
     await runtime.start(reach_timeout())  # stops what it started and raises StartupError when a part fails
     freeze_startup_heap()
@@ -163,14 +171,14 @@ async def _serve(settings: Settings, resources: contextlib.AsyncExitStack) -> No
         await runtime.stop()
 
 
-async def chat(settings: Settings) -> None:
+async def chat(settings: Settings, logs: ChatLogContext | None = None) -> None:
     async with contextlib.AsyncExitStack() as resources:
-        await _chat(settings, resources)
+        await _chat(settings, resources, logs)
 
 
-async def _chat(settings: Settings, resources: contextlib.AsyncExitStack) -> None:
+async def _chat(settings: Settings, resources: contextlib.AsyncExitStack, logs: ChatLogContext | None) -> None:
     surface = ConsoleSurface()
-    runtime = assemble(settings, resources, serve_http=False, extra=[surface])
+    runtime = assemble(settings, resources, serve_http=False, extra=[surface], logs=logs)
     stop = stop_on_signals()  # Ctrl-C ends the chat at once, cleanly
     await runtime.start(reach_timeout())
     freeze_startup_heap()
@@ -241,10 +249,14 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
     settings = load_settings()
     if settings is None:
         return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(), stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    logs = ChatLogContext()
+    if settings.log_format == "json":
+        logging.basicConfig(level=settings.log_level.upper(), handlers=[json_handler(logs, sys.stderr)])
+    else:
+        logging.basicConfig(
+            level=settings.log_level.upper(), stream=sys.stderr,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
     # httpx logs every request URL at INFO, and the Bot API's URLs carry the token
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
     if args.command in ("chat", "check"):
@@ -255,9 +267,9 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
 
             return asyncio.run(run_checks(settings))
         if args.command == "chat":
-            asyncio.run(chat(settings))
+            asyncio.run(chat(settings, logs))
         else:
-            asyncio.run(serve(settings))
+            asyncio.run(serve(settings, logs))
     except StartupError as exc:
         print(f"startup error: {exc}", file=sys.stderr, flush=True)
         _exit_soon(1)

@@ -7,6 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
+from opentelemetry.trace import Span, Status, StatusCode, Tracer
+from opentelemetry.util.types import AttributeValue
+
 from agent_core.agents.react import ReActAgent
 from agent_core.errors import LoopDetected
 from agent_core.events import (
@@ -24,6 +27,7 @@ from agent_core.memory import Memory
 from agent_core.model import ChatModel, StreamingChatModel, TokenUsage, ToolChoice
 from agent_core.schema import AgentState, Message, Role, ToolCall
 from agent_core.text_tool_calls import answer_text, strip_think
+from agent_core.tracing import span, summary
 from tools.base import ToolContext, ToolResult
 from tools.collection import ToolCollection
 from tools.signals import HumanInputRequired
@@ -49,6 +53,7 @@ class ToolCallAgent(ReActAgent):
         usage: TokenUsage | None = None,
         tool_choice: ToolChoice = "auto",
         on_tool_result: Callable[[str, ToolResult], None] | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         super().__init__(memory=memory, max_steps=max_steps, steps_taken=steps_taken)
         self.model = model
@@ -58,6 +63,7 @@ class ToolCallAgent(ReActAgent):
         self.usage = usage if usage is not None else TokenUsage()
         self.tool_choice = tool_choice
         self.on_tool_result = on_tool_result
+        self.tracer = tracer  # a span per tool call; None: tracing off
         self.answer: AnswerReady | None = None
 
     # -- think ---------------------------------------------------------------------------
@@ -155,7 +161,10 @@ class ToolCallAgent(ReActAgent):
         ended: ToolResult | None = None
         for call in others:
             yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
-            result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+            with span(self.tracer, f"tool {call.function.name}", _tool_attributes(call) if self.tracer else None) as s:
+                result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+                if s.is_recording():
+                    _record_result(s, result)
             if self.on_tool_result is not None:
                 self.on_tool_result(call.function.name, result)
             message = Message.tool(result.observation(), tool_call_id=call.id, name=call.function.name)
@@ -173,7 +182,15 @@ class ToolCallAgent(ReActAgent):
             for call in asks:
                 yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
                 try:
-                    result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
+                    with span(self.tracer, f"tool {ASK_HUMAN}", _tool_attributes(call) if self.tracer else None) as s:
+                        try:
+                            result = await self.tools.execute(call.function.name, call.function.arguments,
+                                                              self._ctx(call))
+                        except HumanInputRequired:
+                            s.set_attribute("tool.paused", True)  # the run pauses here: not an error
+                            raise
+                        if s.is_recording():
+                            _record_result(s, result)
                 except HumanInputRequired as signal:
                     waiting.append(PendingAsk(signal.tool_call_id, signal.question, signal.options, signal.to))
                     continue
@@ -249,6 +266,18 @@ def _normalise(arguments: str) -> str:
         return json.dumps(json.loads(arguments or "{}"), sort_keys=True, ensure_ascii=False)
     except json.JSONDecodeError:
         return arguments.strip()
+
+
+def _tool_attributes(call: ToolCall) -> dict[str, AttributeValue]:
+    return {"tool.name": call.function.name, "tool.call_id": call.id,
+            "tool.arguments": summary(call.function.arguments or "")}
+
+
+def _record_result(s: Span, result: ToolResult) -> None:
+    s.set_attribute("tool.result_chars", len(result.observation()))
+    s.set_attribute("tool.ok", result.ok)
+    if not result.ok:
+        s.set_status(Status(StatusCode.ERROR, summary(result.error or "tool failed")))
 
 
 def _args_for_display(call: ToolCall) -> dict[str, Any]:

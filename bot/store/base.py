@@ -79,6 +79,41 @@ class SessionRow:
     prompt_tokens: int = 0  # token usage of this session (all its runs)
     completion_tokens: int = 0
     llm_calls: int = 0
+    cost_usd: float = 0.0  # what those calls cost, at the price table of their time
+    trace_parent: str = ""  # W3C traceparent of the current run's trace; '' when tracing is off
+
+
+@dataclass(frozen=True, slots=True)
+class RunUsage:
+    """What one segment of a run used, stored with its outcome: added to the session's totals
+    and to its run's row (one row per run_no, across pauses and restarts)."""
+
+    session_id: str
+    run_no: int
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    llm_calls: int
+    cost_usd: float
+    steps: int  # the run's steps so far
+    outcome: str  # paused | answered | failed | crashed | stopped
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    session_id: str
+    run_no: int
+    chat_key: str
+    model: str
+    segments: int
+    steps: int
+    prompt_tokens: int
+    completion_tokens: int
+    llm_calls: int
+    cost_usd: float
+    outcome: str
+    started_at: float
+    updated_at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +221,7 @@ class TurnStart:
     new_session_id: str = ""
     rejected_by: str = ""  # a re-plan after a rejected sign-off: who rejected it (stored with the turn)
     reason: str = ""
+    trace_parent: str = ""  # the new run's trace (W3C traceparent), stored with the session
 
 
 class Store(Protocol):
@@ -234,7 +270,21 @@ class Store(Protocol):
     ) -> None:
         """Stop a run: answer its open tool calls with `fillers`, cancel its question, idle (or
         close) it, and queue `notice` (a body) when given: one transaction."""
-    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None: ...
+    async def add_usage(self, usage: RunUsage) -> None:
+        """Add a segment's usage to its session's totals and to its run's row (created by the
+        run's first segment), one transaction."""
+    async def recent_runs(self, limit: int = 50) -> list[RunRow]:
+        """The runs most recently changed, newest first."""
+
+    # the operator's page (bot.admin)
+    async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
+        """Open sessions, the most recently changed first."""
+    async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
+        """Outbox rows given up on, in every chat, newest first."""
+    async def retry_outbox(self, outbox_id: int) -> str | None:
+        """Put a failed answer or notice back in the queue (attempts from zero, the parts already
+        sent stay sent); its chat key, or None when it is not a failed row of those kinds (a
+        failed question stopped its run: posting it later would ask what nobody waits for)."""
     async def working_sessions(self) -> list[SessionRow]: ...
 
     # questions

@@ -27,8 +27,15 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from bot.store.base import ChatEvent, TurnStart
-from bot.store.writes import OPEN_SIGNOFF, QUESTION_COLS, SESSION_COLS, SIGNOFF_COLS, question_json
+from bot.store.base import ChatEvent, RunUsage, TurnStart
+from bot.store.writes import (
+    OPEN_SIGNOFF,
+    QUESTION_COLS,
+    RUN_COLS,
+    SESSION_COLS,
+    SIGNOFF_COLS,
+    question_json,
+)
 
 Conn: TypeAlias = asyncpg.Connection
 Row = tuple[Any, ...]
@@ -120,16 +127,17 @@ async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
         sid = turn.new_session_id or uuid.uuid4().hex
         await conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
-            "location, created_at, updated_at, run_started_at) "
-            "VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10)",
+            "location, created_at, updated_at, run_started_at, trace_parent) "
+            "VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10, $11)",
             sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now,
+            turn.trace_parent,
         )
     else:
         await conn.execute(
             "UPDATE sessions SET state = 'working', lang = $1, asker_id = $2, asker_name = $3, run_no = run_no + 1, "
-            "run_steps = 0, request = $4, location = COALESCE($5, location), updated_at = $6, run_started_at = $7 "
-            "WHERE id = $8",
-            turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, sid,
+            "run_steps = 0, request = $4, location = COALESCE($5, location), updated_at = $6, run_started_at = $7, "
+            "trace_parent = $8 WHERE id = $9",
+            turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, turn.trace_parent, sid,
         )
     await append(conn, sid, [body])
     await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", turn.inbox_id)
@@ -205,11 +213,24 @@ async def close_session(conn: Conn, chat_key: str) -> None:
     await conn.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = $1 AND closed = 0", chat_key)
 
 
-async def add_usage(conn: Conn, session_id: str, prompt: int, completion: int, calls: int) -> None:
+async def add_usage(conn: Conn, usage: RunUsage) -> None:
+    u = usage
     await conn.execute(
         "UPDATE sessions SET prompt_tokens = prompt_tokens + $1, completion_tokens = completion_tokens + $2, "
-        "llm_calls = llm_calls + $3 WHERE id = $4",
-        prompt, completion, calls, session_id,
+        "llm_calls = llm_calls + $3, cost_usd = cost_usd + $4 WHERE id = $5",
+        u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd, u.session_id,
+    )
+    now = time.time()
+    await conn.execute(
+        f"INSERT INTO runs AS r ({RUN_COLS}) "
+        "SELECT $1, $2, chat_key, $3, 1, $4, $5, $6, $7, $8, $9, $10, $10 FROM sessions WHERE id = $1 "
+        "ON CONFLICT (session_id, run_no) DO UPDATE SET model = EXCLUDED.model, segments = r.segments + 1, "
+        "steps = EXCLUDED.steps, prompt_tokens = r.prompt_tokens + EXCLUDED.prompt_tokens, "
+        "completion_tokens = r.completion_tokens + EXCLUDED.completion_tokens, "
+        "llm_calls = r.llm_calls + EXCLUDED.llm_calls, cost_usd = r.cost_usd + EXCLUDED.cost_usd, "
+        "outcome = EXCLUDED.outcome, updated_at = EXCLUDED.updated_at",
+        u.session_id, u.run_no, u.model, u.steps, u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd,
+        u.outcome, now,
     )
 
 
@@ -334,6 +355,15 @@ async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: s
             "WHERE session_id = $2 AND tool_call_id = $3",
             row[2], row[0], row[1], posted_after,
         )
+
+
+async def retry_outbox(conn: Conn, outbox_id: int) -> str | None:
+    chat_key: str | None = await conn.fetchval(
+        "UPDATE outbox SET status = 'pending', attempts = 0 WHERE id = $1 AND status = 'failed' AND kind <> 'question' "
+        "RETURNING chat_key",
+        outbox_id,
+    )
+    return chat_key
 
 
 async def outbox_attempt_failed(conn: Conn, outbox_id: int, error: str) -> None:

@@ -50,6 +50,8 @@ from bot.store.base import (
     InboxRow,
     OutboxRow,
     QuestionRow,
+    RunRow,
+    RunUsage,
     SessionRow,
     SignoffRow,
     StoreClosed,
@@ -71,7 +73,7 @@ from bot.store.pg_leases import Lease
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
 from bot.store.sqlite import _bodies, _body, _question, _signoff, _signoff_row
-from bot.store.writes import OPEN_SIGNOFF, OUTBOX_COLS, SIGNOFF_COLS
+from bot.store.writes import OPEN_SIGNOFF, OUTBOX_COLS, RUN_COLS, SIGNOFF_COLS
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
@@ -292,10 +294,12 @@ class PostgresStore:
     async def close_session(self, chat_key: str) -> None:
         await self.write(partial(pg_writes.close_session, chat_key=chat_key))
 
-    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None:
-        if prompt or completion or calls:
-            await self.write(partial(pg_writes.add_usage, session_id=session_id, prompt=prompt,
-                                     completion=completion, calls=calls))
+    async def add_usage(self, usage: RunUsage) -> None:
+        await self.write(partial(pg_writes.add_usage, usage=usage))
+
+    async def recent_runs(self, limit: int = 50) -> list[RunRow]:
+        rows = await self._all(f"SELECT {RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT $1", limit)
+        return [RunRow(*r) for r in rows]
 
     async def working_sessions(self) -> list[SessionRow]:
         rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
@@ -304,6 +308,21 @@ class PostgresStore:
     async def session_by_id(self, session_id: str) -> SessionRow | None:
         row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
         return SessionRow(*row) if row else None
+
+    async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
+        rows = await self._all(
+            f"SELECT {_SESSION_COLS} FROM sessions WHERE closed = 0 ORDER BY updated_at DESC LIMIT $1", limit
+        )
+        return [SessionRow(*r) for r in rows]
+
+    async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
+        rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT $1",
+                               limit)
+        return [OutboxRow(*r) for r in rows]
+
+    async def retry_outbox(self, outbox_id: int) -> str | None:
+        # the operator's hand, not a chat's task: it carries no lease (any process may queue it)
+        return await self._transaction(partial(pg_writes.retry_outbox, outbox_id=outbox_id), None)
 
     # -- questions -------------------------------------------------------------------------
     async def get_question(self, session_id: str) -> QuestionRow | None:

@@ -24,6 +24,8 @@ from bot.store.base import (
     InboxRow,
     OutboxRow,
     QuestionRow,
+    RunRow,
+    RunUsage,
     SessionRow,
     SignoffRow,
     StoreClosed,
@@ -156,10 +158,12 @@ class SqliteStore:
     async def close_session(self, chat_key: str) -> None:
         await self._writer.write(partial(writes.close_session, chat_key=chat_key))
 
-    async def add_usage(self, session_id: str, prompt: int, completion: int, calls: int) -> None:
-        if prompt or completion or calls:
-            await self._writer.write(partial(writes.add_usage, session_id=session_id, prompt=prompt,
-                                             completion=completion, calls=calls))
+    async def add_usage(self, usage: RunUsage) -> None:
+        await self._writer.write(partial(writes.add_usage, usage=usage))
+
+    async def recent_runs(self, limit: int = 50) -> list[RunRow]:
+        rows = await self._all(f"SELECT {writes.RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT ?", (limit,))
+        return [RunRow(*r) for r in rows]
 
     async def working_sessions(self) -> list[SessionRow]:
         rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
@@ -168,6 +172,20 @@ class SqliteStore:
     async def session_by_id(self, session_id: str) -> SessionRow | None:
         row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
         return SessionRow(*row) if row else None
+
+    async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
+        rows = await self._all(
+            f"SELECT {_SESSION_COLS} FROM sessions WHERE closed = 0 ORDER BY updated_at DESC LIMIT ?", (limit,)
+        )
+        return [SessionRow(*r) for r in rows]
+
+    async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
+        rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT ?",
+                               (limit,))
+        return [OutboxRow(*r) for r in rows]
+
+    async def retry_outbox(self, outbox_id: int) -> str | None:
+        return await self._writer.write(partial(writes.retry_outbox, outbox_id=outbox_id))
 
     # -- questions -------------------------------------------------------------------------
     async def get_question(self, session_id: str) -> QuestionRow | None:

@@ -14,11 +14,15 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from bot.store.base import ChatEvent, TurnStart
+from bot.store.base import ChatEvent, RunUsage, TurnStart
 
 SESSION_COLS = (
     "id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, location, created_at, updated_at, "
-    "run_started_at, prompt_tokens, completion_tokens, llm_calls"
+    "run_started_at, prompt_tokens, completion_tokens, llm_calls, cost_usd, trace_parent"
+)
+RUN_COLS = (
+    "session_id, run_no, chat_key, model, segments, steps, prompt_tokens, completion_tokens, llm_calls, cost_usd, "
+    "outcome, started_at, updated_at"
 )
 QUESTION_COLS = (
     "session_id, tool_call_id, question, options, asker_id, asked_at, deadline, posted_message_id, status, posted_after, "
@@ -101,16 +105,18 @@ def start_turn(conn: sqlite3.Connection, turn: TurnStart, body: str) -> Row:
         sid = turn.new_session_id or uuid.uuid4().hex
         conn.execute(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
-            "location, created_at, updated_at, run_started_at) VALUES (?, ?, 'working', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?)",
-            (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now),
+            "location, created_at, updated_at, run_started_at, trace_parent) "
+            "VALUES (?, ?, 'working', ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?)",
+            (sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now,
+             turn.trace_parent),
         )
     else:
         sid = row[0]
         conn.execute(
             "UPDATE sessions SET state = 'working', lang = ?, asker_id = ?, asker_name = ?, run_no = run_no + 1, "
-            "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ?, run_started_at = ? "
-            "WHERE id = ?",
-            (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, sid),
+            "run_steps = 0, request = ?, location = COALESCE(?, location), updated_at = ?, run_started_at = ?, "
+            "trace_parent = ? WHERE id = ?",
+            (turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, turn.trace_parent, sid),
         )
     append(conn, sid, [body])
     conn.execute("UPDATE inbox SET status = 'done' WHERE id = ?", (turn.inbox_id,))
@@ -195,11 +201,24 @@ def close_session(conn: sqlite3.Connection, chat_key: str) -> None:
     conn.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = ? AND closed = 0", (chat_key,))
 
 
-def add_usage(conn: sqlite3.Connection, session_id: str, prompt: int, completion: int, calls: int) -> None:
+def add_usage(conn: sqlite3.Connection, usage: RunUsage) -> None:
+    u = usage
     conn.execute(
         "UPDATE sessions SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, "
-        "llm_calls = llm_calls + ? WHERE id = ?",
-        (prompt, completion, calls, session_id),
+        "llm_calls = llm_calls + ?, cost_usd = cost_usd + ? WHERE id = ?",
+        (u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd, u.session_id),
+    )
+    now = time.time()
+    conn.execute(
+        f"INSERT INTO runs ({RUN_COLS}) "
+        "SELECT ?, ?, chat_key, ?, 1, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ? "
+        "ON CONFLICT (session_id, run_no) DO UPDATE SET model = excluded.model, segments = segments + 1, "
+        "steps = excluded.steps, prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
+        "completion_tokens = completion_tokens + excluded.completion_tokens, "
+        "llm_calls = llm_calls + excluded.llm_calls, cost_usd = cost_usd + excluded.cost_usd, "
+        "outcome = excluded.outcome, updated_at = excluded.updated_at",
+        (u.session_id, u.run_no, u.model, u.steps, u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd,
+         u.outcome, now, now, u.session_id),
     )
 
 
@@ -318,6 +337,15 @@ def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, messa
             "WHERE session_id = ? AND tool_call_id = ?",
             (row[2], row[0], row[1]),
         )
+
+
+def retry_outbox(conn: sqlite3.Connection, outbox_id: int) -> str | None:
+    row = conn.execute(
+        "UPDATE outbox SET status = 'pending', attempts = 0 WHERE id = ? AND status = 'failed' AND kind <> 'question' "
+        "RETURNING chat_key",
+        (outbox_id,),
+    ).fetchone()
+    return str(row[0]) if row else None
 
 
 def outbox_attempt_failed(conn: sqlite3.Connection, outbox_id: int, error: str) -> None:
