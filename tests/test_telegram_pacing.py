@@ -146,3 +146,36 @@ async def test_sends_queued_at_stop_fail_with_adapter_stopped(tg, transport):
     await first
     with pytest.raises(AdapterStopped):
         await second
+
+
+async def test_a_draft_waits_while_the_bot_wide_budget_is_taken() -> None:
+    """Drafts are previews: they never take a slot a real message is waiting for."""
+
+    class Preview:
+        def __init__(self) -> None:
+            self.flushed = asyncio.Event()
+
+        def has_work(self) -> bool:
+            return not self.flushed.is_set()
+
+        async def flush(self) -> bool:
+            self.flushed.set()
+            return True
+
+    outbox = Outbox(global_limit=1, global_window=60.0)
+    try:
+        async with outbox.pacer.slot(0):  # a real message holds the only slot
+            assert outbox.pacer.contended()
+            skipped = Preview()
+            outbox.offer_draft(7, skipped)
+            assert 7 not in outbox._draft_lanes and not skipped.flushed.is_set()
+        free = Outbox()
+        try:
+            sent = Preview()
+            free.offer_draft(7, sent)
+            async with asyncio.timeout(5):
+                await sent.flushed.wait()
+        finally:
+            await free.close()
+    finally:
+        await outbox.close()

@@ -112,6 +112,10 @@ class GlobalPacer:
                 self._pump()
             raise
 
+    def contended(self) -> bool:
+        """Are requests waiting for a slot (or would the next one wait)?"""
+        return bool(self._waiters) or not self._free()
+
     def _free(self) -> bool:
         now = self._clock()
         while self._finished and now - self._finished[0] >= self.window:
@@ -283,6 +287,11 @@ class Outbox:
         return lane
 
     def offer_draft(self, chat_id: int, source: ProgressSource) -> None:
+        """A preview is worth sending only when it delays no real message: while the bot-wide
+        budget is taken, the draft waits for the next piece of text (the answer itself is sent
+        as messages anyway)."""
+        if self.pacer.contended():
+            return
         self.draft_lane(chat_id).offer(source)
 
     def lane(self, chat_id: int) -> ChatLane:
