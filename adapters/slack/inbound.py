@@ -131,16 +131,24 @@ class ButtonPress:
     block_id: str
 
 
-def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
+def _pressed(raw: Mapping[str, Any]) -> tuple[BlockActions, _Action, str] | None:
+    """A block_actions payload, its first action and the thread it happened in."""
     try:
         payload = BlockActions.model_validate(raw)
     except ValidationError:
         return None
     if not payload.actions:
         return None
-    action = payload.actions[0]
     c = payload.container
     thread = c.thread_ts or (payload.message.thread_ts if payload.message else None) or c.message_ts
+    return payload, payload.actions[0], thread
+
+
+def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
+    if (pressed := _pressed(raw)) is None:
+        return None
+    payload, action, thread = pressed
+    c = payload.container
     message = IncomingMessage(
         chat=ChatKey(PLATFORM, c.channel_id, thread),
         user_id=payload.user.id,
@@ -170,18 +178,13 @@ def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
 def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
     """An Approve / Reject press on a sign-off request: a decision naming its sign-off. Each press
     is its own (a refused one must not hide the approver's); Slack's retries of one are duplicates."""
-    try:
-        payload = BlockActions.model_validate(raw)
-    except ValidationError:
+    if (pressed := _pressed(raw)) is None:
         return None
-    if not payload.actions:
-        return None
-    action = payload.actions[0]
+    payload, action, thread = pressed
     decision, _, signoff_id = action.value.partition(":")
     if decision not in ("approve", "reject") or not signoff_id:
         return None
     c = payload.container
-    thread = c.thread_ts or (payload.message.thread_ts if payload.message else None) or c.message_ts
     return IncomingMessage(
         chat=ChatKey(PLATFORM, c.channel_id, thread), user_id=payload.user.id, text=decision,
         dedup_id=f"{c.channel_id}:{c.message_ts}:{payload.user.id}:{action.action_ts or action.value}",
