@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bot.chat import ChatKey
+from bot.chat import ChatKey, IncomingMessage
+from bot.records import message_to_json
 from tests.scripted_trip import DAYS, QUESTION_EN, QUESTION_ZH
 from tests.web_runtime import WebStack, web_model, web_stack
 from tests.web_sse import SseReader
@@ -235,6 +236,23 @@ async def test_session_view_for_reload(client: httpx.AsyncClient, stack: WebStac
         await client.post("/api/human_response", json={"session_id": sid, "response": DAYS[0]})
         first = await reader.next()
     assert first.event == "step" and first.json()["step"] == 2
+
+
+async def test_a_session_whose_first_message_another_process_stored_is_known(client: httpx.AsyncClient, stack: WebStack):
+    # Behind a load balancer the page's POST /api/chat reaches one process and its event stream
+    # another, before the session is started: the stored message makes the session known.
+    sid = "started0elsewhere"
+    assert (await client.get(f"/api/sessions/{sid}")).status_code == 404
+    first = IncomingMessage(chat=ChatKey("web", sid), user_id=sid, text="Beijing to Shanghai, please")
+    assert await stack.store.add_inbox("web", "", str(first.chat), message_to_json(first)) is not None
+    view = await client.get(f"/api/sessions/{sid}")
+    assert view.status_code == 200, view.text
+    assert view.json()["state"] == "new"
+    async with client.stream("GET", f"/api/sessions/{sid}/events") as res:
+        assert res.status_code == 200
+        assert (await SseReader(res).comment()) == "connected"
+    stop = await client.post(f"/api/sessions/{sid}/stop", json={})
+    assert stop.status_code == 200, stop.text
 
 
 async def test_keepalive_comments_flow_while_idle(tmp_path):

@@ -189,6 +189,11 @@ class WebAdapter:
             self._relay.produced(chat.chat_id, event, logged.data)
         return logged.id
 
+    async def _known(self, session_id: str) -> bool:
+        """A session this process or the store knows (another process may have stored its first
+        message a moment ago: `POST /api/chat` answered, its session is not yet started)."""
+        return self._book.peek(session_id) is not None or await self._manager.known(_chat_key(session_id))
+
     async def _caught_up(self, session_id: str) -> SessionLog:
         """The session's log, with what other processes produced for it (adapters.web.relay)."""
         session_log = self._book.get(session_id)
@@ -287,7 +292,7 @@ class WebAdapter:
     async def _human_response(self, body: HumanResponseRequest, request: Request) -> HumanResponseAck:
         self._check_rates(request, body.session_id)
         chat = _chat_key(body.session_id)
-        if await self._manager.session_info(chat) is None:
+        if not await self._known(body.session_id):
             raise HTTPException(404, "unknown session")
         waiting = await self._manager.pending_questions(chat)  # a team trip asks several at once
         if not waiting:
@@ -312,7 +317,7 @@ class WebAdapter:
         decides, and the page hears the outcome as a notice event."""
         self._check_rates(request, session_id)
         chat = _chat_key(session_id)
-        if await self._manager.session_info(chat) is None:
+        if not await self._known(session_id):
             raise HTTPException(404, "unknown session")
         client_id = body.client_message_id if body is not None else None
         msg = IncomingMessage(chat=chat, user_id=session_id, text="/stop", dedup_id=_dedup_id(session_id, client_id))
@@ -331,7 +336,7 @@ class WebAdapter:
     async def _session(self, session_id: SessionIdPath) -> SessionView:
         chat = _chat_key(session_id)
         info = await self._manager.session_info(chat)
-        if info is None and self._book.peek(session_id) is None:
+        if info is None and not await self._known(session_id):
             raise HTTPException(404, "unknown session")
         # The id first, then the history: an event in between shows twice at worst, never zero times.
         last_event_id = (await self._caught_up(session_id)).last_id
@@ -374,7 +379,7 @@ class WebAdapter:
     ) -> EventSourceResponse:
         # EventSource cannot set headers on its first connection; `after` carries the id then.
         resume_from = last_event_id or after
-        if self._book.peek(session_id) is None and await self._manager.session_info(_chat_key(session_id)) is None:
+        if not await self._known(session_id):
             raise HTTPException(404, "unknown session")
         session_log = await self._caught_up(session_id)
         return EventSourceResponse(
