@@ -7,6 +7,8 @@ write there) and the outcomes of the run it started — loads the chat's state f
 bot.chat_machine.decide what to do, and does it: every state change is one store transaction,
 together with its outbox row. It holds only a cache: the run's task, the messages the run is
 to see at its next step. When the chat is quiet the actor ends; the store has everything.
+What a run's end writes is bot.run_outcome's, the sign-off decisions bot.signoff_steps', and the
+session a run starts with (before its write commits) bot.run_start's.
 
 With several processes (PostgreSQL) the actor runs under its chat's lease, and its writes carry
 the lease's fence (bot.sessions). A write refused with LeaseLost means another process owns the
@@ -18,56 +20,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from agent_core.memory import Memory
 from agent_core.schema import Message
-from bot import texts
-from bot.addressing import addressee_for, bound_question, refused
+from bot import signoff_steps, texts
+from bot.actor_deps import ActorDeps, state_of
+from bot.addressing import bound_question, refused
 from bot.chat import ChatKey, IncomingMessage, Notice
-from bot.chat_machine import (
-    Action,
-    ChatState,
-    Facts,
-    Transition,
-    Trigger,
-    decide,
-)
+from bot.chat_machine import Action, ChatState, Facts, Transition, Trigger, decide
 from bot.commands import status_text
-from bot.delivery import Audience, answer_body, notice_body, question_body
-from bot.log_context import ChatLogContext
-from bot.metrics import Metrics
-from bot.plan_files import file_body, plan_files
-from bot.records import history_from_messages, location_to_json
-from bot.runs import (
-    Crashed,
-    Failed,
-    Finished,
-    Paused,
-    RunDriver,
-    RunOutcome,
-    RunWatch,
-    SteerBox,
-)
-from bot.settings import Settings
-from bot.signoff import SignoffDesk, display, is_approver
-from bot.store.base import (
-    InboxRow,
-    LeaseLost,
-    OutboxRow,
-    QuestionRow,
-    SessionRow,
-    SignoffRow,
-    Store,
-    TurnStart,
-)
+from bot.delivery import notice_body
+from bot.records import location_to_json
+from bot.run_outcome import RunEnds
+from bot.run_start import resolved, resumed, turn_session
+from bot.runs import RunOutcome, RunWatch, SteerBox
+from bot.signoff import is_approver
+from bot.signoff_steps import SignoffSteps
+from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, TurnStart
 from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
-from tools.plan import TripPlan
 
 log = logging.getLogger(__name__)
 
@@ -78,35 +52,6 @@ RETRY_DELAY_S = 0.3
 
 class DoubleRun(RuntimeError):
     """A second run was about to start in a chat whose run is alive (a bug: never allowed)."""
-
-
-async def _nobody_known(chat: ChatKey) -> frozenset[str] | None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class ActorDeps:
-    store: Store
-    driver: RunDriver
-    settings: Settings
-    metrics: Metrics
-    deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
-    question_stored: Callable[[float], None]  # a deadline to watch
-    logs: ChatLogContext
-    clock: Callable[[], float] = time.time
-    members: Callable[[ChatKey], Awaitable[frozenset[str] | None]] = _nobody_known
-
-
-def state_of(session: SessionRow | None) -> ChatState:
-    return ChatState.CLOSED if session is None else ChatState(session.state)
-
-
-def state_with_run(session: SessionRow | None, run_alive: bool) -> str:
-    """What /status and the web page call the chat's state: `parked` is asking with nothing held."""
-    state = state_of(session)
-    if state is ChatState.ASKING and not run_alive:
-        return "parked"
-    return "idle" if state is ChatState.CLOSED else state.value
 
 
 class ChatActor:
@@ -124,6 +69,8 @@ class ChatActor:
         self._failures: dict[int, int] = {}
         self._run_session: SessionRow | None = None
         self._watch = RunWatch()  # what the current run is doing (a Stop says it and keeps its text)
+        self._signoffs = SignoffSteps(deps, key)
+        self._ends = RunEnds(deps, key, self._signoffs)
         self.run_task: asyncio.Task[None] | None = None
         self.task = asyncio.create_task(self._loop(), name=f"chat:{self.skey}")
 
@@ -238,9 +185,14 @@ class ChatActor:
             asker=trig.msg is not None and (not trig.msg.is_group or trig.msg.user_id == (session.asker_id if session else "")),
         )
         t = decide(state, trig.trigger, facts)
-        if t.action in _SIGNOFF_ACTIONS:
+        if t.action in signoff_steps.ACTIONS:
             assert session is not None and signoff is not None
-            await self._signoff(t, trig, session, signoff)
+            step = await self._signoffs.apply(t, trig, session, signoff)
+            if step.replan is not None:
+                self._spawn(step.replan)
+            if step.notice is not None:
+                await self._notice(session.id, step.notice)
+            self.d.deliver(self.skey, step.queued)
             return True
         await self._do(t, trig, session, question, waiting)
         return True
@@ -272,7 +224,7 @@ class ChatActor:
             if t.target is ChatState.WORKING:  # the last question: the run goes on
                 await self._resume(session, answer, "expired", row)
             else:
-                await _resolved(store, session.id, answer, "expired", row.id)
+                await resolved(store, session.id, answer, "expired", row.id)
         elif t.action is Action.RESUME_RUN:
             assert session is not None
             await store.finish_inbox(row.id)
@@ -290,57 +242,12 @@ class ChatActor:
         elif t.action is Action.SET_APPROVER:
             assert msg is not None
             await store.finish_inbox(row.id)
-            await self._notice(session.id if session else "", await self._desk().set_approver(msg, lang))
+            await self._notice(session.id if session else "", await self._signoffs.desk.set_approver(msg, lang))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
             await self._notice(session.id if session else "", await self._reply(t, session, lang))
         else:  # IGNORE
             await store.finish_inbox(row.id)
-
-    async def _signoff(self, t: Transition, trig: RowTrigger, session: SessionRow, signoff: SignoffRow) -> None:
-        row, msg, lang, desk = trig.row, trig.msg, session.lang, self._desk()
-        queued: list[OutboxRow] = []
-        if t.action is Action.APPROVE:  # the approved plan is the final one: its files go with the decision
-            assert msg is not None
-            plans = [e.plan for e in history_from_messages(await self.d.store.load_messages(session.id)) if e.plan]
-            queued = await desk.approve(signoff, msg, row.id, lang, self._files(plans[-1], lang) if plans else ())
-        elif t.action is Action.ASK_REASON:
-            assert msg is not None
-            queued = await desk.ask_reason(signoff, msg, row.id, lang)
-        elif t.action is Action.REFUSE_DECISION:
-            await self.d.store.finish_inbox(row.id)
-            await self._notice(session.id, desk.refusal(signoff, lang))
-        elif t.action is Action.REMIND_SIGNOFF:
-            queued = await desk.remind(signoff, row.id, lang)
-        elif t.action is Action.EXPIRE_SIGNOFF:
-            queued = await desk.expire(signoff, row.id, lang)
-        else:  # REPLAN: the rejection is stored with the turn that plans again
-            assert msg is not None
-            who = display(self.key.platform, msg.user_id)
-            turn = TurnStart(
-                chat_key=self.skey, inbox_id=row.id, lang=session.lang, asker_id=session.asker_id,
-                message=Message.user(texts.REJECTED.format(who=who, reason=msg.text.strip())),
-                asker_name=session.asker_name, request=session.request, location=None,
-                rejected_by=msg.user_id, reason=msg.text.strip()[:500],
-            )
-            self._spawn(await self.d.store.start_turn(turn))
-        self.d.deliver(self.skey, queued)
-
-    async def _present_approvers(self) -> tuple[list[str], list[str]]:
-        """The approvers still in the chat, and those who left it (when the surface can tell)."""
-        approvers = await self._desk().approvers()
-        members = await self.d.members(self.key) if approvers else None
-        if members is None:
-            return approvers, []
-        gone = [a for a in approvers if not a.startswith("@") and a not in members]
-        return [a for a in approvers if a not in gone], gone
-
-    def _files(self, plan: TripPlan, lang: str) -> list[tuple[str, str]]:
-        """The calendar and the cost sheet of a plan, as outbox rows."""
-        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone)]
-
-    def _desk(self) -> SignoffDesk:
-        return SignoffDesk(self.d.store, self.d.settings, self.key, self.d.clock)
 
     async def _being_posted(self, questions: Sequence[QuestionRow]) -> bool:
         """A question not yet recorded as posted still has its outbox row to deliver (not failed, not sent)."""
@@ -359,7 +266,7 @@ class ChatActor:
             asker_id=msg.user_id, asker_name=msg.user_name, request=request,
             location=location_to_json(msg.location), new_session_id=new_id, trace_parent=trip,
         )
-        fresh = _turn_session(session, turn, self.d.clock())
+        fresh = turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
         history = [] if fresh.run_no == 1 else await self.d.store.load_messages(fresh.id)
         stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
@@ -383,14 +290,14 @@ class ChatActor:
         if resume:  # the last question waiting: the run goes on
             await self._resume(session, answer, "answered", row)
         else:
-            await _resolved(self.d.store, session.id, answer, "answered", row.id)
+            await resolved(self.d.store, session.id, answer, "answered", row.id)
 
     async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
         """The question's answer (or its expiry) goes on the history and the run goes on."""
         assert answer.tool_call_id is not None
         history = await self.d.store.load_messages(session.id)
-        await self._run_behind(_resumed(session), [*history, answer],
-                               _resolved(self.d.store, session.id, answer, status, row.id))
+        await self._run_behind(resumed(session), [*history, answer],
+                               resolved(self.d.store, session.id, answer, status, row.id))
 
     async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
         """Start the run while the write that starts it commits. Its first model call needs
@@ -412,7 +319,7 @@ class ChatActor:
         if t.action is Action.ABANDON:
             assert session is not None
             log.warning("chat %s: its question could not be posted (%s); the run stops", self.skey, error)
-            await self._interrupt(session, texts.UNDELIVERABLE_CALL.format(reason=error), close=False, notice=None)
+            await self._ends.interrupt(session, texts.UNDELIVERABLE_CALL.format(reason=error), close=False, notice=None)
             await self.d.store.finish_inbox(row.id)
             self.d.metrics.runs.labels("undeliverable").inc()
             return
@@ -426,7 +333,7 @@ class ChatActor:
             kept = watch.unsaved_results() if state_of(session) is ChatState.WORKING else []
             # what the person saw being written stays in the conversation (marked as cut short)
             after = [Message.assistant(f"{partial} …")] if partial and not closing else []
-            await self._interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body, kept=kept, after=after)
+            await self._ends.interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body, kept=kept, after=after)
             self.d.deliver(self.skey, ())
             if state_of(session) is not ChatState.IDLE:
                 self.d.metrics.runs.labels("cancelled").inc()
@@ -445,7 +352,7 @@ class ChatActor:
             return Notice("help", texts.text("help", lang))
         failed = await self.d.store.failed_outbox(self.skey)
         signoff = await self.d.store.signoff_for_chat(self.skey) if session is not None else None
-        line = self._desk().status(signoff, lang) if signoff is not None else None
+        line = self._signoffs.desk.status(signoff, lang) if signoff is not None else None
         return Notice("status", await status_text(self.d.store, self.d.settings, session, failed, lang, line))
 
     # -- the run ----------------------------------------------------------------------------
@@ -484,64 +391,7 @@ class ChatActor:
         self.run_task = None
         session = self._run_session
         assert session is not None
-        approvers, gone = await self._present_approvers() if _is_team_plan(outcome) else ([], [])
-        # A live run's chat is working: every transition out of `working` (cancel, new, stop)
-        # stops the run and drops its outcome first, and only this task writes the chat.
-        t = decide(ChatState.WORKING, _OUTCOME_TRIGGER[type(outcome)], Facts(idle_run=True, signoff=bool(approvers)))
-        store, lang = self.d.store, session.lang
-        audience = Audience(lang, session.asker_id, session.asker_name)
-        queued: list[OutboxRow] = []
-        # the segment's usage is queued beside the outcome's write, so both share one commit
-        usage = self.d.driver.save_usage(outcome.usage, self.key.platform)
-        if isinstance(outcome, Paused):
-            questions = self._questions(session, outcome)
-            row_ids, _ = await asyncio.gather(
-                store.pause(session.id, outcome.messages, questions, step=outcome.step, inbox_done=outcome.inbox_done),
-                usage,
-            )
-            for row_id, q in zip(row_ids, questions, strict=True):
-                body = question_body(q.tool_call_id, q.question, q.options,
-                                     Audience(lang, q.asker_id, q.addressee or session.asker_name))
-                queued.append(OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
-                                        tool_call_id=q.tool_call_id))
-            self.d.question_stored(min(min(q.deadline, q.remind_at or q.deadline) for q in questions))
-        elif isinstance(outcome, Finished):
-            body = answer_body(outcome.answer, outcome.verdict, audience, outcome.steps)
-            outbox = [("answer", body)]
-            if gone:  # an approver who left the channel cannot see the request: said, and not asked
-                outbox.append(("notice", self._desk().gone(gone, bool(approvers), lang)))
-            signoff = self._desk().new(session, approvers) if t.action is Action.STORE_FOR_SIGNOFF else None
-            if _is_team_plan(outcome) and signoff is None:  # a team's final plan comes with its files
-                assert outcome.answer.plan is not None
-                outbox += self._files(outcome.answer.plan, lang)
-            if signoff is not None:  # the plan, then the request with the approvers' buttons
-                outbox.append(("notice", self._desk().request(signoff, lang)))
-            row_ids, _ = await asyncio.gather(
-                store.finish_run(session.id, outcome.messages, outbox=outbox, inbox_done=outcome.inbox_done,
-                                 signoff=signoff),
-                usage,
-            )
-            if signoff is not None:  # its reminder and deadline are watched like a question's
-                self.d.question_stored(min(signoff.remind_at, signoff.deadline))
-            queued = [OutboxRow(i, session.id, self.skey, kind, b, self.d.clock())
-                      for i, (kind, b) in zip(row_ids, outbox, strict=True)]
-            self.d.metrics.runs.labels("answered").inc()
-        elif isinstance(outcome, Failed):
-            notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
-            body = notice_body(notice, ends_run=True, lang=lang, reason=outcome.failure.reason)
-            await asyncio.gather(
-                store.finish_run(session.id, outcome.messages, outbox=[("notice", body)], inbox_done=outcome.inbox_done),
-                usage,
-            )
-            self.d.metrics.runs.labels(outcome.failure.reason).inc()
-        else:
-            notice = Notice("error", texts.error_text("internal", lang))
-            await asyncio.gather(
-                self._interrupt(session, f"Error: internal failure ({outcome.error})", close=False,
-                                notice=notice_body(notice, ends_run=True, lang=lang, reason="internal")),
-                usage,
-            )
-            self.d.metrics.runs.labels("internal").inc()
+        t, queued = await self._ends.write(session, outcome)
         self.d.deliver(self.skey, queued)
         if t.target is not ChatState.ASKING:  # what the run never took is a new turn now
             for inbox_id in self._steer.left():
@@ -549,18 +399,6 @@ class ChatActor:
                 self.wake()
             self._steer.take()
         self._handled.difference_update(getattr(outcome, "inbox_done", ()))
-
-    def _questions(self, session: SessionRow, paused: Paused) -> list[QuestionRow]:
-        now = self.d.clock()
-        timeout, remind = self.d.settings.human_timeout_s, self.d.settings.remind_after_s
-        questions = []
-        for ask in paused.asks:
-            may_answer, addressee = addressee_for(ask.to, session.request, session.asker_id)
-            questions.append(QuestionRow(
-                session.id, ask.tool_call_id, ask.question, ask.options, may_answer, now, now + timeout, None,
-                "waiting", remind_at=now + remind if 0 < remind < timeout else None, addressee=addressee,
-            ))
-        return questions
 
     async def _remind(self, row: InboxRow, session: SessionRow, question: QuestionRow) -> None:
         """One reminder per question: queued as the question's reminder is marked sent, so a
@@ -572,60 +410,7 @@ class ChatActor:
             self.d.deliver(self.skey, [OutboxRow(row_id, session.id, self.skey, "reminder", body, self.d.clock(),
                                                  tool_call_id=question.tool_call_id)])
 
-    async def _interrupt(self, session: SessionRow, result: str, *, close: bool, notice: str | None,
-                         kept: Sequence[Message] = (), after: Sequence[Message] = ()) -> None:
-        """End the session's run: every call still open gets its result where the run made one
-        (`kept`, not yet stored) and `result` otherwise, so the history stays valid for the API;
-        `after` follows them; its question (if any) is cancelled — with its notice, in one write."""
-        open_calls = Memory(await self.d.store.load_messages(session.id)).unanswered_calls()
-        made = {m.tool_call_id: m for m in kept}
-        fillers = [made.get(tc.id) or Message.tool(result, tool_call_id=tc.id, name=tc.function.name)
-                   for tc in open_calls]
-        await self.d.store.interrupt(session.id, [*fillers, *after], close=close, notice=notice)
-
     async def _notice(self, session_id: str, notice: Notice) -> None:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
         self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
-
-
-_SIGNOFF_ACTIONS = frozenset({Action.APPROVE, Action.ASK_REASON, Action.REPLAN, Action.REFUSE_DECISION,
-                              Action.REMIND_SIGNOFF, Action.EXPIRE_SIGNOFF})
-
-
-def _is_team_plan(outcome: RunOutcome) -> bool:
-    return isinstance(outcome, Finished) and outcome.answer.plan is not None and bool(outcome.answer.plan.party)
-
-
-_OUTCOME_TRIGGER: dict[type, Trigger] = {
-    Paused: Trigger.PAUSED, Finished: Trigger.FINISHED, Failed: Trigger.FAILED, Crashed: Trigger.CRASHED,
-}
-
-
-class QuestionGone(RuntimeError):
-    """The question the chat task was answering was no longer waiting (a bug: it is the only writer)."""
-
-
-async def _resolved(store: Store, session_id: str, answer: Message, status: str, inbox_id: int) -> None:
-    assert answer.tool_call_id is not None
-    if not await store.resolve_question(session_id, answer.tool_call_id, answer, status=status, inbox_id=inbox_id):
-        raise QuestionGone(f"question {answer.tool_call_id} of session {session_id} is not waiting")
-
-
-def _turn_session(old: SessionRow | None, turn: TurnStart, now: float) -> SessionRow:
-    """The session as Store.start_turn writes it, known before the write commits."""
-    if old is None:
-        return SessionRow(turn.new_session_id, turn.chat_key, ChatState.WORKING.value, turn.lang, turn.asker_id,
-                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now,
-                          trace_parent=turn.trace_parent)
-    return replace(
-        old, state=ChatState.WORKING.value, lang=turn.lang, asker_id=turn.asker_id, asker_name=turn.asker_name,
-        run_no=old.run_no + 1, run_steps=0, request=turn.request, location=turn.location or old.location,
-        updated_at=now, run_started_at=now, trace_parent=turn.trace_parent,
-    )
-
-
-def _resumed(session: SessionRow) -> SessionRow:
-    """The session as resolve_question left it: the answer's write changed only its state."""
-    return replace(session, state=ChatState.WORKING.value)
-

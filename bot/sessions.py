@@ -28,7 +28,8 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.actor import ActorDeps, ChatActor, state_with_run
+from bot.actor import ChatActor
+from bot.actor_deps import ActorDeps, state_with_run
 from bot.addressing import bound_question, is_for
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 from bot.deadlines import DeadlineWatcher
