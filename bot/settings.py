@@ -79,6 +79,8 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field(default="text", validation_alias=_alias("BOT_LOG_FORMAT"))
     # tracing (OpenTelemetry): off unless an OTLP endpoint is set or BOT_TRACE=console
     otel_endpoint: str | None = Field(default=None, validation_alias=_alias("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    # the standard variable; the SDK would read it too, but an explicit service.name overrides it
+    otel_service_name: str = Field(default="tripbot", min_length=1, validation_alias=_alias("OTEL_SERVICE_NAME"))
     trace: Literal["off", "console"] = Field(default="off", validation_alias=_alias("BOT_TRACE"))
 
     # live travel data providers (BOT_TRAVEL_DATA=live)

@@ -25,7 +25,7 @@ async def test_a_trip_is_one_trace_across_a_question_a_kill_and_a_restart(tmp_pa
     ]
     async with FakeCollector() as collector, FakeOpenAI(script) as fake:
         env = bot_env(tmp_path, fake.base_url, OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint,
-                      OTEL_BSP_SCHEDULE_DELAY="50")
+                      OTEL_BSP_SCHEDULE_DELAY="50", OTEL_SERVICE_NAME="tripbot-eu")
         first = await BotProcess(env).start()
         await first.send("plan a trip")
         await first.wait_line("? Which date?")
@@ -50,6 +50,7 @@ async def test_a_trip_is_one_trace_across_a_question_a_kill_and_a_restart(tmp_pa
 
     spans = collector.spans
     assert {s.trace_id for s in spans} == {spans[0].trace_id}, "every span is in the one trace"
+    assert {s.resource.get("service.name") for s in spans} == {"tripbot-eu"}  # the standard variable names it
     [trip] = collector.named("trip")
     assert trip.parent_id == "" and trip.attributes["run.no"] == 1
     segments = collector.named("run segment")

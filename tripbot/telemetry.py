@@ -14,8 +14,6 @@ from opentelemetry.trace import Tracer
 
 from bot.settings import Settings
 
-SERVICE_NAME = "tripbot"
-
 
 def make_tracer(settings: Settings, resources: contextlib.AsyncExitStack) -> Tracer | None:
     """The tracer, with the provider's shutdown (which flushes what is batched) pushed onto
@@ -30,7 +28,7 @@ def make_tracer(settings: Settings, resources: contextlib.AsyncExitStack) -> Tra
         SimpleSpanProcessor,
     )
 
-    provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME}))
+    provider = TracerProvider(resource=Resource.create({"service.name": settings.otel_service_name}))
     if settings.otel_endpoint:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
