@@ -110,7 +110,7 @@ class PendingOut(BaseModel):
 
 class SessionView(BaseModel):
     session_id: str
-    state: str  # idle | working | asking | parked | new (nothing stored yet)
+    state: str  # idle | working | asking | parked (asking, nothing held in memory) | signoff | new (nothing stored yet)
     lang: str | None = None
     entries: list[HistoryEntryOut] = Field(default_factory=list)
     pending: PendingOut | None = None

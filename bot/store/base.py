@@ -162,7 +162,7 @@ class InboxRow:
     chat_key: str
     body: str  # IncomingMessage JSON, or the event's JSON
     received_at: float
-    kind: str = "message"  # message | expired | remind | resume | undeliverable
+    kind: str = "message"  # message | expired | remind | resume | undeliverable | reminder | overdue (a sign-off request's)
     noticed: bool = False  # its notice (held for the question, or steering the run) is queued
 
 
@@ -172,7 +172,7 @@ class ChatEvent:
     outcome): written to its inbox, so the chat's task applies it in order with the messages."""
 
     chat_key: str
-    kind: str  # expired | remind | resume | undeliverable
+    kind: str  # expired | remind | resume | undeliverable | reminder | overdue (a sign-off request's)
     body: str  # JSON
     dedup_id: str  # the same event twice is stored once
 
@@ -182,7 +182,7 @@ class OutboxRow:
     id: int
     session_id: str
     chat_key: str
-    kind: str  # question | answer | notice | reminder
+    kind: str  # question | answer | notice | reminder | file
     body: str  # JSON (bot.outbox_items)
     created_at: float
     status: str = "pending"  # pending | sent | failed
