@@ -40,7 +40,7 @@ from bot.run_start import resolved, resumed, turn_session
 from bot.runs import RunOutcome, RunWatch, SteerBox
 from bot.signoff import is_approver
 from bot.signoff_steps import SignoffSteps
-from bot.store.base import InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, TurnStart
+from bot.store.base import ChatView, InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, TurnStart
 from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
 
 log = logging.getLogger(__name__)
@@ -119,22 +119,37 @@ class ChatActor:
         on_posted)."""
         while self._outcomes:
             await self._apply_outcome(self._outcomes.popleft())
-        for row in await self.d.store.inbox_for(self.skey):
+        view = await self._view()
+        for row in view.rows if view is not None else await self.d.store.inbox_for(self.skey):
             if row.id in self._handled:
                 continue
             if self._outcomes:  # the run ended meanwhile: its outcome comes first
                 self._wake.set()
                 return False
-            applied = await self._try_row(row)
+            applied = await self._try_row(row, view)
             if applied is False:
                 return True
+            if applied:  # the chat has changed: the next row reads it again
+                view = None
         return False
 
-    async def _try_row(self, row: InboxRow) -> bool | None:
+    async def _view(self) -> ChatView | None:
+        """The chat's rows with its session and questions, in one read; None when that read fails
+        (a damaged session or question): each row is then tried on its own, and set aside with
+        a word to the person if it keeps failing, instead of the whole chat stalling."""
+        try:
+            return await self.d.store.chat_view(self.skey)
+        except (asyncio.CancelledError, LeaseLost):
+            raise
+        except Exception as exc:
+            log.warning("chat %s: its view could not be read (%s); reading row by row", self.skey, exc)
+            return None
+
+    async def _try_row(self, row: InboxRow, view: ChatView | None) -> bool | None:
         """True: applied (or set aside); False: failed, tried again shortly; None: it waits for
         its question's posting to be recorded."""
         try:
-            if not await self._apply_row(row):
+            if not await self._apply_row(row, view):
                 return None
         except (asyncio.CancelledError, LeaseLost):
             raise
@@ -155,13 +170,17 @@ class ChatActor:
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
-    async def _apply_row(self, row: InboxRow) -> bool:
-        """Apply the row; False when it must wait (see _step)."""
+    async def _apply_row(self, row: InboxRow, view: ChatView | None) -> bool:
+        """Apply the row; False when it must wait (see _step). `view`: the chat as read with the
+        row, while nothing has changed it since."""
         trig = classify(row)
-        session = await self.d.store.get_session(self.skey)
+        session = view.session if view is not None else await self.d.store.get_session(self.skey)
         self.d.logs.bind(self.skey, session)
         state = state_of(session)
-        waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
+        if view is not None:
+            waiting = view.questions
+        else:
+            waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
         if (trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting)
                 and await self._being_posted(waiting)):
             # Whether this message came after the question (and answers it) is known once the

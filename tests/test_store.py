@@ -174,6 +174,27 @@ async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resu
     assert tools == ["call_b", "call_a"]  # each answer is its own call's result, in the order they came
 
 
+async def test_the_chat_view_reads_rows_session_and_waiting_questions_as_the_single_reads_do(store: Store):
+    empty = await store.chat_view(KEY)
+    assert (empty.rows, empty.session, empty.questions) == ([], None, [])
+    first = await store.add_inbox("test", "1", KEY, "{}")
+    assert [r.id for r in (await store.chat_view(KEY)).rows] == [first]
+    session = await store.start_turn(turn(first or 0))
+    working = await store.chat_view(KEY)
+    assert (working.rows, working.session, working.questions) == ([], session, [])
+    call = ToolCall(id="call_q", function=Function(name="ask_human", arguments="{}"))
+    await store.append(session.id, [Message.assistant(None, [call])], step=1)
+    await store.pause(session.id, [], [question(session.id)], step=1)
+    answer = await store.add_inbox("test", "2", KEY, "{}")
+    other = await store.add_inbox("test", "3", "test:other:", "{}")  # another chat's row is not in the view
+    asking = await store.chat_view(KEY)
+    assert asking.rows == await store.inbox_for(KEY) and [r.id for r in asking.rows] == [answer] and other != answer
+    assert asking.session == await store.get_session(KEY) and asking.session is not None
+    assert asking.session.state == "asking"
+    assert asking.questions == await store.questions_for_chat(KEY) and [q.tool_call_id for q in asking.questions] == ["call_q"]
+    assert (await store.chat_view(KEY, limit=0)).rows == []
+
+
 async def test_a_team_plan_waits_for_sign_off_with_its_reminder_and_deadline(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))

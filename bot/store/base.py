@@ -224,6 +224,16 @@ class TurnStart:
     trace_parent: str = ""  # the new run's trace (W3C traceparent), stored with the session
 
 
+@dataclass(frozen=True, slots=True)
+class ChatView:
+    """What a chat's task reads before it takes its next row, in one read: the pending inbox
+    rows (oldest first), the open session, and its waiting questions (when it asks)."""
+
+    rows: list[InboxRow]
+    session: SessionRow | None
+    questions: list[QuestionRow]
+
+
 class Store(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
@@ -236,6 +246,8 @@ class Store(Protocol):
         """Store events for their chats' tasks, in one transaction (duplicates are dropped)."""
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
         """The chat's pending rows, oldest first."""
+    async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
+        """The chat's pending rows, its session and waiting questions, read at once."""
     async def chats_with_inbox(self) -> list[str]: ...
     async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None: ...
     async def fail_inbox(self, inbox_id: int, error: str) -> None:

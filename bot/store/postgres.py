@@ -47,6 +47,7 @@ from agent_core.schema import Message
 from bot.store import pg_leases, pg_writes
 from bot.store.base import (
     ChatEvent,
+    ChatView,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -235,6 +236,25 @@ class PostgresStore:
             chat_key, limit,
         )
         return [InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
+
+    async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
+        pool = self._need_pool()
+        try:
+            async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+                rows = await conn.fetch(
+                    f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
+                    chat_key, limit)
+                found = await conn.fetchrow(
+                    f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = $1 AND closed = 0", chat_key)
+                session = SessionRow(*found) if found else None
+                questions = await conn.fetch(
+                    f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+                    "WHERE q.session_id = $1 AND q.status = 'waiting' ORDER BY q.asked_at, q.tool_call_id",
+                    session.id) if session is not None and session.state == "asking" else []
+        except LOST_ERRORS as exc:
+            raise unavailable(self.url, exc, "read from PostgreSQL") from exc
+        return ChatView([InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows], session,
+                        [_question(tuple(r)) for r in questions])
 
     async def chats_with_inbox(self) -> list[str]:
         rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")

@@ -1,8 +1,8 @@
 """SqliteStore: the Store protocol on SQLite (WAL, synchronous=FULL, one writer).
 
-Writes go to the GroupCommitWriter (one thread, one connection, grouped commits); reads go
-through aiosqlite on a second, read-only connection, so they never wait for a commit and see
-only committed data (a writer returns only after its commit).
+Writes go to the GroupCommitWriter (one thread, one connection, grouped commits); reads go to
+the SqliteReader (a second, read-only connection on its own thread), so they never wait for a
+commit and see only committed data (a writer returns only after its commit).
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
 from agent_core.schema import Message
 from bot.store import writes
 from bot.store.base import (
     ChatEvent,
+    ChatView,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -33,15 +32,23 @@ from bot.store.base import (
     TurnStart,
 )
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
+from bot.store.reader import SqliteReader, in_snapshot
 from bot.store.writer import GroupCommitWriter
 from bot.store.writes import OPEN_SIGNOFF, SIGNOFF_COLS
 
 Row = tuple[Any, ...]
-READER_CACHE_KIB = 256  # reads are by index; the OS caches the file; RSS stays flat as data grows
 _SESSION_COLS = writes.SESSION_COLS
 _QUESTION_COLS = writes.QUESTION_COLS
 _OUTBOX_COLS = writes.OUTBOX_COLS
 _INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind, noticed"
+_PENDING_INBOX = f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?"
+_OPEN_SESSION = f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0"
+_CHAT_QUESTIONS = (
+    f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
+    "JOIN sessions s ON s.id = q.session_id "
+    "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
+    "ORDER BY q.asked_at, q.tool_call_id"
+)
 
 
 class SqliteStore:
@@ -49,24 +56,18 @@ class SqliteStore:
         self.path = Path(path)
         self._migrations_dir = migrations_dir
         self._writer = GroupCommitWriter(str(self.path))
-        self._reader: aiosqlite.Connection | None = None
+        self._reader = SqliteReader(str(self.path))
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # The migration runner is synchronous: run it on its own connection before serving.
         await asyncio.to_thread(_migrate_file, str(self.path), discover(self._migrations_dir))
         await self._writer.open()
-        reader = await aiosqlite.connect(str(self.path), isolation_level=None)
-        await reader.execute("PRAGMA busy_timeout=5000")
-        await reader.execute("PRAGMA query_only=ON")
-        await reader.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")
-        self._reader = reader
+        await self._reader.open()
 
     async def close(self) -> None:
         await self._writer.close()
-        if self._reader is not None:
-            reader, self._reader = self._reader, None
-            await reader.close()
+        await self._reader.close()
 
     async def ping(self) -> bool:
         try:
@@ -80,9 +81,7 @@ class SqliteStore:
         return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Sequence[object] = ()) -> list[Row]:
-        if self._reader is None:
-            raise StoreClosed("the store is not open")
-        return [tuple(r) for r in await self._reader.execute_fetchall(sql, args)]
+        return await self._reader.all(sql, args)
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
@@ -94,11 +93,12 @@ class SqliteStore:
             await self._writer.write(partial(writes.add_events, events=list(events)))
 
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
-        rows = await self._all(
-            f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?",
-            (chat_key, limit),
-        )
-        return [InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
+        return [_inbox(r) for r in await self._all(_PENDING_INBOX, (chat_key, limit))]
+
+    async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
+        rows, session, questions = await self._reader.read(
+            partial(in_snapshot, fn=partial(_chat_view, chat_key=chat_key, limit=limit)))
+        return ChatView(rows, session, questions)
 
     async def chats_with_inbox(self) -> list[str]:
         rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
@@ -115,7 +115,7 @@ class SqliteStore:
 
     # -- sessions --------------------------------------------------------------------------
     async def get_session(self, chat_key: str) -> SessionRow | None:
-        row = await self._one(f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0", (chat_key,))
+        row = await self._one(_OPEN_SESSION, (chat_key,))
         return SessionRow(*row) if row else None
 
     async def start_turn(self, turn: TurnStart) -> SessionRow:
@@ -206,14 +206,7 @@ class SqliteStore:
         return _question(row) if row else None
 
     async def questions_for_chat(self, chat_key: str) -> list[QuestionRow]:
-        rows = await self._all(
-            f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
-            "JOIN sessions s ON s.id = q.session_id "
-            "WHERE s.chat_key = ? AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting' "
-            "ORDER BY q.asked_at, q.tool_call_id",
-            (chat_key,),
-        )
-        return [_question(r) for r in rows]
+        return [_question(r) for r in await self._all(_CHAT_QUESTIONS, (chat_key,))]
 
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
@@ -374,6 +367,20 @@ def _signoff(row: Sequence[object]) -> SignoffRow:
     values[4] = tuple(json.loads(str(values[4])))
     values[8] = bool(values[8])
     return SignoffRow(*values)  # type: ignore[arg-type]
+
+
+def _inbox(r: Sequence[Any]) -> InboxRow:
+    return InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]))
+
+
+def _chat_view(conn: sqlite3.Connection, chat_key: str, limit: int
+               ) -> tuple[list[InboxRow], SessionRow | None, list[QuestionRow]]:
+    rows = [_inbox(r) for r in conn.execute(_PENDING_INBOX, (chat_key, limit))]
+    found = conn.execute(_OPEN_SESSION, (chat_key,)).fetchone()
+    session = SessionRow(*found) if found else None
+    asking = session is not None and session.state == "asking"
+    questions = [_question(r) for r in conn.execute(_CHAT_QUESTIONS, (chat_key,))] if asking else []
+    return rows, session, questions
 
 
 def _question(row: Sequence[object]) -> QuestionRow:
