@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
 from bot.store.base import StoreClosed, StoreError
+from bot.store.sqlite_thread import SqliteThread
 
 T = TypeVar("T")
 WRITER_CACHE_KIB = 256
@@ -40,44 +40,25 @@ class _Outcome:
 class GroupCommitWriter:
     def __init__(self, path: str) -> None:
         self.path = path
-        self._executor: ThreadPoolExecutor | None = None
-        self._conn: sqlite3.Connection | None = None
+        # Writes touch the newest pages only; the OS keeps the file cached anyway. A small
+        # page cache keeps the process from growing with the number of stored sessions.
+        self._thread = SqliteThread(path, "sqlite-writer", ("journal_mode=WAL", "synchronous=FULL",
+                                                            "busy_timeout=5000", f"cache_size=-{WRITER_CACHE_KIB}"))
         self._queue: list[_Pending] = []
         self._flushing: asyncio.Task[None] | None = None
         self.batches = 0  # transactions committed (for metrics and tests: writes per commit)
 
     async def open(self) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
-        self._conn = await self._on_thread(self._connect)
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("PRAGMA busy_timeout=5000")
-        # Writes touch the newest pages only; the OS keeps the file cached anyway. A small
-        # page cache keeps the process from growing with the number of stored sessions.
-        conn.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
-        return conn
+        await self._thread.open()
 
     async def close(self) -> None:
         while self._flushing is not None and not self._flushing.done():
             await asyncio.shield(self._flushing)
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            await self._on_thread(conn.close)
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
-
-    async def _on_thread(self, fn: Callable[[], T]) -> T:
-        if self._executor is None:
-            raise StoreClosed("the store is not open")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
+        await self._thread.close()
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` in a transaction; return once it is committed. `fn` runs on the writer thread."""
-        if self._conn is None:
+        if self._thread.conn is None:
             raise StoreClosed("the store is not open")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(fn, future))
@@ -92,7 +73,7 @@ class GroupCommitWriter:
         while self._queue:
             batch, self._queue = self._queue, []
             try:
-                outcomes = await self._on_thread(partial(self._run_batch, [p.fn for p in batch]))
+                outcomes = await self._thread.run(partial(self._run_batch, fns=[p.fn for p in batch]))
             except asyncio.CancelledError:  # shutting down: the writers are being cancelled too
                 for pending in batch:
                     pending.future.cancel()
@@ -108,10 +89,7 @@ class GroupCommitWriter:
                 else:
                     pending.future.set_result(outcome.value)
 
-    def _run_batch(self, fns: list[Write]) -> list[_Outcome]:
-        conn = self._conn
-        if conn is None:
-            raise StoreClosed("the store is not open")
+    def _run_batch(self, conn: sqlite3.Connection, fns: list[Write]) -> list[_Outcome]:
         outcomes: list[_Outcome] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
