@@ -215,12 +215,17 @@ class ChatActor:
         self.d.logs.bind(self.skey, session)
         state = state_of(session)
         waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
-        if (trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting)
-                and await self._being_posted(waiting)):
-            # Whether this message came after the question (and answers it) is known once the
-            # posting is recorded with its watermark. Deciding now would hold back an answer
-            # another process stored before this one recorded the posting.
-            return False
+        if trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting):
+            if await self._being_posted(waiting):
+                # Whether this message came after the question (and answers it) is known once the
+                # posting is recorded with its watermark. Deciding now would hold back an answer
+                # another process stored before this one recorded the posting.
+                return False
+            # The posting may have been recorded between the two reads (the outbox row is sent,
+            # the questions were read before): read them again, or an answer given after the
+            # question appeared is taken for a message sent before it, and the chat waits for
+            # an answer it already has (1 of 150 conversations in bench_pg_cluster.py).
+            waiting = await self.d.store.questions_for_chat(self.skey)
         bound = bound_question(row, trig.msg, waiting, session) if trig.msg is not None else None
         current = next((q for q in waiting if q.tool_call_id == trig.data.get("tool_call_id")
                         and q.session_id == trig.data.get("session_id")), None)
