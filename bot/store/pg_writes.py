@@ -10,6 +10,11 @@ the dialect, so a write added to writes.py ports by copying its function here an
 - many rows: `executemany` -> one statement over `unnest($n::text[])` (an UPDATE by ids:
   `id = ANY($n::bigint[])`).
 
+Every statement is a round trip to the server, so the hot writes save some: a write that
+updates the session row anyway does that first (its UPDATE is the lock `append` would take, and
+RETURNING gives what it would read back), and add_inbox is one statement (PostgresStore runs it
+without BEGIN and COMMIT).
+
 Each runs inside a transaction that PostgresStore.write opens (and, for a chat's writes under a
 lease, after the fence check of bot.store.pg_leases), so a function either completes or leaves
 no trace. Unlike SQLite's single writer, writes from different connections (and processes) run
