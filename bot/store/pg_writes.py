@@ -223,15 +223,12 @@ async def close_session(conn: Conn, chat_key: str) -> None:
 
 async def add_usage(conn: Conn, usage: RunUsage) -> None:
     u = usage
-    await conn.execute(
-        "UPDATE sessions SET prompt_tokens = prompt_tokens + $1, completion_tokens = completion_tokens + $2, "
-        "llm_calls = llm_calls + $3, cost_usd = cost_usd + $4 WHERE id = $5",
-        u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd, u.session_id,
-    )
     now = time.time()
-    await conn.execute(
+    await conn.execute(  # one statement: the session's totals, then its run's row
+        "WITH s AS (UPDATE sessions SET prompt_tokens = prompt_tokens + $5, completion_tokens = completion_tokens + $6, "
+        "llm_calls = llm_calls + $7, cost_usd = cost_usd + $8 WHERE id = $1 RETURNING chat_key) "
         f"INSERT INTO runs AS r ({RUN_COLS}) "
-        "SELECT $1, $2, chat_key, $3, 1, $4, $5, $6, $7, $8, $9, $10, $10 FROM sessions WHERE id = $1 "
+        "SELECT $1, $2, chat_key, $3, 1, $4, $5, $6, $7, $8, $9, $10, $10 FROM s "
         "ON CONFLICT (session_id, run_no) DO UPDATE SET model = EXCLUDED.model, segments = r.segments + 1, "
         "steps = EXCLUDED.steps, prompt_tokens = r.prompt_tokens + EXCLUDED.prompt_tokens, "
         "completion_tokens = r.completion_tokens + EXCLUDED.completion_tokens, "
