@@ -133,23 +133,25 @@ async def remember_location(conn: Conn, chat_key: str, location: str, lang: str)
 async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
     now = time.time()
     sid = await conn.fetchval("SELECT id FROM sessions WHERE chat_key = $1 AND closed = 0", turn.chat_key)
+    # The row is written first and read back by RETURNING: nothing below changes it, and its
+    # write is the lock append() would take (two round trips fewer than a lock and a read).
     if sid is None:
         sid = turn.new_session_id or uuid.uuid4().hex
-        await conn.execute(
+        fresh = await conn.fetchrow(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
             "location, created_at, updated_at, run_started_at, trace_parent) "
-            "VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10, $11)",
+            f"VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10, $11) RETURNING {SESSION_COLS}",
             sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now,
             turn.trace_parent,
         )
     else:
-        await conn.execute(
+        fresh = await conn.fetchrow(
             "UPDATE sessions SET state = 'working', lang = $1, asker_id = $2, asker_name = $3, run_no = run_no + 1, "
             "run_steps = 0, request = $4, location = COALESCE($5, location), updated_at = $6, run_started_at = $7, "
-            "trace_parent = $8 WHERE id = $9",
+            f"trace_parent = $8 WHERE id = $9 RETURNING {SESSION_COLS}",
             turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, turn.trace_parent, sid,
         )
-    await append(conn, sid, [body])
+    await append(conn, sid, [body], locked=True)
     await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", turn.inbox_id)
     # a new turn supersedes a plan still waiting for sign-off (or records why it was rejected)
     await conn.execute(
@@ -157,7 +159,6 @@ async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
         f"reason = NULLIF($4, '') WHERE session_id = $5 AND {OPEN_SIGNOFF}",
         "rejected" if turn.rejected_by else "superseded", turn.rejected_by, now, turn.reason, sid,
     )
-    fresh = await conn.fetchrow(f"SELECT {SESSION_COLS} FROM sessions WHERE id = $1", sid)
     return tuple(fresh)
 
 
