@@ -249,12 +249,17 @@ async def resolve_question(
     )
     if _count(updated) != 1:
         return False
-    await append(conn, session_id, [body])
-    await conn.execute(  # the run resumes once every question of its turn is answered or expired
-        "UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2 AND NOT EXISTS "
-        "(SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting')",
+    # The run resumes once every question of its turn is answered or expired. The row is
+    # updated either way, so the UPDATE is append's lock (a round trip fewer); while a question
+    # still waits it writes the same values back.
+    await conn.execute(
+        "UPDATE sessions SET state = CASE WHEN q.waiting THEN state ELSE 'working' END, "
+        "updated_at = CASE WHEN q.waiting THEN updated_at ELSE $1 END "
+        "FROM (SELECT EXISTS (SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting') AS waiting) AS q "
+        "WHERE id = $2",
         time.time(), session_id,
     )
+    await append(conn, session_id, [body], locked=True)
     if inbox_id is not None:
         await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
     return True
