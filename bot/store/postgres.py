@@ -15,7 +15,7 @@ The pieces around it, one module per concern:
                  connection errors -> StoreUnavailable naming BOT_DB_URL
     pg_migrate   migrations/postgres/NNNN_*.sql, applied at open() under an advisory lock
     pg_writes    the writes
-    pg_leases    chat leases with fencing numbers; check_fence inside a write's transaction
+    pg_leases    chat leases with fencing numbers; the fence check inside a write's transaction
     pg_notify    LISTEN on a dedicated connection with reconnect; NOTIFY from any transaction
 
 Fencing. `write(fn, fence=lease)` checks the lease inside the write's transaction (LeaseLost
@@ -509,8 +509,8 @@ class PostgresStore:
 
 
 async def _fenced(conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]], lease: Lease) -> T:
-    """`fn(conn)` in a transaction that first checks `lease` (pg_leases.check_fence's guarantee:
-    the lease row stays locked FOR SHARE until COMMIT, so no takeover commits in between). BEGIN
+    """`fn(conn)` in a transaction that first checks `lease` (pg_leases.begin_fenced: the lease
+    row stays locked FOR SHARE until COMMIT, so no takeover commits in between). BEGIN
     and the check travel as one simple query, so a fenced write costs one round trip more than
     its own statements and COMMIT, not two: a chat's every step is one such write."""
     if await conn.execute(pg_leases.begin_fenced(lease)) != "SELECT 1":
