@@ -213,11 +213,15 @@ async def child_resume(name: str, base_url: str, db: Path, key: str) -> None:
 
 
 class Child:
-    def __init__(self, name: str, fm: FakeModelProcess, db: Path) -> None:
+    def __init__(self, name: str, fm: FakeModelProcess, db: Path, *, runtime: str | None = None,
+                 root: Path = ROOT) -> None:
+        """`root`: another checkout whose code the child runs (a before/after in one run)."""
         self.name = name
+        script = str(root / "benchmarks" / "bench_compare.py")
         self.proc = subprocess.Popen(
-            [sys.executable, SCRIPT, "--child", "serve", "--runtime", name, "--base-url", fm.base_url, "--db", str(db)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+            [sys.executable, script, "--child", "serve", "--runtime", runtime or name, "--base-url", fm.base_url,
+             "--db", str(db)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=root,
         )
 
     def read(self) -> dict[str, Any]:

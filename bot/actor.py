@@ -40,7 +40,15 @@ from bot.run_start import resolved, resumed, turn_session
 from bot.runs import RunOutcome, RunWatch, SteerBox
 from bot.signoff import is_approver
 from bot.signoff_steps import SignoffSteps
-from bot.store.base import ChatView, InboxRow, LeaseLost, OutboxRow, QuestionRow, SessionRow, TurnStart
+from bot.store.base import (
+    ChatView,
+    InboxRow,
+    LeaseLost,
+    OutboxRow,
+    QuestionRow,
+    SessionRow,
+    TurnStart,
+)
 from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
 
 log = logging.getLogger(__name__)
@@ -181,12 +189,17 @@ class ChatActor:
             waiting = view.questions
         else:
             waiting = await self.d.store.questions_for_chat(self.skey) if state is ChatState.ASKING else []
-        if (trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting)
-                and await self._being_posted(waiting)):
-            # Whether this message came after the question (and answers it) is known once the
-            # posting is recorded with its watermark. Deciding now would hold back an answer
-            # another process stored before this one recorded the posting.
-            return False
+        if trig.trigger is Trigger.MESSAGE and any(q.posted_after is None for q in waiting):
+            if await self._being_posted(waiting):
+                # Whether this message came after the question (and answers it) is known once the
+                # posting is recorded with its watermark. Deciding now would hold back an answer
+                # another process stored before this one recorded the posting.
+                return False
+            # The posting may have been recorded between the two reads (the outbox row is sent,
+            # the questions were read before): read them again, or an answer given after the
+            # question appeared is taken for a message sent before it, and the chat waits for
+            # an answer it already has (1 of 150 conversations in bench_pg_cluster.py).
+            waiting = await self.d.store.questions_for_chat(self.skey)
         bound = bound_question(row, trig.msg, waiting, session) if trig.msg is not None else None
         current = next((q for q in waiting if q.tool_call_id == trig.data.get("tool_call_id")
                         and q.session_id == trig.data.get("session_id")), None)

@@ -57,6 +57,8 @@ def session_settings(idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_
     return {
         "idle_in_transaction_session_timeout": str(int(idle_in_transaction_s * 1000)),
         "application_name": APPLICATION_NAME,
+        # the default since PostgreSQL 9.1, made sure of: pg_leases.literal relies on it
+        "standard_conforming_strings": "on",
     }
 
 
@@ -96,6 +98,17 @@ async def connect(url: str, *, idle_in_transaction_s: float = IDLE_IN_TRANSACTIO
         raise unavailable(url, exc) from exc
 
 
+async def _keep(conn: asyncpg.Connection) -> None:
+    """The pool's reset, run as a connection goes back to the pool: nothing to do.
+
+    asyncpg's default sends `SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`
+    on every release, one more round trip after every read and every write (a quarter of the
+    store's statements in bench_pg_overhead.py). The pooled connections take no session state:
+    LISTEN, advisory locks and the migration lock live on dedicated connections (pg_notify,
+    pg_session_lock, pg_migrate), the store runs no SET or cursor. asyncpg itself still rolls
+    back a transaction left open before it calls this."""
+
+
 async def create_pool(
     url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX,
     idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
@@ -103,7 +116,7 @@ async def create_pool(
     """The store's pool; its first `min_size` connections are opened now (StoreUnavailable if down)."""
     kwargs: dict[str, Any] = {
         "min_size": min(min_size, max_size), "max_size": max_size, "timeout": CONNECT_TIMEOUT_S,
-        "server_settings": session_settings(idle_in_transaction_s),
+        "server_settings": session_settings(idle_in_transaction_s), "reset": _keep,
     }
     try:
         pool = await asyncpg.create_pool(url, **kwargs)

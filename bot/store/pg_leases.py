@@ -10,14 +10,15 @@ number than every lease of that chat before it.
     lease = await renew(conn, lease, ttl_s)                # same fence, later expiry; LeaseLost
     await release(conn, lease)                             # chat goes quiet; False if already lost
 
-    async with conn.transaction():                         # a fenced write:
-        await check_fence(conn, lease)                     #   LeaseLost once a newer lease exists
-        ...the write...                                    #   (PostgresStore.write(fn, fence=lease))
+    if await conn.execute(begin_fenced(lease)) != "SELECT 1":   # a fenced write: BEGIN and the
+        await conn.execute("ROLLBACK")                     #   check; LeaseLost once a newer
+        raise await lost(conn, lease)                      #   lease exists
+    ...the write...; COMMIT                                # (PostgresStore.write(fn, fence=lease))
 
 Why the fence check is inside the write's transaction (Kleppmann, "How to do distributed
 locking"): a holder may stall (GC, SIGSTOP, a frozen VM) for longer than its lease, and a check
 made before the write cannot help, since the stall can fall between the check and the write.
-`check_fence` locks the lease row FOR SHARE in the same transaction as the write, and a takeover
+The check locks the lease row FOR SHARE in the same transaction as the write, and a takeover
 must lock that row to change it. So either the write commits before the takeover (and the new
 owner, which reads after taking over, sees it), or the takeover commits first and the write
 finds the newer fence and is refused. A holder stopped *inside* that transaction delays a
@@ -85,7 +86,7 @@ async def renew(conn: asyncpg.Connection, lease: Lease, ttl_s: float) -> Lease:
         lease.chat_key, lease.owner, lease.fence, float(ttl_s),
     )
     if expires is None:
-        raise await _lost(conn, lease)
+        raise await lost(conn, lease)
     return Lease(lease.chat_key, lease.owner, lease.fence, expires)
 
 
@@ -99,15 +100,23 @@ async def release(conn: asyncpg.Connection, lease: Lease) -> bool:
     return status.endswith(" 1")
 
 
-async def check_fence(conn: asyncpg.Connection, lease: Lease) -> None:
-    """Inside a write's transaction, before the write: LeaseLost unless `lease` is still the chat's
-    newest lease. Locks the lease row FOR SHARE until the transaction ends, so no takeover can
-    commit between this check and the write's COMMIT."""
-    if not conn.is_in_transaction():
-        raise RuntimeError("check_fence must run inside the write's transaction")
-    row = await conn.fetchrow("SELECT owner, fence FROM chat_leases WHERE chat_key = $1 FOR SHARE", lease.chat_key)
-    if row is None or row[0] != lease.owner or row[1] != lease.fence:
-        raise LeaseLost(lease.chat_key, lease.fence, None if row is None else row[1], None if row is None else row[0])
+def begin_fenced(lease: Lease) -> str:
+    """`BEGIN` and the fence check as one simple query (one round trip: a chat's every step is a
+    fenced write). The simple query protocol takes no parameters, so the lease's values are
+    written in as literals (`literal`). It answers `SELECT 1` when `lease` is still the chat's
+    newest lease, whose row is then locked FOR SHARE until the transaction ends; `SELECT 0`
+    when it is not: roll back and raise `await lost(conn, lease)`."""
+    return (f"BEGIN; SELECT 1 FROM chat_leases WHERE chat_key = {literal(lease.chat_key)} "
+            f"AND owner = {literal(lease.owner)} AND fence = {int(lease.fence)} FOR SHARE")
+
+
+def literal(text: str) -> str:
+    """`text` as an SQL string literal. With standard_conforming_strings on (every connection
+    sets it, see pg_connect.session_settings) a backslash is an ordinary character, so doubling
+    the quotes is the whole escape; PostgreSQL text cannot hold NUL."""
+    if "\x00" in text:
+        raise ValueError("NUL in an SQL literal")
+    return "'" + text.replace("'", "''") + "'"
 
 
 async def current(conn: asyncpg.Connection, chat_key: str) -> Lease | None:
@@ -165,6 +174,7 @@ async def unowned_chats_with_work(conn: asyncpg.Connection, limit: int = 500) ->
     return [r[0] for r in rows]
 
 
-async def _lost(conn: asyncpg.Connection, lease: Lease) -> LeaseLost:
+async def lost(conn: asyncpg.Connection, lease: Lease) -> LeaseLost:
+    """The error for a write under `lease`, describing the chat's lease row as it is now."""
     row = await conn.fetchrow("SELECT owner, fence FROM chat_leases WHERE chat_key = $1", lease.chat_key)
     return LeaseLost(lease.chat_key, lease.fence, None if row is None else row[1], None if row is None else row[0])

@@ -10,6 +10,11 @@ the dialect, so a write added to writes.py ports by copying its function here an
 - many rows: `executemany` -> one statement over `unnest($n::text[])` (an UPDATE by ids:
   `id = ANY($n::bigint[])`).
 
+Every statement is a round trip to the server, so the hot writes save some: a write that
+updates the session row anyway does that first (its UPDATE is the lock `append` would take, and
+RETURNING gives what it would read back), and add_inbox is one statement (PostgresStore runs it
+without BEGIN and COMMIT).
+
 Each runs inside a transaction that PostgresStore.write opens (and, for a chat's writes under a
 lease, after the fence check of bot.store.pg_leases), so a function either completes or leaves
 no trace. Unlike SQLite's single writer, writes from different connections (and processes) run
@@ -48,11 +53,15 @@ def _count(status: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-async def append(conn: Conn, session_id: str, bodies: Sequence[str]) -> None:
+async def append(conn: Conn, session_id: str, bodies: Sequence[str], *, locked: bool = False) -> None:
+    """`locked`: this transaction already updated the session row, which holds its lock."""
     if bodies:  # each row takes the next sequence number of its session
         # The session row's lock orders concurrent appends to one session (SQLite's single
         # writer does that by itself); a session without a row (never in practice) is not locked.
-        await conn.execute("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", session_id)
+        # A write that updates the session row anyway does that first, and its UPDATE is the lock
+        # (a round trip fewer on every step).
+        if not locked:
+            await conn.execute("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", session_id)
         await conn.execute(
             "INSERT INTO messages (session_id, seq, body) "
             "SELECT $1, base.n + u.ord, u.body FROM unnest($2::text[]) WITH ORDINALITY AS u(body, ord), "
@@ -62,13 +71,14 @@ async def append(conn: Conn, session_id: str, bodies: Sequence[str]) -> None:
 
 
 async def add_inbox(conn: Conn, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+    # One statement (PostgresStore runs it without BEGIN and COMMIT): a stored row wakes the
+    # chat's owner, in whichever process (the NOTIFY is sent at commit); a duplicate, none.
     inbox_id: int | None = await conn.fetchval(
-        "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
-        "VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING RETURNING id",
-        platform, dedup_id, chat_key, body, time.time(),
+        "WITH stored AS (INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
+        "VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING RETURNING id) "
+        "SELECT id, pg_notify($6, $3) FROM stored",
+        platform, dedup_id, chat_key, body, time.time(), INBOX_CHANNEL,
     )
-    if inbox_id is not None:  # wake the chat's owner, in whichever process (sent at commit)
-        await conn.execute("SELECT pg_notify($1, $2)", INBOX_CHANNEL, chat_key)
     return inbox_id
 
 
@@ -123,23 +133,25 @@ async def remember_location(conn: Conn, chat_key: str, location: str, lang: str)
 async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
     now = time.time()
     sid = await conn.fetchval("SELECT id FROM sessions WHERE chat_key = $1 AND closed = 0", turn.chat_key)
+    # The row is written first and read back by RETURNING: nothing below changes it, and its
+    # write is the lock append() would take (two round trips fewer than a lock and a read).
     if sid is None:
         sid = turn.new_session_id or uuid.uuid4().hex
-        await conn.execute(
+        fresh = await conn.fetchrow(
             "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
             "location, created_at, updated_at, run_started_at, trace_parent) "
-            "VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10, $11)",
+            f"VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10, $11) RETURNING {SESSION_COLS}",
             sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now,
             turn.trace_parent,
         )
     else:
-        await conn.execute(
+        fresh = await conn.fetchrow(
             "UPDATE sessions SET state = 'working', lang = $1, asker_id = $2, asker_name = $3, run_no = run_no + 1, "
             "run_steps = 0, request = $4, location = COALESCE($5, location), updated_at = $6, run_started_at = $7, "
-            "trace_parent = $8 WHERE id = $9",
+            f"trace_parent = $8 WHERE id = $9 RETURNING {SESSION_COLS}",
             turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, turn.trace_parent, sid,
         )
-    await append(conn, sid, [body])
+    await append(conn, sid, [body], locked=True)
     await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", turn.inbox_id)
     # a new turn supersedes a plan still waiting for sign-off (or records why it was rejected)
     await conn.execute(
@@ -147,20 +159,24 @@ async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
         f"reason = NULLIF($4, '') WHERE session_id = $5 AND {OPEN_SIGNOFF}",
         "rejected" if turn.rejected_by else "superseded", turn.rejected_by, now, turn.reason, sid,
     )
-    fresh = await conn.fetchrow(f"SELECT {SESSION_COLS} FROM sessions WHERE id = $1", sid)
     return tuple(fresh)
 
 
 async def append_step(conn: Conn, session_id: str, bodies: Sequence[str], step: int, inbox_done: Sequence[int]) -> None:
-    await append(conn, session_id, bodies)
     await conn.execute("UPDATE sessions SET run_steps = $1 WHERE id = $2", step, session_id)
+    await append(conn, session_id, bodies, locked=True)
     await close_inbox(conn, inbox_done)
 
 
 async def pause(
     conn: Conn, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int, inbox_done: Sequence[int]
 ) -> list[int]:
-    await append(conn, session_id, bodies)
+    chat_key, lang, asker_name = await conn.fetchrow(
+        "UPDATE sessions SET state = 'asking', run_steps = $1, updated_at = $2 WHERE id = $3 "
+        "RETURNING chat_key, lang, asker_name",
+        step, time.time(), session_id,
+    )
+    await append(conn, session_id, bodies, locked=True)
     await conn.executemany(
         f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL, $8, $9) "
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET question = EXCLUDED.question, "
@@ -169,13 +185,7 @@ async def pause(
         "remind_at = EXCLUDED.remind_at, addressee = EXCLUDED.addressee",
         questions,
     )
-    await conn.execute(
-        "UPDATE sessions SET state = 'asking', run_steps = $1, updated_at = $2 WHERE id = $3", step, time.time(), session_id
-    )
     await close_inbox(conn, inbox_done)
-    chat_key, lang, asker_name = await conn.fetchrow(
-        "SELECT chat_key, lang, asker_name FROM sessions WHERE id = $1", session_id
-    )
     return [await queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name),
                                tool_call_id=q[1]) for q in questions]
 
@@ -184,15 +194,14 @@ async def finish_run(
     conn: Conn, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int],
     signoff: Row | None = None,
 ) -> list[int]:
-    await append(conn, session_id, bodies)
-    await conn.execute("UPDATE sessions SET state = $1, updated_at = $2 WHERE id = $3",
-                       "signoff" if signoff else "idle", time.time(), session_id)
+    chat_key = await conn.fetchval("UPDATE sessions SET state = $1, updated_at = $2 WHERE id = $3 RETURNING chat_key",
+                                   "signoff" if signoff else "idle", time.time(), session_id)
+    await append(conn, session_id, bodies, locked=True)
     if signoff is not None:
         await conn.execute(
             f"INSERT INTO signoffs ({SIGNOFF_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)", *signoff
         )
     await close_inbox(conn, inbox_done)
-    chat_key = await conn.fetchval("SELECT chat_key FROM sessions WHERE id = $1", session_id)
     return [await queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
 
 
@@ -215,15 +224,12 @@ async def close_session(conn: Conn, chat_key: str) -> None:
 
 async def add_usage(conn: Conn, usage: RunUsage) -> None:
     u = usage
-    await conn.execute(
-        "UPDATE sessions SET prompt_tokens = prompt_tokens + $1, completion_tokens = completion_tokens + $2, "
-        "llm_calls = llm_calls + $3, cost_usd = cost_usd + $4 WHERE id = $5",
-        u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd, u.session_id,
-    )
     now = time.time()
-    await conn.execute(
+    await conn.execute(  # one statement: the session's totals, then its run's row
+        "WITH s AS (UPDATE sessions SET prompt_tokens = prompt_tokens + $5, completion_tokens = completion_tokens + $6, "
+        "llm_calls = llm_calls + $7, cost_usd = cost_usd + $8 WHERE id = $1 RETURNING chat_key) "
         f"INSERT INTO runs AS r ({RUN_COLS}) "
-        "SELECT $1, $2, chat_key, $3, 1, $4, $5, $6, $7, $8, $9, $10, $10 FROM sessions WHERE id = $1 "
+        "SELECT $1, $2, chat_key, $3, 1, $4, $5, $6, $7, $8, $9, $10, $10 FROM s "
         "ON CONFLICT (session_id, run_no) DO UPDATE SET model = EXCLUDED.model, segments = r.segments + 1, "
         "steps = EXCLUDED.steps, prompt_tokens = r.prompt_tokens + EXCLUDED.prompt_tokens, "
         "completion_tokens = r.completion_tokens + EXCLUDED.completion_tokens, "
@@ -243,12 +249,17 @@ async def resolve_question(
     )
     if _count(updated) != 1:
         return False
-    await append(conn, session_id, [body])
-    await conn.execute(  # the run resumes once every question of its turn is answered or expired
-        "UPDATE sessions SET state = 'working', updated_at = $1 WHERE id = $2 AND NOT EXISTS "
-        "(SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting')",
+    # The run resumes once every question of its turn is answered or expired. The row is
+    # updated either way, so the UPDATE is append's lock (a round trip fewer); while a question
+    # still waits it writes the same values back.
+    await conn.execute(
+        "UPDATE sessions SET state = CASE WHEN q.waiting THEN state ELSE 'working' END, "
+        "updated_at = CASE WHEN q.waiting THEN updated_at ELSE $1 END "
+        "FROM (SELECT EXISTS (SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting') AS waiting) AS q "
+        "WHERE id = $2",
         time.time(), session_id,
     )
+    await append(conn, session_id, [body], locked=True)
     if inbox_id is not None:
         await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
     return True

@@ -15,7 +15,7 @@ The pieces around it, one module per concern:
                  connection errors -> StoreUnavailable naming BOT_DB_URL
     pg_migrate   migrations/postgres/NNNN_*.sql, applied at open() under an advisory lock
     pg_writes    the writes
-    pg_leases    chat leases with fencing numbers; check_fence inside a write's transaction
+    pg_leases    chat leases with fencing numbers; the fence check inside a write's transaction
     pg_notify    LISTEN on a dedicated connection with reconnect; NOTIFY from any transaction
 
 Fencing. `write(fn, fence=lease)` checks the lease inside the write's transaction (LeaseLost
@@ -154,14 +154,19 @@ class PostgresStore:
         transaction is then rolled back by the server)."""
         return await self._transaction(fn, fence or self._fence.get())
 
-    async def _transaction(self, fn: Callable[[asyncpg.Connection], Awaitable[T]], fence: Lease | None) -> T:
+    async def _transaction(self, fn: Callable[[asyncpg.Connection], Awaitable[T]], fence: Lease | None,
+                           *, single: bool = False) -> T:
+        """`single`: `fn` sends one statement, which PostgreSQL runs as a transaction of its own,
+        so no BEGIN and COMMIT (two round trips fewer)."""
         pool = self._need_pool()
         try:
             async with pool.acquire() as conn:
                 try:
+                    if fence is not None:
+                        return await _fenced(conn, fn, fence)
+                    if single:
+                        return await fn(conn)
                     async with conn.transaction():
-                        if fence is not None:
-                            await pg_leases.check_fence(conn, fence)
                         return await fn(conn)
                 except asyncpg.InterfaceError as exc:  # the connection died under the transaction
                     if _gone(conn):
@@ -183,7 +188,8 @@ class PostgresStore:
     # -- leases and wake-ups (PostgreSQL only; see pg_leases, pg_notify) --------------------
     async def acquire_lease(self, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
         """The chat's lease if it is free, released or expired; None while someone holds it."""
-        return await self._transaction(partial(pg_leases.acquire, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None)
+        return await self._transaction(partial(pg_leases.acquire, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
+                                       single=True)
 
     async def renew_lease(self, lease: Lease, ttl_s: float) -> Lease:
         """The lease extended to the database's now() + ttl_s; LeaseLost once a newer one exists."""
@@ -191,7 +197,7 @@ class PostgresStore:
 
     async def release_lease(self, lease: Lease) -> bool:
         """Give the chat up; False when the lease was no longer ours."""
-        return await self._transaction(partial(pg_leases.release, lease=lease), None)
+        return await self._transaction(partial(pg_leases.release, lease=lease), None, single=True)
 
     async def renew_leases(self, leases: Sequence[Lease], ttl_s: float) -> dict[str, Lease]:
         """Every lease still held, renewed in one transaction; a chat missing from the result is lost."""
@@ -223,7 +229,7 @@ class PostgresStore:
         if self._recording_posts:
             await asyncio.wait(set(self._recording_posts))
         return await self._transaction(partial(pg_writes.add_inbox, platform=platform, dedup_id=dedup_id,
-                                               chat_key=chat_key, body=body), None)
+                                               chat_key=chat_key, body=body), None, single=True)
 
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
         # Never fenced, like add_inbox: the process that noticed the event need not own the chat.
@@ -520,6 +526,25 @@ class PostgresStore:
         )
         assert row is not None
         return StoreCounts(*(int(v) for v in row))
+
+
+async def _fenced(conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]], lease: Lease) -> T:
+    """`fn(conn)` in a transaction that first checks `lease` (pg_leases.begin_fenced: the lease
+    row stays locked FOR SHARE until COMMIT, so no takeover commits in between). BEGIN
+    and the check travel as one simple query, so a fenced write costs one round trip more than
+    its own statements and COMMIT, not two: a chat's every step is one such write."""
+    if await conn.execute(pg_leases.begin_fenced(lease)) != "SELECT 1":
+        await conn.execute("ROLLBACK")
+        raise await pg_leases.lost(conn, lease)
+    try:
+        result = await fn(conn)
+    except BaseException:
+        if not _gone(conn):  # else the server has ended the transaction with the connection
+            with contextlib.suppress(Exception):  # the pool rolls back what is still open on release
+                await conn.execute("ROLLBACK")
+        raise
+    await conn.execute("COMMIT")
+    return result
 
 
 def _gone(conn: asyncpg.Connection) -> bool:
