@@ -10,7 +10,7 @@ import asyncio
 import gc
 import logging
 import sqlite3
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -167,6 +167,17 @@ def shared_web_events(settings: Settings, store: Store) -> SharedEvents | None:
     return None
 
 
+def process_count(settings: Settings, store: Store) -> Callable[[], Awaitable[int]] | None:
+    """With several processes, how many serve the database now: they share Telegram's bot-wide
+    send budget (adapters.telegram.budget)."""
+    if settings.db_url:
+        from bot.store.postgres import PostgresStore
+
+        assert isinstance(store, PostgresStore)
+        return store.bot_processes
+    return None
+
+
 def poll_turn(settings: Settings, store: Store) -> SessionLock | None:
     """With several processes only one polls Telegram: the holder of a PostgreSQL advisory lock."""
     if settings.db_url:
@@ -214,7 +225,8 @@ def build_runtime(
             TelegramAdapter,  # python-telegram-bot is loaded only when used
         )
 
-        telegram = TelegramAdapter(settings, manager, poll_turn=poll_turn(settings, store), owns=manager.holds)
+        telegram = TelegramAdapter(settings, manager, poll_turn=poll_turn(settings, store), owns=manager.holds,
+                                   processes=process_count(settings, store))
         adapters.append(telegram)
         if server is not None and settings.telegram_webhook_url:
             server.include_router(telegram.router())

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from bot.ownership import Claim
 from bot.store.base import StoreError
+from bot.store.pg_connect import LEASES_APPLICATION_NAME
 from bot.store.pg_leases import Lease, new_owner_id
 from bot.store.pg_notify import INBOX_CHANNEL, Listener
 from bot.store.postgres import PostgresStore
@@ -90,7 +91,8 @@ class LeasedOwnership:
     async def start(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:
         self.bind(wake, lost)
         self._listener = self.store.listener([INBOX_CHANNEL], self._notified, on_connect=self.sweep,
-                                             check_s=max(0.5, self.interval_s))
+                                             check_s=max(0.5, self.interval_s),
+                                             application_name=LEASES_APPLICATION_NAME)
         await self._listener.start()  # its first connect sweeps
         self._tasks = [asyncio.create_task(self._renewing(), name="lease-renewal"),
                        asyncio.create_task(self._sweeping(), name="lease-sweep")]

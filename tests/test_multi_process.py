@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from adapters.slack.mrkdwn import unescape
+from bot.store.pg_connect import LEASES_APPLICATION_NAME
 from tests.bot_cluster import Balancer, BotProcess, cluster_env, fetch, owners, until
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.slack_api import FakeSlack, SlackMessage
@@ -59,6 +60,7 @@ async def test_three_processes_share_the_chats_and_survive_two_kills(tmp_path: P
         events = SlackEvents(lb.url + "/slack/events", SECRET)
         try:
             assert all([await b.healthy() for b in bots])  # each process serves /healthz on its own port
+            await until(lambda: _processes(db, 3), 10, "three processes counted (they share Telegram's send budget)")
 
             # 1. forty conversations start, spread over the three processes
             for chat in TG_CHATS:
@@ -74,6 +76,7 @@ async def test_three_processes_share_the_chats_and_survive_two_kills(tmp_path: P
 
             # 2. a process dies while the questions wait; the answers go to the other two
             await bots[0].kill()
+            await until(lambda: _processes(db, 2), 10, "the dead process no longer counted")
             for chat in TG_CHATS:
                 tg.send_text(chat, "Friday")
             for i, msg in enumerate(threads):
@@ -117,6 +120,13 @@ async def test_three_processes_share_the_chats_and_survive_two_kills(tmp_path: P
         llm.assert_complete()
         assert tg.violations == []
         assert victim_chats  # the kill hit chats that were working, and they finished above
+
+
+async def _processes(db: str, n: int) -> bool:
+    """The live bot processes as each counts them (bot_processes: one leases listener each)."""
+    rows = await fetch(db, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                           f"AND application_name = '{LEASES_APPLICATION_NAME}'")
+    return int(rows[0][0]) == n
 
 
 def _posts(slack: FakeSlack, thread: SlackMessage, needle: str) -> list[SlackMessage]:

@@ -24,6 +24,7 @@ import pytest
 from agent_core.schema import Message
 from bot.store import migrate, pg_leases, pg_migrate
 from bot.store.base import ChatEvent, LeaseLost, QuestionRow, RunUsage, StoreUnavailable, TurnStart
+from bot.store.pg_connect import LEASES_APPLICATION_NAME
 from bot.store.pg_leases import Lease
 from bot.store.pg_notify import INBOX_CHANNEL
 from bot.store.postgres import PostgresStore
@@ -122,6 +123,26 @@ async def test_a_released_lease_fences_its_holder_and_the_next_lease_is_newer(tw
         fences.append(lease.fence)
         assert await store.release_lease(lease)
     assert fences == sorted(fences) and len(set(fences)) == len(fences)
+
+
+async def test_the_bot_processes_are_counted_by_their_lease_listeners(two):
+    a, b = two
+    assert await a.bot_processes() == 1  # none listening yet: at least the one asking
+
+    async def ignore(_channel: str, _payload: str) -> None:
+        return None
+
+    listeners = [s.listener([INBOX_CHANNEL], ignore, application_name=LEASES_APPLICATION_NAME) for s in (a, b)]
+    other = a.listener([INBOX_CHANNEL], ignore)  # the web events' listener is not a process of its own
+    for listener in (*listeners, other):
+        await listener.start()
+    try:
+        assert await b.bot_processes() == 2
+        await listeners[1].stop()  # a process gone: its connection with it
+        assert await a.bot_processes() == 1
+    finally:
+        await listeners[0].stop()
+        await other.stop()
 
 
 async def test_of_many_processes_taking_one_chat_at_once_exactly_one_gets_it(pg_url):

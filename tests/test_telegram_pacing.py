@@ -8,6 +8,7 @@ import functools
 import pytest
 from telegram import Bot
 
+from adapters.telegram.budget import BudgetShare, share
 from adapters.telegram.errors import AdapterStopped
 from adapters.telegram.pacing import Delivery, Outbox
 from adapters.telegram.progress import RunProgress
@@ -27,6 +28,34 @@ async def transport(tg):
     bot = Bot(tg.token, base_url=tg.base_url)
     async with bot:
         yield Transport(bot)
+
+
+async def test_processes_on_one_database_share_the_bot_wide_budget():
+    outbox = Outbox()
+    counted, failed = [3], [0]
+
+    async def processes() -> int:
+        if counted[0] < 0:
+            failed[0] += 1
+            raise ConnectionError("the database is away")
+        return counted[0]
+
+    budget = BudgetShare(outbox.pacer, processes, every_s=0.02)
+    await budget.start()
+    try:
+        assert outbox.pacer.limit == 9  # set before the first send: 29 a second shared by three
+        counted[0] = -1  # a failed count keeps the share
+        async with asyncio.timeout(2):
+            while failed[0] < 3:
+                await asyncio.sleep(0.01)
+        assert outbox.pacer.limit == 9
+        counted[0] = 1  # the others are gone: the whole budget
+        async with asyncio.timeout(2):
+            while outbox.pacer.limit != 29:
+                await asyncio.sleep(0.01)
+    finally:
+        await budget.stop()
+    assert share(29, 100) == 1  # never nothing
 
 
 async def test_without_pacing_the_fake_counts_violations(tg, transport):

@@ -26,6 +26,7 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
+from adapters.telegram.budget import BudgetShare
 from adapters.telegram.drafts import AnswerDraft
 from adapters.telegram.errors import AdapterStopped, DeliveryFailed, TelegramConfigError
 from adapters.telegram.pacing import Observer, Outbox, retry_seconds
@@ -76,7 +77,8 @@ class TelegramAdapter:
                  progress_grace: float = 1.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
                  poll_timeout: int = 10,
                  outbox: Outbox | None = None, poll_turn: SessionLock | None = None,
-                 owns: Callable[[ChatKey], bool] | None = None) -> None:
+                 owns: Callable[[ChatKey], bool] | None = None,
+                 processes: Callable[[], Awaitable[int]] | None = None) -> None:
         token = settings.telegram_bot_token
         if not token:
             raise TelegramConfigError("TELEGRAM_BOT_TOKEN", "is not set")
@@ -102,6 +104,8 @@ class TelegramAdapter:
                              turn=poll_turn)
         self.transport = Transport(self.app.bot)
         self.outbox = outbox or Outbox(observer=observer)
+        # several processes on one PostgreSQL send for one bot: each takes its share (budget.py)
+        self.budget = BudgetShare(self.outbox.pacer, processes) if processes is not None else None
         # bot.ownership: progress and typing stop in a chat another process took over
         self.owns: Callable[[ChatKey], bool] = owns or (lambda chat: True)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
@@ -120,6 +124,8 @@ class TelegramAdapter:
             await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,
                                            allowed_updates=ALLOWED_UPDATES)
         await self.app.start()
+        if self.budget is not None:
+            await self.budget.start()
         if not self.webhook_url:
             await self.poller.start()
         self._ready = True
@@ -129,6 +135,8 @@ class TelegramAdapter:
     async def stop(self) -> None:
         self._ready = False
         await self.poller.stop()
+        if self.budget is not None:
+            await self.budget.stop()
         if self.app.running:
             await self.app.stop()
         await self.typing.close()

@@ -31,6 +31,9 @@ POOL_MAX = 20
 CONNECT_TIMEOUT_S = 10.0
 IDLE_IN_TRANSACTION_TIMEOUT_S = 5.0  # a third of the default lease (BOT_LEASE_S=15)
 APPLICATION_NAME = "travel-bot"
+# the one connection per process that listens for its chats (bot.chat_leases): counting them
+# counts the bot's live processes (a dead process's connection is gone with it)
+LEASES_APPLICATION_NAME = "travel-bot-leases"
 URL_SETTING = "BOT_DB_URL"
 
 # A connection that was lost, or ended by the server, while in use.
@@ -53,10 +56,11 @@ CONNECT_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-def session_settings(idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S) -> dict[str, str]:
+def session_settings(idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
+                     application_name: str = APPLICATION_NAME) -> dict[str, str]:
     return {
         "idle_in_transaction_session_timeout": str(int(idle_in_transaction_s * 1000)),
-        "application_name": APPLICATION_NAME,
+        "application_name": application_name,
         # the default since PostgreSQL 9.1, made sure of: pg_leases.literal relies on it
         "standard_conforming_strings": "on",
     }
@@ -88,11 +92,13 @@ def unavailable(url: str, exc: BaseException, doing: str = "connect to PostgreSQ
     return StoreUnavailable(f"cannot {doing} at {URL_SETTING}={redact(url)}: {reason}. {hint}.")
 
 
-async def connect(url: str, *, idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S) -> asyncpg.Connection:
+async def connect(url: str, *, idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
+                  application_name: str = APPLICATION_NAME) -> asyncpg.Connection:
     """One dedicated connection (the LISTEN connection, migrations); StoreUnavailable if down."""
     try:
         return await asyncpg.connect(
-            url, timeout=CONNECT_TIMEOUT_S, server_settings=session_settings(idle_in_transaction_s)
+            url, timeout=CONNECT_TIMEOUT_S,
+            server_settings=session_settings(idle_in_transaction_s, application_name),
         )
     except CONNECT_ERRORS as exc:
         raise unavailable(url, exc) from exc

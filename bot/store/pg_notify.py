@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import asyncpg
 
-from bot.store.pg_connect import LOST_ERRORS, connect
+from bot.store.pg_connect import APPLICATION_NAME, LOST_ERRORS, connect
 from bot.store.pg_writes import INBOX_CHANNEL
 
 log = logging.getLogger(__name__)
@@ -56,8 +56,10 @@ class Listener:
     def __init__(
         self, url: str, channels: Iterable[str], on_notify: OnNotify, *, on_connect: OnConnect | None = None,
         retry_s: float = 0.5, retry_max_s: float = 5.0, check_s: float = 5.0,
+        application_name: str = APPLICATION_NAME,
     ) -> None:
         self.url = url
+        self.application_name = application_name
         self.channels = tuple(channels)
         self._on_notify = on_notify
         self._on_connect = on_connect
@@ -91,7 +93,7 @@ class Listener:
         await asyncio.gather(*self._callbacks, return_exceptions=True)
 
     async def _connect(self) -> None:
-        conn = await connect(self.url)
+        conn = await connect(self.url, application_name=self.application_name)
         try:
             self._lost.clear()
             conn.add_termination_listener(self._terminated)

@@ -62,7 +62,9 @@ from bot.store.base import (
 )
 from bot.store.migrate import Migration
 from bot.store.pg_connect import (
+    APPLICATION_NAME,
     IDLE_IN_TRANSACTION_TIMEOUT_S,
+    LEASES_APPLICATION_NAME,
     LOST_ERRORS,
     POOL_MAX,
     POOL_MIN,
@@ -213,9 +215,18 @@ class PostgresStore:
         return await self._transaction(partial(pg_leases.unowned_chats_with_inbox, limit=limit), None)
 
     def listener(self, channels: Sequence[str], on_notify: OnNotify, *, on_connect: OnConnect | None = None,
-                 **kwargs: float) -> Listener:
+                 application_name: str = APPLICATION_NAME, **kwargs: float) -> Listener:
         """A Listener on this store's database (not started: `await listener.start()`)."""
-        return Listener(self.url, channels, on_notify, on_connect=on_connect, **kwargs)
+        return Listener(self.url, channels, on_notify, on_connect=on_connect, application_name=application_name,
+                        **kwargs)
+
+    async def bot_processes(self) -> int:
+        """How many bot processes serve this database now (at least this one): each keeps one
+        connection listening for its chats (bot.chat_leases)."""
+        row = await self._one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+            LEASES_APPLICATION_NAME)
+        return max(1, int(row[0]) if row else 1)
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
