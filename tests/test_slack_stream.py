@@ -84,6 +84,27 @@ async def test_the_stop_button_stops_the_run_and_a_stop_from_someone_else_is_ref
         model.assert_complete()
 
 
+async def test_a_stop_button_left_from_an_earlier_run_does_not_stop_the_run_working_now(tmp_path: Path) -> None:
+    script = [reply("<answer>Short: the Bund.</answer>", latency_ms=300),
+              reply(ANSWER, chunk_chars=3, chunk_gap_ms=120)]
+    async with FakeOpenAI(script) as model, slack_stack(tmp_path, chat_model=llm(model)) as s:
+        msg = s.mention(text="two days in Shanghai")
+        await s.events.app_mention(msg)
+        await s.fake.wait_for(lambda f: any(m.accessory_actions() == ["stop_run"] for m in f.bot_posts("C1", msg.ts)))
+        first = next(m for m in s.fake.bot_posts("C1", msg.ts) if m.accessory_actions())
+        [old] = [b["accessory"]["value"] for b in first.blocks if isinstance(b.get("accessory"), dict)]
+        assert old.endswith(".1")
+        await s.fake.wait_for(lambda f: any("the Bund" in m.text for m in f.bot_posts("C1", msg.ts)))
+        await s.events.message(s.fake.user_message("C1", "U1", "a longer one please", thread_ts=msg.ts))
+        await s.fake.wait_for(lambda f: any(m.accessory_actions() and m.ts != first.ts for m in f.bot_posts("C1", msg.ts)))
+        await s.fake.wait_for(lambda f: bool(streamed(s, "C1", msg.ts)))
+        await click_stop(s, first, user="U1", value=old)  # the first run's button, as it was on screen
+        await s.fake.wait_for(lambda f: any("already ended" in m.text for m in f.bot_posts("C1", msg.ts)))
+        await s.fake.wait_for(lambda f: any("Yu Garden" in m.text for m in f.bot_posts("C1", msg.ts)), within=15)
+        assert not any("Stopped while" in m.text for m in s.fake.bot_posts("C1", msg.ts))
+        model.assert_complete()
+
+
 async def test_an_assistant_thread_gets_prompts_in_the_persons_language_and_a_title(tmp_path: Path) -> None:
     async with FakeOpenAI([reply(f"<answer>{ANSWER}</answer>")]) as model, slack_stack(tmp_path, chat_model=llm(model)) as s:
         s.fake.user_locales["U9"] = "zh-CN"
@@ -131,13 +152,16 @@ async def test_the_fake_streams_only_as_slack_does(method: str, args: dict[str, 
             assert (await late.json())["error"] == "message_not_in_streaming_state"
 
 
-async def click_stop(s: SlackStack, status: SlackMessage, *, user: str) -> None:
-    """A click on the Stop button beside the status message (a block_actions payload, signed)."""
+async def click_stop(s: SlackStack, status: SlackMessage, *, user: str, value: str | None = None) -> None:
+    """A click on the Stop button beside the status message (a block_actions payload, signed),
+    carrying the button's value (or `value`: what the button said when it was on screen)."""
+    if value is None:
+        [value] = [b["accessory"]["value"] for b in status.blocks if isinstance(b.get("accessory"), dict)]
     payload = {
         "type": "block_actions", "user": {"id": user, "team_id": "TFAKE"}, "api_app_id": "AFAKE",
         "container": {"type": "message", "message_ts": status.ts, "channel_id": status.channel, "thread_ts": status.thread_ts},
         "channel": {"id": status.channel}, "message": status.wire(), "team": {"id": "TFAKE"},
-        "trigger_id": "1.2", "actions": [{"type": "button", "action_id": "stop_run", "block_id": "b", "value": "stop",
+        "trigger_id": "1.2", "actions": [{"type": "button", "action_id": "stop_run", "block_id": "b", "value": value,
                                           "action_ts": f"{time.time():.6f}"}],
     }
     delivery = await s.events.post(urlencode({"payload": json.dumps(payload)}).encode(), "application/x-www-form-urlencoded")

@@ -389,14 +389,15 @@ class SlackAdapter:
             raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
-    async def _post_status(self, chat: ChatKey, text: str, running: bool) -> str:
+    async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(
             channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False,
-            blocks=render.status(text, t("stop_button", lang_of(text)), STOP_ACTION) if running else None))
+            blocks=render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else None))
         return str(resp["ts"])
 
-    async def _edit_status(self, chat: ChatKey, ts: str, text: str, running: bool) -> None:
-        blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION) if running else []
+    async def _edit_status(self, chat: ChatKey, ts: str, text: str, stop: str | None) -> None:
+        """`stop`: the run the Stop button names while it works; None once it ended (no button)."""
+        blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else []
         await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text, blocks=blocks))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:
