@@ -15,9 +15,10 @@ import pytest
 
 from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
-from tests.fakes.openai_server import FakeOpenAI, reply
+from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.slack_api import FakeSlack, SlackMessage
 from tests.slack_support import SlackStack, slack_stack
+from tests.spine_support import make_tools
 
 ANSWER = "Day 1: **the Bund** at dusk, then a night walk on Nanjing Road. Day 2: Yu Garden early, before the crowds."
 
@@ -44,6 +45,25 @@ async def test_a_channel_thread_streams_the_answer_for_the_asker_and_the_answer_
         assert "*the Bund*" in message.text  # then the answer (mrkdwn) took the streamed message's place
         answers = [m for m in s.fake.bot_posts("C1", msg.ts) if "Yu Garden" in m.text]
         assert answers == [message]  # posted once
+        model.assert_complete()
+
+
+async def test_the_steps_stream_as_task_updates_after_the_text_written_before_them(tmp_path: Path) -> None:
+    script = [reply("Checking the weather first.", chunk_chars=6,
+                    tool_calls=[call("lookup", {"city": "Shanghai"}, id="call_l1"), call("teleport", {}, id="call_t1")]),
+              reply(f"<answer>{ANSWER}</answer>", chunk_chars=6)]
+    async with FakeOpenAI(script) as model, slack_stack(tmp_path, chat_model=llm(model), tool_set=make_tools()) as s:
+        msg = s.mention(text="two days in Shanghai")
+        await s.events.app_mention(msg)
+        await s.fake.wait_for(lambda f: any("Yu Garden" in m.text and m.edits for m in f.bot_posts("C1", msg.ts)))
+        [step, answer] = streamed(s, "C1", msg.ts)
+        assert step.text == "Checking the weather first." and step.stream == "stopped"  # the text, then the tasks
+        lookup, teleport = step.tasks["call_l1"], step.tasks["call_t1"]
+        assert [u["status"] for u in step.task_updates if u["id"] == "call_l1"] == ["in_progress", "complete"]
+        assert lookup["title"] == "lookup · Shanghai" and lookup["output"] == "Shanghai: sunny"
+        assert teleport["status"] == "error"  # a tool the agent does not have
+        assert not answer.tasks and "Yu Garden" in answer.text  # the answer took its own message's place
+        assert all(c.error is None for c in s.fake.calls if c.method.startswith("chat.") and "Stream" in c.method)
         model.assert_complete()
 
 
@@ -130,6 +150,18 @@ async def test_an_assistant_thread_gets_prompts_in_the_persons_language_and_a_ti
     ("chat.startStream", {"channel": "C1", "thread_ts": "ROOT", "recipient_user_id": "U1"}, "missing_recipient_team_id"),
     ("chat.appendStream", {"channel": "C1", "ts": "ROOT", "markdown_text": "x"}, "message_not_in_streaming_state"),
     ("chat.stopStream", {"channel": "C1", "ts": "ROOT"}, "message_not_in_streaming_state"),
+    *[("chat.startStream", {"channel": "C1", "thread_ts": "ROOT", "recipient_user_id": "U1",
+                            "recipient_team_id": "TFAKE", "chunks": chunks}, "invalid_chunks") for chunks in (
+        [], "not json", [{"type": "markdown_text"}], [{"type": "markdown_text", "text": "x", "extra": 1}],
+        [{"type": "task_update", "id": "t1", "title": "lookup"}],  # no status
+        [{"type": "task_update", "id": "t1", "title": "lookup", "status": "done"}],
+        [{"type": "task_update", "id": "", "title": "lookup", "status": "complete"}],
+        [{"type": "task_update", "id": "t1", "title": "lookup", "status": "complete", "output": 3}],
+        [{"type": "task_update", "id": "t1", "title": "x", "status": "pending", "sources": [{"url": "https://a"}]}],
+        [{"type": "plan_update"}], [{"type": "thinking", "text": "x"}], [{"type": "blocks", "blocks": [{"type": "nope"}]}],
+    )],
+    ("chat.startStream", {"channel": "C1", "thread_ts": "ROOT", "recipient_user_id": "U1",
+                          "recipient_team_id": "TFAKE", "task_display_mode": "list"}, "invalid_arguments"),
 ])
 async def test_the_fake_streams_only_as_slack_does(method: str, args: dict[str, Any], error: str) -> None:
     async with FakeSlack(channels={"C1": "channel"}) as fake:

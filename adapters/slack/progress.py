@@ -41,6 +41,12 @@ def _args_line(arguments: dict[str, object]) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
+def task_title(name: str, arguments: dict[str, object]) -> str:
+    """A tool call as a task's title in the answer's stream (plain text): its name and key values."""
+    args = _args_line(arguments)
+    return f"{name} · {args}" if args else name
+
+
 @dataclass
 class _Status:
     lang: str
