@@ -145,11 +145,13 @@ async def slack(count: int, tmp: Path) -> dict[str, Any]:
 
 
 async def _serve_web(db: Path, model_url: str) -> None:
+    from adapters.runtime import freeze_startup_heap
     from tests.fakes.process import until_signalled
     from tests.web_runtime import web_settings, web_stack
 
     settings = web_settings(db, BOT_LOG_LEVEL="WARNING", BOT_RATE_PER_IP=0, BOT_RATE_PER_USER=0)
     async with web_stack(db, model=_llm(model_url), settings=settings) as stack:
+        freeze_startup_heap()  # as bot.py does after start: without it a full GC pass stalls 50-150 ms
         print(json.dumps({"port": stack.server.port}), flush=True)
         await until_signalled()
 

@@ -30,7 +30,7 @@ from agent_core.schema import Message
 from bot import signoff_steps, texts
 from bot.actor_deps import ActorDeps, state_of
 from bot.addressing import bound_question, refused
-from bot.chat import ChatKey, IncomingMessage, Notice
+from bot.chat import ChatKey, IncomingMessage, Notice, run_ref
 from bot.chat_machine import Action, ChatState, Facts, Transition, Trigger, decide
 from bot.commands import status_text
 from bot.delivery import notice_body
@@ -209,7 +209,8 @@ class ChatActor:
         open_signoff = signoff is not None and signoff.open
         facts = Facts(
             answers=bound is not None, idle_run=self.run_task is None,
-            current=current is not None or (open_signoff and signoff is not None and named == signoff.id),
+            current=current is not None or (open_signoff and signoff is not None and named == signoff.id)
+            or (trig.trigger is Trigger.STOP and _for_run_working(trig.msg, session)),
             last=question is None or len(waiting) == 1,
             approver=signoff is not None and trig.msg is not None and is_approver(trig.msg, signoff.approvers),
             reason=signoff is not None and signoff.status == "rejecting" and trig.msg is not None
@@ -375,7 +376,7 @@ class ChatActor:
 
     async def _reply(self, t: Transition, session: SessionRow | None, lang: str) -> Notice:
         if t.action is Action.STALE:
-            return Notice("info", texts.text("stale_answer", lang))
+            return Notice("info", texts.text("stale_stop" if t.trigger is Trigger.STOP else "stale_answer", lang))
         if t.action is Action.NOTHING_TO_CANCEL:
             return Notice("info", texts.text("nothing_to_stop" if t.trigger is Trigger.STOP else "nothing_to_cancel", lang))
         if t.action is Action.REFUSE:
@@ -446,3 +447,12 @@ class ChatActor:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
         self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
+
+
+def _for_run_working(msg: IncomingMessage | None, session: SessionRow | None) -> bool:
+    """A Stop names no run (a typed /stop: whatever works now) or the run working now; a button
+    left on an earlier run's progress message names that run, which has ended."""
+    if msg is None or not msg.run:
+        return True
+    return (state_of(session) is ChatState.WORKING and session is not None
+            and msg.run == run_ref(session.id, session.run_no))

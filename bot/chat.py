@@ -7,6 +7,7 @@ Errors a surface raises when it cannot deliver::
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -55,6 +56,7 @@ class IncomingMessage:
     lang: str = ""  # the platform's hint ("zh"/"en", e.g. Telegram's language_code); "" = none
     question_id: str | None = None  # an answer that names its question (the web API's tool_call_id)
     handle: str = ""  # the sender's @username where the platform has one (Telegram): travellers are named by it
+    run: str | None = None  # a Stop button's run (RunInfo.run): it stops that run only; None stops the current one
 
 
 class SubmitOutcome(StrEnum):
@@ -74,6 +76,17 @@ class RunInfo:
     user_id: str = ""  # the person who started the run (mentioned in questions on Slack)
     user_name: str = ""
     max_steps: int = 0
+    run: str = ""  # the run's reference (run_ref): a surface's Stop button names it
+
+
+RUN_REF_PATTERN = r"[0-9A-Za-z_-]{1,40}\.[0-9]{1,9}"  # what a surface accepts as a run's reference
+RUN_REF = re.compile(f"^{RUN_REF_PATTERN}$")
+
+
+def run_ref(session_id: str, run_no: int) -> str:
+    """A run's reference, "<session id>.<run number>": unique across conversations (a new one
+    counts its runs from 1 again), 34 characters for the store's session ids."""
+    return f"{session_id}.{run_no}"
 
 
 @dataclass(frozen=True, slots=True)

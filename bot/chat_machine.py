@@ -13,7 +13,9 @@ Guards are named facts the task reads from the store before deciding:
   after the question was posted — the inbox watermark — and its sender may answer it: the
   traveller it is addressed to, or in a group the person asked or a reply to it); a named
   answer must name a waiting question.
-- `current`: an event (expiry, reminder, undeliverable question) is about a question still waiting.
+- `current`: an event (expiry, reminder, undeliverable question) is about a question still waiting;
+  a Stop names no run (a typed /stop) or the run working now (a button names the run whose
+  progress message carries it: one left from a run that ended stops nothing, and says so).
 - `last`: that question is the only one still waiting (a turn can ask several people at once;
   the run resumes when the last of them is answered or expired).
 - `idle_run`: no run of this chat is alive in this process.
@@ -73,7 +75,7 @@ class Action(StrEnum):
     ANSWER = "answer"  # stored as the question's tool result; the run resumes
     ANSWER_ONE = "answer_one"  # stored as its question's tool result; other questions still wait
     HOLD = "hold"  # kept for the run's next step once the question is answered
-    STALE = "stale"  # an answer to a question no longer waiting: said so, nothing changes
+    STALE = "stale"  # an answer to a question no longer waiting (a Stop of a run that ended): said so, nothing changes
     REMEMBER_LOCATION = "remember_location"
     REPLY = "reply"  # /help, /status: say something, change nothing
     NOTHING_TO_CANCEL = "nothing_to_cancel"  # also a Stop with nothing being written
@@ -166,9 +168,12 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
     *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE),
     *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
-    Transition(S.WORKING, T.STOP, "asker", A.STOP_RUN, S.IDLE),
-    Transition(S.WORKING, T.STOP, "not asker", A.REFUSE, None),
-    *_each((S.CLOSED, S.IDLE, S.ASKING, S.SIGNOFF), T.STOP, A.NOTHING_TO_CANCEL, None),
+    Transition(S.WORKING, T.STOP, "current and asker", A.STOP_RUN, S.IDLE),
+    Transition(S.WORKING, T.STOP, "current and not asker", A.REFUSE, None),
+    Transition(S.WORKING, T.STOP, "not current", A.STALE, None),
+    *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.NOTHING_TO_CANCEL, None, "current"),
+    *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.STALE, None, "not current"),
+    Transition(S.ASKING, T.STOP, None, A.NOTHING_TO_CANCEL, None),  # paused on a question: /cancel ends it
     Transition(S.ASKING, T.REMIND, "current", A.REMIND, None),
     Transition(S.ASKING, T.REMIND, "not current", A.IGNORE, None),
     *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.REMIND, A.IGNORE, None),

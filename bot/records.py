@@ -78,6 +78,7 @@ def message_to_json(msg: IncomingMessage) -> str:
             "lang": msg.lang,
             "question_id": msg.question_id,
             "handle": msg.handle,
+            "run": msg.run,
         },
         ensure_ascii=False,
     )
@@ -100,6 +101,7 @@ def message_from_json(raw: str) -> IncomingMessage:
         lang=data.get("lang", ""),
         question_id=data.get("question_id"),
         handle=data.get("handle", ""),
+        run=data.get("run"),
     )
 
 

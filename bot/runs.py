@@ -39,7 +39,7 @@ from agent_core.events import (
 from agent_core.journal import PendingAsk
 from agent_core.party import read_party
 from agent_core.schema import AgentState, Message, Role
-from bot.chat import ChatKey, RunInfo
+from bot.chat import ChatKey, RunInfo, run_ref
 from bot.delivery import Progress
 from bot.metrics import Metrics
 from bot.pricing import PriceTable
@@ -277,7 +277,8 @@ class RunDriver:
 
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:
-        run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps)
+        run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps,
+                      run_ref(session.id, session.run_no))
         rounds = 0
         while True:
             answer: AnswerReady | None = None

@@ -151,6 +151,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "That question is for {who}; only their reply answers it. I'll take your message into account when I plan.",
     },
     "status_waiting_many": {"zh": "正在等这些回答：\n{questions}", "en": "Waiting for these answers:\n{questions}"},
+    "stale_stop": {
+        "zh": "那次运行已经结束了，这次停止没有改变什么。",
+        "en": "That run has already ended, so this Stop changes nothing.",
+    },
     "stale_answer": {
         "zh": "那个问题已经回答过或已过期，这次选择没有改变什么。",
         "en": "That question has already been answered or has expired, so this changes nothing.",

@@ -87,15 +87,17 @@ def is_plan(m: SlackMessage) -> bool:
 
 @asynccontextmanager
 async def slack_stack(tmp_path: Path, *, model: ScriptedTrip | None = None, fake: FakeSlack | None = None,
-                      chat_model: ChatModel | None = None, **overrides: Any) -> AsyncIterator[SlackStack]:
-    """`chat_model` (a streaming LLM client, say) replaces the scripted model when given."""
+                      chat_model: ChatModel | None = None, tool_set: ToolCollection | None = None,
+                      **overrides: Any) -> AsyncIterator[SlackStack]:
+    """`chat_model` (a streaming LLM client, say) replaces the scripted model when given;
+    `tool_set` the tools."""
     own_fake = fake is None
     fake = fake or FakeSlack(channels={"C1": "channel", "C2": "channel", "D1": "im"})
     if own_fake:
         await fake.start()
     model = model or slack_model()
     settings = slack_settings(tmp_path / "bot.sqlite3", fake, **overrides)
-    runtime = build_runtime(settings, model=chat_model or model, tools=tools(), prompt=prompt)
+    runtime = build_runtime(settings, model=chat_model or model, tools=tool_set or tools(), prompt=prompt)
     await runtime.start()
     assert runtime.server is not None
     events = SlackEvents(url=f"{runtime.server.base_url}/slack/events", signing_secret=SECRET,

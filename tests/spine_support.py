@@ -92,6 +92,7 @@ class RecordingSurface:
 
     platform: str = "test"
     posted: list[Posted] = field(default_factory=list)
+    runs: list[RunInfo] = field(default_factory=list)  # the run of each progress event, in order
     fail_questions: int = 0  # post_question raises this many times first
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _next_id: int = 0
@@ -107,6 +108,7 @@ class RecordingSurface:
         self._changed.set()
 
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        self.runs.append(run)
         self._add(Posted("progress", chat, event))
 
     async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:

@@ -58,10 +58,14 @@ def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert decide(ChatState.IDLE, Trigger.NAMED_ANSWER, Facts(answers=True)).action is Action.STALE
     assert decide(ChatState.WORKING, Trigger.RESUME, Facts(idle_run=False)).action is Action.IGNORE
     assert decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=False)).action is Action.IGNORE
-    assert decide(ChatState.WORKING, Trigger.STOP, Facts(asker=True)).target is ChatState.IDLE
-    assert decide(ChatState.WORKING, Trigger.STOP, Facts(asker=False)).action is Action.REFUSE
+    assert decide(ChatState.WORKING, Trigger.STOP, Facts(current=True, asker=True)).target is ChatState.IDLE
+    assert decide(ChatState.WORKING, Trigger.STOP, Facts(current=True, asker=False)).action is Action.REFUSE
     for state in (ChatState.CLOSED, ChatState.IDLE, ChatState.ASKING):  # nothing is being written
-        assert decide(state, Trigger.STOP, Facts(asker=True)).action is Action.NOTHING_TO_CANCEL
+        assert decide(state, Trigger.STOP, Facts(current=True, asker=True)).action is Action.NOTHING_TO_CANCEL
+    # a Stop button of a run that ended (not the one working now) stops nothing, and says so
+    for state in (ChatState.CLOSED, ChatState.IDLE, ChatState.WORKING, ChatState.SIGNOFF):
+        stale = decide(state, Trigger.STOP, Facts(current=False, asker=True))
+        assert (stale.action, stale.target) == (Action.STALE, None)
     assert decide(ChatState.ASKING, Trigger.REMIND, Facts(current=True)).target is None
     assert decide(ChatState.ASKING, Trigger.REMIND, Facts(current=False)).action is Action.IGNORE
     # sign-off: only an approver decides; a rejection's reason plans again; a late press is stale

@@ -42,7 +42,7 @@ async def test_mention_question_reply_plan_in_the_thread(tmp_path: Path) -> None
 
         # progress lived in one status message per segment, edited in place, above the question
         posts = s.fake.bot_posts("C1", msg.ts)
-        statuses = [m for m in posts if not m.blocks or m.accessory_actions() == ["stop_run"]]
+        statuses = [m for m in posts if m.stream is None and (not m.blocks or m.accessory_actions() == ["stop_run"])]
         assert len(statuses) == 2
         assert posts.index(statuses[0]) < posts.index(question) < posts.index(statuses[1]) < posts.index(plan)
         # the final text of a status follows its question or answer (it never holds them back)

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from adapters.slack.inbound import command_or_text, route_button, route_event
+from adapters.slack import render
+from adapters.slack.inbound import command_or_text, route_button, route_event, route_stop
 from adapters.slack.signing import SignedRequests
-from bot.chat import ChatKey, MessageKind
+from bot.chat import ChatKey, MessageKind, run_ref
 from tests.fakes.slack_events import sign
 
 BOT = "UBOT"
@@ -107,3 +108,22 @@ async def test_signature_checks_are_bolts_and_never_log_the_body(caplog: pytest.
     assert await signed.refusal(request("", "")) == "unsigned"
     assert await signed.refusal(request("abc", "v0=1")) == "forged"
     assert "SECRET-BODY-MARKER" not in caplog.text and "Invalid request signature" in caplog.text
+
+
+def test_a_stop_click_names_the_run_its_button_was_for():
+    def click(value: str | None) -> dict[str, Any]:
+        action: dict[str, Any] = {"type": "button", "action_id": "stop_run", "action_ts": "1700000003.1"}
+        if value is not None:
+            action["value"] = value
+        return {"type": "block_actions", "user": {"id": "U1"}, "channel": {"id": "C1"},
+                "message": {"ts": "1700000002.000100", "thread_ts": "1700000000.000100"}, "actions": [action]}
+
+    ref = run_ref("0123456789abcdef0123456789abcdef", 3)
+    [(block,)] = [tuple(render.status("Step 1", "Stop", "stop_run", ref))]
+    assert block["accessory"]["value"] == ref
+    named = route_stop(click(ref))
+    assert named is not None and named.text == "/stop" and named.run == ref and named.is_group
+    assert named.chat == ChatKey("slack", "C1", "1700000000.000100")
+    bare = route_stop(click("stop"))  # a button posted before runs were named: the run there is
+    assert bare is not None and bare.run is None
+    assert route_stop(click("drop table")) is None

@@ -10,7 +10,7 @@ from agent_core.events import StepStarted, ToolCalled
 from bot.chat import ChatKey, RunInfo
 
 CHAT = ChatKey("slack", "C1", "171.0001")
-RUN = RunInfo("s1", "en", "U1", "Ann", 10)
+RUN = RunInfo("s1", "en", "U1", "Ann", 10, "s1.1")
 
 
 class _Slack:
@@ -19,21 +19,24 @@ class _Slack:
     def __init__(self) -> None:
         self.posts: list[str] = []
         self.edits: list[str] = []
+        self.stops: list[tuple[str, str | None]] = []  # (ts, the run its Stop button names; None: no button)
         self.post_gate = asyncio.Event()
         self.edit_gate = asyncio.Event()
         self.edit_started = asyncio.Event()
         self.post_gate.set()
         self.edit_gate.set()
 
-    async def post(self, chat: ChatKey, text: str, running: bool) -> str:
+    async def post(self, chat: ChatKey, text: str, stop: str | None) -> str:
         await self.post_gate.wait()
         self.posts.append(text)
-        return "ts1"
+        self.stops.append((f"ts{len(self.posts)}", stop))
+        return f"ts{len(self.posts)}"
 
-    async def edit(self, chat: ChatKey, ts: str, text: str, running: bool) -> None:
+    async def edit(self, chat: ChatKey, ts: str, text: str, stop: str | None) -> None:
         self.edit_started.set()
         await self.edit_gate.wait()
         self.edits.append(text)
+        self.stops.append((ts, stop))
 
 
 async def _until(cond: object) -> None:
@@ -87,3 +90,17 @@ async def test_the_final_text_lands_after_an_edit_already_on_the_wire():
     await board.close()
     assert len(slack.edits) == 2
     assert "search_trains" in slack.edits[0] and slack.edits[1].startswith("⏸")
+
+
+async def test_the_stop_button_names_its_run_and_a_new_run_gets_its_own_message():
+    slack = _Slack()
+    board = ProgressBoard(slack.post, slack.edit, interval=0.0)
+    board.update(CHAT, StepStarted(1, 10), RUN)
+    await _until(lambda: slack.posts)
+    assert slack.stops == [("ts1", "s1.1")]
+    # the next run starts before the first one's end reached the thread (a Stop's notice on its way)
+    board.update(CHAT, StepStarted(1, 10), RunInfo("s1", "en", "U1", "Ann", 10, "s1.2"))
+    await _until(lambda: len(slack.posts) == 2 and ("ts1", None) in slack.stops)
+    await board.close()
+    assert ("ts2", "s1.2") in slack.stops and ("ts2", None) in slack.stops  # its own button, gone at the end
+    assert [stop for ts, stop in slack.stops if ts == "ts1"] == ["s1.1", None]  # the first never names the second

@@ -138,6 +138,72 @@ async def test_in_a_group_only_the_asker_can_stop_the_run(tmp_path: Path) -> Non
             await rt.stop()
 
 
+async def test_a_stop_pressed_for_an_earlier_run_says_so_and_the_run_working_now_goes_on(tmp_path: Path) -> None:
+    """A Stop button names its run: one left on an earlier run's progress message (even of an
+    earlier conversation, whose run numbers start again at 1) stops nothing; a typed /stop and
+    the button of the run working now stop it."""
+    surface = RecordingSurface()
+    script = [
+        reply("<answer>Day 1: the Forbidden City.</answer>"),
+        reply(LONG, chunk_chars=6, hold_after=3, hold_gate="go"),
+        reply(LONG, chunk_chars=6, hold_after=3, hold_gate="never"),
+    ]
+    async with FakeOpenAI(script) as fake:
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
+        try:
+            await rt.manager.submit(msg(A, "plan Beijing"))
+            await surface.wait_count("answer", 1)
+            first = surface.runs[-1].run
+            await rt.manager.wait_until_idle(A, 5)
+            await rt.manager.submit(msg(A, "/stop", run=first))  # after its run ended: nothing changes
+            await surface.wait_for(lambda s: len(notices(s, "info")) == 1)
+            assert "already ended" in notices(surface, "info")[0].text
+
+            seen = len(surface.runs)
+            await rt.manager.submit(msg(A, "now Shanghai"))
+            await surface.wait_for(lambda s: len(s.runs) > seen and LONG[:12] in deltas(s))
+            second = surface.runs[-1].run
+            assert second and second != first
+            await rt.manager.submit(msg(A, "/stop", run=first, dedup="old-button"))
+            await surface.wait_for(lambda s: len(notices(s, "info")) == 2)
+            assert "already ended" in notices(surface, "info")[1].text
+            fake.gate("go").set()
+            await surface.wait_count("answer", 2)
+            assert surface.of("answer", A)[1].text == LONG and not notices(surface, "cancelled")
+
+            await rt.manager.wait_until_idle(A, 5)
+            await rt.manager.submit(msg(A, "/new"))
+            seen, written = len(surface.runs), len(deltas(surface))
+            await rt.manager.submit(msg(A, "plan Tokyo"))
+            await surface.wait_for(lambda s: len(s.runs) > seen and len(deltas(s)) >= written + 12)
+            third = surface.runs[-1].run
+            assert third not in (first, second)
+            await rt.manager.submit(msg(A, "/stop", run=second, dedup="older-button"))
+            await surface.wait_for(lambda s: len(notices(s, "info")) == 3)
+            assert "already ended" in notices(surface, "info")[2].text and not notices(surface, "cancelled")
+            await rt.manager.submit(msg(A, "/stop", run=third, dedup="its-button"))
+            await surface.wait_for(lambda s: bool(notices(s, "cancelled")))
+            await fake.wait_for(lambda f: disconnected(f.requests[2]))
+        finally:
+            await rt.stop()
+
+
+async def test_a_stale_stop_is_said_in_the_persons_language(tmp_path: Path) -> None:
+    surface = RecordingSurface()
+    async with FakeOpenAI([reply("<answer>第一天：故宫。</answer>")]) as fake:
+        rt = await start_runtime(make_settings(tmp_path), make_llm(fake.base_url), surface)
+        try:
+            await rt.manager.submit(msg(A, "规划北京之行"))
+            await surface.wait_count("answer", 1)
+            await rt.manager.wait_until_idle(A, 5)
+            await rt.manager.submit(msg(A, "/stop", run="0123456789abcdef0123456789abcdef.7"))
+            await surface.wait_for(lambda s: bool(notices(s, "info")))
+            assert "已经结束" in notices(surface, "info")[0].text
+            fake.assert_complete()
+        finally:
+            await rt.stop()
+
+
 async def test_a_stream_broken_by_the_model_ends_the_run_with_a_clear_notice(tmp_path: Path) -> None:
     surface = RecordingSurface()
     async with FakeOpenAI([reply(LONG, chunk_chars=6, cut_after=4), reply("<answer>Again, in full.</answer>")]) as fake:

@@ -12,8 +12,8 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Conflict, Forbidden, InvalidToken, RetryAfter
 
 from adapters.telegram.pacing import retry_seconds
-from adapters.telegram.updates import Route, map_update
-from bot.chat import MessageKind
+from adapters.telegram.updates import Route, map_update, stop_data
+from bot.chat import MessageKind, run_ref
 from tests.fakes.telegram_api import FakeTelegram, FakeTelegramClient
 
 
@@ -145,6 +145,20 @@ async def test_updates_map_to_what_the_session_manager_expects(tg, bot):
     assert junk.route is Route.BAD_BUTTON and junk.callback_id
     assert edited.route is Route.IGNORE
     assert all(isinstance(u, Update) for u in updates)
+
+
+async def test_a_stop_button_names_its_run_and_a_bare_or_junk_one_does_not(tg, bot):
+    ref = run_ref("0123456789abcdef0123456789abcdef", 12)
+    assert stop_data(ref) == f"stop:{ref}" and len(stop_data(ref).encode()) <= 64
+    assert stop_data("") == "stop"
+    tg.send_text(9, "plan Chengdu")
+    for data in (stop_data(ref), "stop", "stop:not a run", f"stop:{ref}x"):
+        tg.press_button(9, 1, data=data)
+    updates = (await bot.get_updates(timeout=0))[1:]
+    named, bare, junk, bad = [map_update(u, bot_id=tg.bot_id, bot_username=tg.bot_username) for u in updates]
+    assert named.route is Route.STOP and named.message.text == "/stop" and named.message.run == ref
+    assert bare.route is Route.STOP and bare.message.run is None  # stops whatever runs, like a typed /stop
+    assert junk.route is Route.BAD_BUTTON and bad.route is Route.BAD_BUTTON
 
 
 async def test_the_fake_runs_as_its_own_process():

@@ -43,7 +43,7 @@ async def test_a_group_shows_the_last_lines_in_the_progress_message_and_its_stop
         progress = tg.bot_messages(GROUP)[0]
         assert "West Lake" in progress.text and GROUP not in tg.drafts
         [[stop]] = progress.reply_markup["inline_keyboard"]  # type: ignore[index]
-        assert stop["callback_data"] == "stop"
+        assert stop["callback_data"].startswith("stop:") and len(stop["callback_data"].encode()) <= 64  # names its run
         tg.press_button(GROUP, progress.message_id, user_id=8)  # not the asker: refused
         await tg.wait_for(has("Only the person who asked", GROUP), within=10)
         tg.press_button(GROUP, progress.message_id, user_id=7)
@@ -53,6 +53,31 @@ async def test_a_group_shows_the_last_lines_in_the_progress_message_and_its_stop
         await tg.wait_for(lambda t: t.bot_messages(GROUP)[0].reply_markup is None, within=10)  # the button goes
         tg.send_text(GROUP, "@trip_test_bot shorter please", user_id=7)
         await tg.wait_for(has("Short version", GROUP), within=10)
+        llm.assert_complete()
+        assert tg.violations == []
+
+
+async def test_a_stop_button_left_from_an_earlier_run_does_not_stop_the_run_working_now(tmp_path):
+    script = [reply(tool_calls=[call("lookup", {"city": "Hangzhou"}, id="call_l1")], latency_ms=1100),
+              reply("<answer>Short version: West Lake.</answer>"),
+              reply(tool_calls=[call("lookup", {"city": "Suzhou"}, id="call_l2")], latency_ms=1100),
+              reply(ANSWER, chunk_chars=2, chunk_gap_ms=100)]  # still writing while the old button is pressed
+    async with FakeOpenAI(script) as llm, FakeTelegram() as tg, telegram_bot(tmp_path, tg, llm.base_url):
+        tg.send_text(GROUP, "@trip_test_bot two days in Hangzhou", user_id=7)
+        await tg.wait_for(lambda t: any(m.reply_markup for m in t.bot_messages(GROUP)), within=10)
+        first = next(m for m in tg.bot_messages(GROUP) if m.reply_markup)
+        [[old]] = first.reply_markup["inline_keyboard"]  # type: ignore[index]
+        await tg.wait_for(has("Short version", GROUP), within=10)
+        tg.send_text(GROUP, "@trip_test_bot and Suzhou?", user_id=7)
+        await tg.wait_for(lambda t: any(m.reply_markup and m.message_id != first.message_id
+                                        for m in t.bot_messages(GROUP)), within=10)
+        second = next(m for m in tg.bot_messages(GROUP) if m.reply_markup and m.message_id != first.message_id)
+        [[current]] = second.reply_markup["inline_keyboard"]  # type: ignore[index]
+        assert current["callback_data"] != old["callback_data"]
+        tg.press_button(GROUP, first.message_id, user_id=7, data=old["callback_data"])  # a button left on screen
+        await tg.wait_for(has("already ended", GROUP), within=10)
+        await tg.wait_for(has("Hefang Street", GROUP), within=15)  # the run working now was not stopped
+        assert not containing(tg, GROUP, "Stopped while")
         llm.assert_complete()
         assert tg.violations == []
 

@@ -4,6 +4,8 @@ streaming from the fake OpenAI server."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 
 from agent_core.llm import LLM
@@ -63,3 +65,41 @@ async def test_the_stop_endpoint_stops_the_run_and_the_page_hears_what_was_kept(
         await client.post("/api/chat", json={"message": "go on"})
         await stack.manager.wait_until_idle(ChatKey("web", sid), 5)
         fake.assert_complete()
+
+
+async def test_a_stop_naming_a_run_that_ended_does_not_stop_the_run_working_now(tmp_path) -> None:
+    script = [reply(f"<answer>{TEXT}</answer>"),
+              reply(TEXT, chunk_chars=7, hold_after=2, hold_gate="go"),
+              reply(TEXT, chunk_chars=7, hold_after=2, hold_gate="never")]
+    async with FakeOpenAI(script) as fake, web_stack(tmp_path / "bot.sqlite3", model=llm(fake)) as stack, \
+            httpx.AsyncClient(base_url=stack.base_url, timeout=10) as client:
+        sid = (await client.post("/api/chat", json={"message": "Beijing to Shanghai"})).json()["session_id"]
+        async with client.stream("GET", f"/api/sessions/{sid}/events") as events:
+            reader = SseReader(events)
+            first = (await reader.until("step")).json()["run"]
+            await reader.until("done")
+            await stack.manager.wait_until_idle(ChatKey("web", sid), 5)
+            await client.post("/api/chat", json={"message": "and back?", "session_id": sid})
+            second = (await reader.until("step")).json()["run"]
+            assert second != first
+            await reader.until("delta")
+            async with asyncio.timeout(5):  # the run starts while its turn's write commits
+                while (view := (await client.get(f"/api/sessions/{sid}")).json())["state"] != "working":
+                    await asyncio.sleep(0.02)
+            assert view["run"] == second  # a reloaded page's Stop names it
+            stale = await client.post(f"/api/sessions/{sid}/stop", json={"run": first})  # another tab's old view
+            assert stale.json() == {"outcome": "accepted"}
+            notice = await reader.until("notice")
+            assert notice.json()["kind"] == "info" and "already ended" in notice.json()["text"]
+            fake.gate("go").set()
+            answer = await reader.until("answer")
+            assert answer.json()["text"] == TEXT
+            await stack.manager.wait_until_idle(ChatKey("web", sid), 5)
+            await client.post("/api/chat", json={"message": "once more", "session_id": sid})
+            third = (await reader.until("step")).json()["run"]
+            await reader.until("delta")
+            stop = await client.post(f"/api/sessions/{sid}/stop", json={"run": third})
+            assert stop.json() == {"outcome": "accepted"}
+            assert (await reader.until("notice")).json()["kind"] == "cancelled"
+        bad = await client.post(f"/api/sessions/{sid}/stop", json={"run": "not a run"})
+        assert bad.status_code == 422

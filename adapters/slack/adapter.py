@@ -46,7 +46,7 @@ from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event, route_stop
 from adapters.slack.mrkdwn import escape
-from adapters.slack.progress import ProgressBoard
+from adapters.slack.progress import ProgressBoard, task_title
 from adapters.slack.signing import SignedRequests
 from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
 from adapters.slack.streaming import AnswerStreams
@@ -57,8 +57,8 @@ from agent_core.events import (
     QuestionAsked,
     StepStarted,
     TextDelta,
-    Thought,
     ToolCalled,
+    ToolFinished,
 )
 from agent_core.events import Verdict as PlanVerdict
 from bot.chat import Attachment, ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
@@ -73,6 +73,7 @@ MEMBER_PAGES = 50  # conversations.members pages (200 each) read before giving u
 EVENTS_PATH = "/slack/events"
 STOP_ACTION = "stop_run"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
+_NOT_TASKS = {"ask_human", "terminate"}  # shown otherwise: the question is a message, the end is the answer
 
 
 def _answered_inline(body: bytes) -> bool:
@@ -306,7 +307,11 @@ class SlackAdapter:
         if isinstance(event, TextDelta):
             self.streams.add(chat, event, run.user_id)
             return
-        if isinstance(event, Thought | ToolCalled):  # the step's text was a thought: its message ends
+        if isinstance(event, ToolCalled | ToolFinished) and event.name not in _NOT_TASKS:
+            # a task card after the step's text, in the step's message
+            title = task_title(event.name, event.arguments) if isinstance(event, ToolCalled) else ""
+            self.streams.task(chat, event, run.user_id, title)
+        elif isinstance(event, StepStarted):  # the last step's message ends (the answer's waits for it)
             self.streams.end_step(chat)
         opened = self._board.update(chat, event, run)
         if opened and isinstance(event, StepStarted) and chat.chat_id.startswith("D"):
@@ -389,14 +394,15 @@ class SlackAdapter:
             raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
-    async def _post_status(self, chat: ChatKey, text: str, running: bool) -> str:
+    async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(
             channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False,
-            blocks=render.status(text, t("stop_button", lang_of(text)), STOP_ACTION) if running else None))
+            blocks=render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else None))
         return str(resp["ts"])
 
-    async def _edit_status(self, chat: ChatKey, ts: str, text: str, running: bool) -> None:
-        blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION) if running else []
+    async def _edit_status(self, chat: ChatKey, ts: str, text: str, stop: str | None) -> None:
+        """`stop`: the run the Stop button names while it works; None once it ended (no button)."""
+        blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else []
         await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text, blocks=blocks))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:

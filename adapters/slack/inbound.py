@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adapters.slack.mrkdwn import mentions, strip_mentions, unescape
-from bot.chat import ChatKey, IncomingMessage, MessageKind
+from adapters.slack.render import STOP_VALUE
+from bot.chat import RUN_REF, ChatKey, IncomingMessage, MessageKind
 
 PLATFORM = "slack"
 
@@ -163,17 +164,20 @@ def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
 
 
 def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
-    """A click on a status message's Stop button: the thread's /stop, from the person who
-    clicked (in a channel only the asker may stop; bot.chat_machine decides)."""
+    """A click on a status message's Stop button: the thread's /stop of the run the button names
+    (its value), from the person who clicked (in a channel only the asker may stop; a button of a
+    run that ended stops nothing: bot.chat_machine decides). A value that is neither a run nor
+    the plain "stop" of older buttons is junk."""
     channel = str((raw.get("channel") or {}).get("id") or (raw.get("container") or {}).get("channel_id") or "")
     message = raw.get("message") or {}
     thread = str(message.get("thread_ts") or message.get("ts") or "")
     user = str((raw.get("user") or {}).get("id") or "")
     actions = raw.get("actions") or [{}]
-    if not (channel and thread and user):
+    value = str(actions[0].get("value") or STOP_VALUE)
+    if not (channel and thread and user) or not (value == STOP_VALUE or RUN_REF.match(value)):
         return None
     return IncomingMessage(chat=ChatKey(PLATFORM, channel, thread), user_id=user, text="/stop",
-                           is_group=not channel.startswith("D"),
+                           is_group=not channel.startswith("D"), run=None if value == STOP_VALUE else value,
                            dedup_id=f"{channel}:{message.get('ts', '')}:stop:{actions[0].get('action_ts', '')}")
 def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
     """An Approve / Reject press on a sign-off request: a decision naming its sign-off. Each press

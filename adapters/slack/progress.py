@@ -8,8 +8,9 @@ question or the answer is posted, `settle` forgets the segment and waits only un
 message is *in* the thread (a post still on the wire), so the thread reads in order: status,
 question, answer, status, answer. The final edit of the status text ("paused", "done") does not
 hold the question or the answer back: it follows any edit already on the wire, in the background.
-While the segment runs, its message carries a Stop button (`running` is True for post and edit);
-the final edit takes it away.
+While the segment runs, its message carries a Stop button naming the run (`stop` is the run's
+reference for post and edit, None once it ends: the final edit takes the button away). Events of
+a new run while the last one's status is still open (its end not yet posted) open a new message.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ log = logging.getLogger(__name__)
 
 MAX_LINES = 12
 Outcome = Literal["paused", "done", "stopped"]
-Post = Callable[[ChatKey, str, bool], Awaitable[str]]  # (chat, text, running) -> ts of the new message
-Edit = Callable[[ChatKey, str, str, bool], Awaitable[None]]  # (chat, ts, text, running)
+Post = Callable[[ChatKey, str, str | None], Awaitable[str]]  # (chat, text, stop) -> ts of the new message
+Edit = Callable[[ChatKey, str, str, str | None], Awaitable[None]]  # (chat, ts, text, stop)
 
 
 def _args_line(arguments: dict[str, object]) -> str:
@@ -40,17 +41,24 @@ def _args_line(arguments: dict[str, object]) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
+def task_title(name: str, arguments: dict[str, object]) -> str:
+    """A tool call as a task's title in the answer's stream (plain text): its name and key values."""
+    args = _args_line(arguments)
+    return f"{name} · {args}" if args else name
+
+
 @dataclass
 class _Status:
     lang: str
     max_steps: int
+    run: str = ""  # the run's reference: its Stop button names it
     step: int = 0
     head: str = ""
     thought: str = ""
     tools: dict[str, str] = field(default_factory=dict)  # tool_call_id -> line
     ts: str | None = None
     written: str = ""
-    written_running: bool = False
+    written_stop: str | None = None
     dirty: bool = False
     closed: bool = False
     closing: asyncio.Event = field(default_factory=asyncio.Event)
@@ -100,17 +108,29 @@ class ProgressBoard:
                 status.dirty = True
                 self._wake(chat, status)
             return False
+        if status is not None and status.run != run.run:  # a new run before the last one's end was posted
+            self._settle_later(chat)
+            status = None
         opened = status is None
         if status is None:
-            status = self._threads[chat] = _Status(lang=run.lang, max_steps=run.max_steps)
+            status = self._threads[chat] = _Status(lang=run.lang, max_steps=run.max_steps, run=run.run)
         status.apply(event)
         status.dirty = True
         self._wake(chat, status)
         return opened
 
+    def _settle_later(self, chat: ChatKey) -> None:
+        task = asyncio.create_task(self._settled(chat, self._threads.pop(chat, None), None),
+                                   name=f"slack-progress-settle-{chat}")
+        self._finals.add(task)
+        task.add_done_callback(self._finals.discard)
+
     async def settle(self, chat: ChatKey, outcome: Outcome | None = None) -> None:
         """Forget the segment once its status message is in the thread; its final state follows."""
         status = self._threads.pop(chat, None)
+        await self._settled(chat, status, outcome)
+
+    async def _settled(self, chat: ChatKey, status: _Status | None, outcome: Outcome | None) -> None:
         if status is None:
             return
         status.closed = True
@@ -151,14 +171,14 @@ class ProgressBoard:
                 await asyncio.wait_for(status.closing.wait(), self._interval)
 
     async def _write(self, chat: ChatKey, status: _Status) -> None:
-        text, running = status.render(), not status.closed
-        if text == status.written and running == status.written_running:
+        text, stop = status.render(), None if status.closed else status.run
+        if text == status.written and stop == status.written_stop:
             return
         try:
             if status.ts is None:
-                status.ts = await self._post(chat, text, running)
+                status.ts = await self._post(chat, text, stop)
             else:
-                await self._edit(chat, status.ts, text, running)
-            status.written, status.written_running = text, running
+                await self._edit(chat, status.ts, text, stop)
+            status.written, status.written_stop = text, stop
         except Exception as exc:  # progress is best effort: the run goes on without it
             log.warning("slack progress for %s not shown: %s", chat, exc)

@@ -87,10 +87,14 @@ def _post(blocks: list[Block]) -> SlackPost:
     return SlackPost(text=text or " ", blocks=blocks)
 
 
-def status(text: str, stop_label: str, action_id: str) -> list[Block]:
-    """A status message of a working run: its lines, and a Stop button beside them."""
+STOP_VALUE = "stop"  # a Stop button's value naming no run (buttons posted before runs were named)
+
+
+def status(text: str, stop_label: str, action_id: str, run: str = "") -> list[Block]:
+    """A status message of a working run: its lines, and a Stop button beside them whose value
+    names the run (bot.chat.run_ref), so a press stops that run only."""
     return [{**section(_clip(text, 3000)), "accessory": {
-        "type": "button", "action_id": action_id, "style": "danger", "value": "stop",
+        "type": "button", "action_id": action_id, "style": "danger", "value": run or STOP_VALUE,
         "text": {"type": "plain_text", "text": stop_label}}}]
 
 

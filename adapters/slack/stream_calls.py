@@ -3,14 +3,14 @@ keeps of the text already streamed into the thread."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack.mrkdwn import to_mrkdwn
-from adapters.slack.streaming import Streamed
+from adapters.slack.streaming import Chunk, Streamed
 from bot.chat import ChatKey, Notice
 
 Call = Callable[[str, Awaitable[AsyncSlackResponse]], Awaitable[dict[str, Any]]]
@@ -25,17 +25,20 @@ class SlackStreamCalls:
         self._call = call
         self._team_id = team_id
 
-    async def start(self, chat: ChatKey, text: str, recipient: str) -> str:
+    async def start(self, chat: ChatKey, text: str, recipient: str, tasks: Sequence[Chunk] = ()) -> str:
         in_channel = not chat.chat_id.startswith("D")
+        text_arg, chunks = _content(text, tasks)
         resp = await self._call("chat.startStream", self._client.chat_startStream(
-            channel=chat.chat_id, thread_ts=chat.thread_id, markdown_text=text,
+            channel=chat.chat_id, thread_ts=chat.thread_id, markdown_text=text_arg, chunks=chunks,
+            task_display_mode="timeline" if tasks else None,
             recipient_user_id=recipient if in_channel else None,
             recipient_team_id=self._team_id() if in_channel else None))
         return str(resp["ts"])
 
-    async def append(self, chat: ChatKey, ts: str, text: str) -> None:
-        await self._call("chat.appendStream", self._client.chat_appendStream(channel=chat.chat_id, ts=ts,
-                                                                              markdown_text=text))
+    async def append(self, chat: ChatKey, ts: str, text: str, tasks: Sequence[Chunk] = ()) -> None:
+        text_arg, chunks = _content(text, tasks)
+        await self._call("chat.appendStream", self._client.chat_appendStream(
+            channel=chat.chat_id, ts=ts, markdown_text=text_arg, chunks=chunks))
 
     async def stop(self, chat: ChatKey, ts: str) -> None:
         await self._call("chat.stopStream", self._client.chat_stopStream(channel=chat.chat_id, ts=ts))
@@ -47,6 +50,14 @@ class SlackStreamCalls:
 
     async def update(self, chat: ChatKey, ts: str, text: str) -> None:
         await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=to_mrkdwn(text)))
+
+
+def _content(text: str, tasks: Sequence[Chunk]) -> tuple[str | None, list[Chunk] | None]:
+    """A stream call's content: the text alone as `markdown_text`; with task updates, every
+    piece as a chunk, the text first (it was written before the tools were called)."""
+    if not tasks:
+        return text, None
+    return None, [*([{"type": "markdown_text", "text": text}] if text else []), *tasks]
 
 
 def without_streamed(notice: Notice, streamed: Streamed | None) -> Notice:

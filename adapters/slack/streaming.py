@@ -1,14 +1,18 @@
-"""The answer as it is written, in its Slack thread.
+"""The answer as it is written, and the steps as task updates, in its Slack thread.
 
 Slack's chat streaming (`chat.startStream`, `chat.appendStream`, `chat.stopStream`) makes one
-message that grows as the model writes; in a channel a stream is for one recipient (the asker
-and their team). Where Slack refuses to stream, the text goes into an ordinary message that is
-edited (`chat.update`) instead. One writer task per thread sends what arrived since its last
-call, at once for the first piece and then at most every `interval` seconds, so the agent never
-waits on Slack and many small pieces make few calls. `finish` ends the message and hands back
-its ts and text, so the answer can take the streamed message's place instead of repeating it.
-Streaming is best effort, like progress: a failed call leaves the message as it was, and the
-answer is posted in full all the same.
+message per step that grows as the model writes; in a channel a stream is for one recipient (the
+asker and their team). The step's tool calls go into the same message as `task_update` chunks
+(timeline display: a task card per call, "in_progress" when called, "complete" or "error" with
+its one-line summary when it returns), after the text the model wrote before calling them.
+Where Slack refuses to stream, the text goes into an ordinary message that is edited
+(`chat.update`) instead, and the tasks are only in the status message (adapters.slack.progress).
+One writer task per thread sends what arrived since its last call, at once for the first piece
+and then at most every `interval` seconds, so the agent never waits on Slack and many small
+pieces make few calls. `finish` ends the message and hands back its ts and text, so the answer
+can take the streamed message's place instead of repeating it. Streaming is best effort, like
+progress: a failed call leaves the message as it was, and the answer is posted in full all the
+same.
 """
 
 from __future__ import annotations
@@ -17,22 +21,26 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from adapters.slack.errors import SlackCallFailed
-from agent_core.events import TextDelta
+from agent_core.events import TextDelta, ToolCalled, ToolFinished
 from bot.chat import ChatKey
 
 log = logging.getLogger(__name__)
 
 
-class StreamApi(Protocol):
-    async def start(self, chat: ChatKey, text: str, recipient: str) -> str:
-        """chat.startStream with the first text; the message's ts."""
+Chunk = dict[str, Any]  # one of chat.*Stream's `chunks`: here markdown_text and task_update
+TASK_TEXT_LIMIT = 256  # a task's title and output are kept this short
 
-    async def append(self, chat: ChatKey, ts: str, text: str) -> None: ...
+
+class StreamApi(Protocol):
+    async def start(self, chat: ChatKey, text: str, recipient: str, tasks: Sequence[Chunk] = ()) -> str:
+        """chat.startStream with the first text (and tasks, after it); the message's ts."""
+
+    async def append(self, chat: ChatKey, ts: str, text: str, tasks: Sequence[Chunk] = ()) -> None: ...
 
     async def stop(self, chat: ChatKey, ts: str) -> None: ...
 
@@ -54,6 +62,8 @@ class _Stream:
     recipient: str
     text: str = ""
     sent: int = 0  # characters of `text` the message has
+    tasks: list[Chunk] = field(default_factory=list)  # task updates not yet sent, in order
+    titles: dict[str, str] = field(default_factory=dict)  # tool_call_id -> its task's title
     ts: str | None = None
     mode: Literal["stream", "edit"] = "stream"
     failed: bool = False
@@ -77,17 +87,37 @@ class AnswerStreams:
 
     def add(self, chat: ChatKey, event: TextDelta, recipient: str) -> None:
         """More text of the step; never waits on Slack."""
-        stream = self._streams.get(chat)
-        if stream is not None and stream.step != event.step:
-            self.end_step(chat)
-            stream = None
-        if stream is None:
-            stream = self._streams[chat] = _Stream(event.step, recipient)
-            stream.task = asyncio.create_task(self._writer(chat, stream), name=f"slack-stream-{chat}")
+        stream = self._stream(chat, event.step, recipient)
         if stream.first_piece_at is None:
             stream.first_piece_at = self._clock()
         stream.text += event.text
         stream.wake.set()
+
+    def task(self, chat: ChatKey, event: ToolCalled | ToolFinished, recipient: str, title: str = "") -> None:
+        """A tool call of the step (or its result) as a task update, after the step's text; never
+        waits on Slack. A step whose text went by chat.update shows no tasks (its status message does)."""
+        stream = self._stream(chat, event.step, recipient)
+        if stream.mode == "edit" or stream.failed:
+            return
+        title = stream.titles.setdefault(event.tool_call_id, _clip(title or event.name, TASK_TEXT_LIMIT))
+        chunk: Chunk = {"type": "task_update", "id": event.tool_call_id, "title": title,
+                        "status": "in_progress"}
+        if isinstance(event, ToolFinished):
+            chunk["status"] = "complete" if event.ok else "error"
+            if event.summary.strip():
+                chunk["output"] = _clip(event.summary, TASK_TEXT_LIMIT)
+        stream.tasks.append(chunk)
+        stream.wake.set()
+
+    def _stream(self, chat: ChatKey, step: int, recipient: str) -> _Stream:
+        stream = self._streams.get(chat)
+        if stream is not None and stream.step != step:
+            self.end_step(chat)
+            stream = None
+        if stream is None:
+            stream = self._streams[chat] = _Stream(step, recipient)
+            stream.task = asyncio.create_task(self._writer(chat, stream), name=f"slack-stream-{chat}")
+        return stream
 
     def end_step(self, chat: ChatKey) -> None:
         """The step's text is whole (a thought: tool calls follow): its message ends, in the background."""
@@ -132,35 +162,43 @@ class AnswerStreams:
                 log.warning("slack: the stream in %s did not stop cleanly: %s", chat, exc)
 
     async def _send(self, chat: ChatKey, stream: _Stream) -> None:
-        text = stream.text
-        if stream.failed or not text.strip() or len(text) == stream.sent:
+        text = stream.text if stream.ts is not None or stream.text.strip() else ""  # blanks wait for text
+        tasks, stream.tasks = ([] if stream.mode == "edit" else stream.tasks), []
+        if stream.failed or (len(text) == stream.sent and not tasks):
             return
         stream.last_call = self._clock()
         try:
             if stream.ts is None:
-                stream.ts = await self._open(chat, stream, text)
+                stream.ts = await self._open(chat, stream, text, tasks)
             elif stream.mode == "stream":
                 try:
-                    await self._api.append(chat, stream.ts, text[stream.sent:])
+                    await self._api.append(chat, stream.ts, text[stream.sent:], tasks)
                 except SlackCallFailed as exc:  # the stream ended on Slack's side: edits from here on
                     log.info("slack: appendStream refused in %s (%s); the text goes by chat.update", chat, exc)
                     stream.mode = "edit"
-                    await self._api.update(chat, stream.ts, text)
-            else:
+                    if text.strip():
+                        await self._api.update(chat, stream.ts, text)
+            elif text.strip():
                 await self._api.update(chat, stream.ts, text)
         except SlackCallFailed as exc:
             log.warning("slack: the answer in %s is not shown as it is written: %s", chat, exc)
             stream.failed = True
             return
-        if stream.first_shown_at is None and stream.first_piece_at is not None:
+        if stream.first_shown_at is None and stream.first_piece_at is not None and text.strip():
             stream.first_shown_at = self._clock()
             self.first_shown = [*self.first_shown[-999:], (stream.first_piece_at, stream.first_shown_at)]
         stream.sent = len(text)
 
-    async def _open(self, chat: ChatKey, stream: _Stream, text: str) -> str:
-        try:
-            return await self._api.start(chat, text, stream.recipient)
-        except SlackCallFailed as exc:
-            log.info("slack: chat streaming refused in %s (%s); the text goes by chat.update", chat, exc)
-            stream.mode = "edit"
-            return await self._api.post(chat, text)
+    async def _open(self, chat: ChatKey, stream: _Stream, text: str, tasks: Sequence[Chunk]) -> str | None:
+        if stream.mode == "stream":
+            try:
+                return await self._api.start(chat, text, stream.recipient, tasks)
+            except SlackCallFailed as exc:
+                log.info("slack: chat streaming refused in %s (%s); the text goes by chat.update", chat, exc)
+                stream.mode = "edit"
+        return await self._api.post(chat, text) if text else None  # tasks alone: nothing to post yet
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -48,7 +48,16 @@ from agent_core.events import (
     Verdict,
 )
 from bot import texts as bot_texts
-from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import (
+    Attachment,
+    ChatKey,
+    IncomingMessage,
+    Notice,
+    PartLog,
+    RunInfo,
+    SubmitOutcome,
+    run_ref,
+)
 from bot.delivery import UNRECORDED
 from bot.records import PendingQuestion, SessionInfo
 from bot.settings import Settings
@@ -180,9 +189,13 @@ class TelegramAdapter:
         elif mapped.route is Route.BUTTON:
             await self._button(mapped)
         elif mapped.route is Route.STOP and mapped.message is not None:
-            # the chat's own task decides: a notice says what was stopped (or why not)
+            # the chat's own task decides, and a notice says what was stopped (or why not); the
+            # toast says "Stopping…" only to a press that looks meant for the run working now
+            info = await self.manager.session_info(mapped.message.chat)
+            working = info is not None and info.state == "working" and (
+                not mapped.message.run or mapped.message.run == run_ref(info.session_id, info.run_no))
             outcome = await self.manager.submit(mapped.message)
-            note = texts.text("stop_pressed", mapped.lang) if outcome is SubmitOutcome.ACCEPTED else ""
+            note = texts.text("stop_pressed", mapped.lang) if outcome is SubmitOutcome.ACCEPTED and working else ""
             await self._answer_query(mapped.callback_id, note)
         elif mapped.route is Route.DECISION and mapped.message is not None:
             await self.manager.submit(mapped.message)  # the chat says what became of it
@@ -248,9 +261,9 @@ class TelegramAdapter:
             return
         self.typing.start(chat_id, ours=lambda: self.owns(chat))
         tracker = self._progress.get(chat_id)
-        if tracker is None or tracker.sealed:
+        if tracker is None or tracker.sealed or tracker.run != run.run:  # a new run: its own message and Stop
             tracker = RunProgress(self.transport, chat_id, run.lang, run.max_steps, grace=self.progress_grace,
-                                  ours=lambda: self.owns(chat))
+                                  ours=lambda: self.owns(chat), run=run.run)
             tracker.show_writing = chat_id < 0 or chat_id in self._no_drafts
             self._progress[chat_id] = tracker
             # the lane only looks for work when poked: poke it again when the grace ends

@@ -5,7 +5,8 @@ send again, so however many events arrive during a wait, only the latest state i
 text identical to the one on screen is never sent at all. A run's progress message is created
 only after `grace` seconds, so a quick run shows the typing indicator and then its reply.
 
-While the run works the message carries a Stop button. Where the answer is not streamed as a
+While the run works the message carries a Stop button naming the run (a press once another run
+works stops nothing). Where the answer is not streamed as a
 draft (groups, or a chat whose drafts Telegram refused), the message also shows the last lines
 of what the model is writing.
 """
@@ -23,7 +24,7 @@ from telegram.error import BadRequest
 
 from adapters.telegram import texts
 from adapters.telegram.transport import Transport
-from adapters.telegram.updates import STOP_DATA
+from adapters.telegram.updates import stop_data
 from agent_core.events import (
     Event,
     RunFinished,
@@ -73,8 +74,9 @@ class _ToolLine:
 class RunProgress:
     def __init__(self, transport: Transport, chat_id: int, lang: str, max_steps: int,
                  grace: float = 1.0, clock: Any = time.monotonic,
-                 ours: Callable[[], bool] = lambda: True) -> None:
+                 ours: Callable[[], bool] = lambda: True, run: str = "") -> None:
         self.transport = transport
+        self.run = run  # the run's reference (bot.chat.run_ref): its Stop button stops that run only
         self.ours = ours  # a process that lost the chat to another (bot.ownership) edits nothing
         self.chat_id = chat_id
         self.lang = lang
@@ -147,7 +149,7 @@ class RunProgress:
         """The Stop button while the run works; none once it asked, answered or ended."""
         if self.finished_steps is not None or self.sealed:
             return None
-        return InlineKeyboardMarkup([[InlineKeyboardButton(texts.text("stop_button", self.lang), callback_data=STOP_DATA)]])
+        return InlineKeyboardMarkup([[InlineKeyboardButton(texts.text("stop_button", self.lang), callback_data=stop_data(self.run))]])
 
     # -- pacing.ProgressSource ----------------------------------------------------------------
     def has_work(self) -> bool:

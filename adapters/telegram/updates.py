@@ -10,7 +10,7 @@ from enum import StrEnum
 from telegram import Message, Update
 from telegram.constants import ChatType
 
-from bot.chat import ChatKey, IncomingMessage, MessageKind
+from bot.chat import RUN_REF_PATTERN, ChatKey, IncomingMessage, MessageKind
 from tools.base import SharedLocation
 
 PLATFORM = "telegram"
@@ -19,7 +19,8 @@ _MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation"
           "contact", "poll", "dice")
 
 
-STOP_DATA = "stop"  # callback_data of the Stop button on the progress message
+STOP_DATA = "stop"  # callback_data of a Stop button naming no run (buttons sent before runs were named)
+_STOP_DATA = re.compile(rf"^{STOP_DATA}(?::({RUN_REF_PATTERN}))?$")
 _SIGNOFF_DATA = re.compile(r"^s:([ar]):([0-9a-f]{32})$")
 
 
@@ -33,6 +34,13 @@ def signoff_data(decision: str, signoff_id: str) -> str:
     return f"s:{decision[0]}:{signoff_id}"
 
 
+def stop_data(run: str) -> str:
+    """callback_data of the Stop button on a run's progress message: "stop:<run>" (bot.chat.run_ref,
+    47 bytes for the store's session ids), so a press stops that run only; "stop" without one."""
+    data = f"{STOP_DATA}:{run}" if run else STOP_DATA
+    return data if _STOP_DATA.match(data) and len(data.encode()) <= 64 else STOP_DATA
+
+
 def parse_button_data(data: str | None) -> int | None:
     m = _BUTTON_DATA.match(data or "")
     return int(m.group(1)) if m else None
@@ -41,7 +49,7 @@ def parse_button_data(data: str | None) -> int | None:
 class Route(StrEnum):
     SUBMIT = "submit"
     BUTTON = "button"  # an option pressed; the option text comes from the pending question
-    STOP = "stop"  # the Stop button: submitted as the chat's /stop (from the person who pressed it)
+    STOP = "stop"  # the Stop button: submitted as the chat's /stop of its run (from the person who pressed it)
     DECISION = "decision"  # an Approve / Reject press on a sign-off request
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
@@ -137,11 +145,13 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
         return Mapped(Route.IGNORE, reason="bot sender")
     lang = lang_of(sender.language_code)
     message = query.message
-    if query.data == STOP_DATA and isinstance(message, Message):
+    stopped = _STOP_DATA.match(query.data or "")
+    if stopped is not None and isinstance(message, Message):
         stop = IncomingMessage(
             chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id), text="/stop",
             dedup_id=str(update.update_id), user_name=sender.full_name,
             is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP), lang=lang if sender.language_code else "",
+            run=stopped.group(1),
         )
         return Mapped(Route.STOP, chat_id=message.chat.id, message=stop, lang=lang, callback_id=query.id)
     decided = _SIGNOFF_DATA.match(query.data or "")

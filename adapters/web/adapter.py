@@ -62,6 +62,7 @@ from bot.chat import (
     PartLog,
     RunInfo,
     SubmitOutcome,
+    run_ref,
 )
 from bot.plan_files import plan_files
 from bot.ratelimit import RateLimiter, retry_after_header
@@ -142,7 +143,7 @@ class WebAdapter:
     # ------------------------------------------------------------------ Surface
 
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
-        data = progress_data(event)
+        data = progress_data(event, run.run)
         if data is not None:
             self._emit(chat, *data)
 
@@ -313,14 +314,16 @@ class WebAdapter:
         return HumanResponseAck(tool_call_id=pending.tool_call_id, outcome=await self._submit(msg))
 
     async def _stop(self, session_id: SessionIdPath, request: Request, body: StopRequest | None = None) -> StopAck:
-        """A Stop is the `/stop` command of the chat (bot.chat_machine): the chat's own task
-        decides, and the page hears the outcome as a notice event."""
+        """A Stop is the `/stop` command of the chat (bot.chat_machine) for the run the body names
+        (none: the run working now): the chat's own task decides, and the page hears the outcome
+        as a notice event (a run that has ended: "that run has already ended")."""
         self._check_rates(request, session_id)
         chat = _chat_key(session_id)
         if not await self._known(session_id):
             raise HTTPException(404, "unknown session")
         client_id = body.client_message_id if body is not None else None
-        msg = IncomingMessage(chat=chat, user_id=session_id, text="/stop", dedup_id=_dedup_id(session_id, client_id))
+        msg = IncomingMessage(chat=chat, user_id=session_id, text="/stop", dedup_id=_dedup_id(session_id, client_id),
+                              run=body.run if body is not None else None)
         return StopAck(outcome=await self._submit(msg))
 
     async def _submit(self, msg: IncomingMessage) -> Literal["accepted", "duplicate"]:
@@ -358,6 +361,7 @@ class WebAdapter:
             )
             if pending is not None
             else None,
+            run=run_ref(info.session_id, info.run_no) if info is not None and info.state == "working" else None,
             last_event_id=last_event_id,
         )
 

@@ -2,7 +2,7 @@
 
 SSE events and their data (every payload also carries `ts`, epoch seconds when produced):
 
-    step                {step, max_steps}
+    step                {step, max_steps, run?}  run: the run's reference (a Stop names it)
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     delta               {step, text}             more of the step's visible text as the model writes it
     human_input_request {question, session_id, options?, tool_call_id}
@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bot.chat import RUN_REF_PATTERN
 from tools.plan import TripPlan
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
@@ -114,6 +115,7 @@ class SessionView(BaseModel):
     lang: str | None = None
     entries: list[HistoryEntryOut] = Field(default_factory=list)
     pending: PendingOut | None = None
+    run: str | None = Field(default=None, description="the run working now (state `working`): a Stop names it")
     last_event_id: str = Field(description="open the event stream after this id to avoid duplicates")
 
 
@@ -127,6 +129,7 @@ class _EventData(BaseModel):
 class StepData(_EventData):
     step: int
     max_steps: int
+    run: str | None = None  # the run's reference (bot.chat.run_ref): the page's Stop names it
 
 
 class DeltaData(_EventData):
@@ -137,6 +140,11 @@ class DeltaData(_EventData):
 class StopRequest(_Strict):
     client_message_id: str | None = Field(
         default=None, pattern=CLIENT_ID_PATTERN, description="makes a double press harmless"
+    )
+    run: str | None = Field(
+        default=None, pattern=f"^{RUN_REF_PATTERN}$",
+        description="the run to stop (the `run` of its step events, or of the session view): a run that has "
+                    "ended stops nothing and the page gets a notice saying so; none: the run working now",
     )
 
 

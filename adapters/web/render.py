@@ -27,10 +27,11 @@ from agent_core.events import (
 )
 
 
-def progress_data(event: Event) -> tuple[str, BaseModel] | None:
+def progress_data(event: Event, run: str = "") -> tuple[str, BaseModel] | None:
+    """`run`: the run's reference, on its step events (the page's Stop names it)."""
     match event:
         case StepStarted():
-            return "step", StepData(step=event.step, max_steps=event.max_steps)
+            return "step", StepData(step=event.step, max_steps=event.max_steps, run=run or None)
         case TextDelta():
             return "delta", DeltaData(step=event.step, text=event.text)
         case Thought():

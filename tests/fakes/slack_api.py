@@ -25,7 +25,15 @@ type (``apps.connections.open`` takes the app-level token and only it; every oth
 token: ``not_allowed_token_type``), and rate
 limits: HTTP 429 with ``Retry-After`` on demand and when one channel receives more than about one
 chat.postMessage per second sustained (a token bucket: `post_burst` at once, `post_rate` per
-second after that).
+second after that). Chat streaming: ``chat.startStream`` only in a thread and, outside DMs, for
+one recipient (``missing_thread_ts``, ``missing_recipient_user_id``, ``missing_recipient_team_id``),
+``task_display_mode`` "timeline" or "plan"; ``chat.appendStream`` / ``chat.stopStream`` only on
+an open stream (``message_not_in_streaming_state``), an append with text (``markdown_text``, at
+most 12,000 characters) or ``chunks``. Chunks are checked as chat.appendStream documents them
+(``invalid_chunks``): a non-empty array of objects of a known type with exactly its fields —
+``markdown_text`` {text}, ``task_update`` {id, title, status: pending | in_progress | complete |
+error, details?, output?, sources?: [{type: "url", url, text}]}, ``plan_update`` {title},
+``blocks`` {blocks: valid Block Kit}.
 """
 
 from __future__ import annotations
@@ -65,6 +73,8 @@ class SlackMessage:
     reactions: list[str] = field(default_factory=list)
     stream: str | None = None  # "open" while chat.startStream's message is streaming, then "stopped"
     appends: list[str] = field(default_factory=list)  # the markdown_text pieces a stream received
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_update chunks: the latest per id
+    task_updates: list[dict[str, Any]] = field(default_factory=list)  # every task_update, in order
     posted_at: float = field(default_factory=time.monotonic)
     files: list[UploadedFile] = field(default_factory=list)  # shared by files.completeUploadExternal
 
@@ -110,6 +120,76 @@ class ApiCall:
     status: int = 200
     error: str | None = None
     at: float = field(default_factory=time.monotonic)
+
+
+_CHUNK_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {  # type -> (required, optional)
+    "markdown_text": (frozenset({"text"}), frozenset()),
+    "task_update": (frozenset({"id", "title", "status"}), frozenset({"details", "output", "sources"})),
+    "plan_update": (frozenset({"title"}), frozenset()),
+    "blocks": (frozenset({"blocks"}), frozenset()),
+}
+TASK_STATUSES = ("pending", "in_progress", "complete", "error")
+
+
+def _stream_chunks(args: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """chat.*Stream's `chunks` (a JSON array, or its text in a form body), checked like Slack."""
+    raw = args.get("chunks")
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise _ApiError("invalid_chunks") from None
+    if not isinstance(raw, list) or not raw or not all(_valid_chunk(c) for c in raw):
+        raise _ApiError("invalid_chunks")
+    return raw
+
+
+def _valid_chunk(chunk: object) -> bool:
+    if not isinstance(chunk, dict) or chunk.get("type") not in _CHUNK_FIELDS:
+        return False
+    required, optional = _CHUNK_FIELDS[chunk["type"]]
+    keys = set(chunk) - {"type"}
+    if not required <= keys or keys - required - optional:
+        return False
+
+    def text(key: str, *, empty: bool = False) -> bool:
+        value = chunk.get(key)
+        return isinstance(value, str) and (empty or bool(value.strip()))
+
+    match chunk["type"]:
+        case "markdown_text":
+            return text("text") and len(chunk["text"]) <= 12_000
+        case "task_update":
+            sources = chunk.get("sources", [])
+            return (text("id") and text("title") and chunk["status"] in TASK_STATUSES
+                    and all(text(k, empty=True) for k in ("details", "output") if k in chunk)
+                    and isinstance(sources, list)
+                    and all(isinstance(u, dict) and u.get("type") == "url" and set(u) == {"type", "url", "text"}
+                            and all(isinstance(u[k], str) and u[k] for k in ("url", "text")) for u in sources))
+        case "plan_update":
+            return text("title")
+        case _:  # blocks
+            try:
+                validate_blocks(chunk["blocks"])
+            except BlockError:
+                return False
+            return True
+
+
+def _streamed(msg: SlackMessage, text: str, chunks: list[dict[str, Any]] | None) -> None:
+    """What a stream call adds to its message: text (markdown_text, then text chunks) and tasks."""
+    pieces = [text] if text else []
+    for chunk in chunks or []:
+        if chunk["type"] == "markdown_text":
+            pieces.append(chunk["text"])
+        elif chunk["type"] == "task_update":
+            msg.task_updates.append(chunk)
+            msg.tasks[chunk["id"]] = chunk
+    for piece in pieces:
+        msg.text += piece
+        msg.appends.append(piece)
 
 
 class _ApiError(Exception):
@@ -559,8 +639,12 @@ class FakeSlack:
         text = args.get("markdown_text") or ""
         if not isinstance(text, str) or len(text) > 12_000:
             raise _ApiError("invalid_arguments")
-        msg = SlackMessage(channel=channel, ts=self._next_ts(), text=text, user=self.bot_user_id,
-                           bot_id=self.bot_id, thread_ts=root, stream="open", appends=[text] if text else [])
+        if args.get("task_display_mode") not in (None, "timeline", "plan"):
+            raise _ApiError("invalid_arguments")
+        chunks = _stream_chunks(args)
+        msg = SlackMessage(channel=channel, ts=self._next_ts(), text="", user=self.bot_user_id,
+                           bot_id=self.bot_id, thread_ts=root, stream="open")
+        _streamed(msg, text, chunks)
         self.messages.setdefault(channel, []).append(msg)
         return {"channel": channel, "ts": msg.ts}
 
@@ -576,18 +660,20 @@ class FakeSlack:
     def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
         msg = self._open_stream(args)
         text = args.get("markdown_text")
-        if not isinstance(text, str) or not text or len(text) > 12_000:
+        chunks = _stream_chunks(args)
+        if chunks is None and (not isinstance(text, str) or not text):
             raise _ApiError("invalid_arguments")
-        msg.text += text
-        msg.appends.append(text)
+        if text is not None and (not isinstance(text, str) or len(text) > 12_000):
+            raise _ApiError("invalid_arguments")
+        _streamed(msg, text or "", chunks)
         return {"channel": msg.channel, "ts": msg.ts}
 
     def _stop_stream(self, args: dict[str, Any]) -> dict[str, Any]:
         msg = self._open_stream(args)
         text = args.get("markdown_text")
-        if isinstance(text, str) and text:
-            msg.text += text
-            msg.appends.append(text)
+        if text is not None and (not isinstance(text, str) or len(text) > 12_000):
+            raise _ApiError("invalid_arguments")
+        _streamed(msg, text or "", _stream_chunks(args))
         msg.stream = "stopped"
         return {"channel": msg.channel, "ts": msg.ts, "message": msg.wire()}
 

@@ -79,6 +79,7 @@
     waitingTimeline: null, // the closed timeline whose header says it waits for the answer
     location: null,
     draft: null,        // {step, el}: the answer as the model writes it (delta events)
+    run: null,          // the run working now, as its step events name it: the Stop names it
   };
 
   function el(tag, cls, text) {
@@ -139,6 +140,7 @@
   }
   function setBusy(busy) {
     state.busy = busy;
+    if (!busy) state.run = null;  // the next Stop is for whatever runs next
     stopBtn.hidden = !busy;
     stopBtn.disabled = false;
     statusEl.replaceChildren();
@@ -369,7 +371,7 @@
     }
   }
   const handlers = {
-    step: (d) => { setBusy(true); addStep(d); },
+    step: (d) => { setBusy(true); state.run = d.run || null; addStep(d); },
     delta: (d) => { setBusy(true); addDelta(d); },
     tool: (d) => { setBusy(true); dropDraft(); addTool(d); },
     human_input_request: (d) => {
@@ -477,6 +479,7 @@
     if (view.pending) askPending(view.pending);
     if (!logEl.children.length) showWelcome();
     setBusy(view.state === "working");
+    state.run = view.run || null;
     if (state.busy) timeline();
     connect(view.last_event_id);
   }
@@ -592,7 +595,8 @@
     if (!state.sessionId) return;
     stopBtn.disabled = true;  // the notice event says what was stopped and ends the run
     try {
-      await post(`/api/sessions/${encodeURIComponent(state.sessionId)}/stop`, { client_message_id: clientId() });
+      // the Stop names the run this page shows: if another tab's run has taken its place, it stops nothing
+      await post(`/api/sessions/${encodeURIComponent(state.sessionId)}/stop`, { client_message_id: clientId(), run: state.run });
     } catch (_) {
       stopBtn.disabled = false;
       addNotice(t.sendFail, "error");
