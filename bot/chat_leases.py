@@ -65,6 +65,7 @@ class LeasedOwnership:
         self._clock = clock
         self._held: dict[str, _Held] = {}
         self._releasing: dict[str, asyncio.Task[None]] = {}
+        self._sweep_lock = asyncio.Lock()
         self._lingering: dict[str, asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._listener: Listener | None = None
@@ -218,11 +219,14 @@ class LeasedOwnership:
             await self.sweep()
 
     async def sweep(self) -> None:
-        """Wake every chat that has work and no live owner (a missed NOTIFY, a dead owner)."""
-        try:
-            keys = await self.store.unowned_chats_with_work()
-        except StoreError as exc:
-            log.warning("sweep skipped: %s", exc)
-            return
-        for key in keys:
-            self._wake(key)
+        """Wake every chat that has work and no live owner (a missed NOTIFY, a dead owner).
+        One sweep at a time (the reconnect's and the periodic one): once a sweep returns, no
+        sweep that read the table before it started is still waking chats."""
+        async with self._sweep_lock:
+            try:
+                keys = await self.store.unowned_chats_with_work()
+            except StoreError as exc:
+                log.warning("sweep skipped: %s", exc)
+                return
+            for key in keys:
+                self._wake(key)

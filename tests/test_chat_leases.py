@@ -101,6 +101,7 @@ async def test_a_notify_and_the_sweep_wake_chats_with_work_and_no_live_owner(sto
                 pass
         b = LeasedOwnership(store_b, LEASE_S, owner="proc-b")
         assert await b.claim(KEY) is not None
+        await a.sweep()  # once it returns, a sweep of a's own that read before the claim has woken too
         while not woken.empty():  # the start-up sweep may have seen the row too
             woken.get_nowait()
         await a.sweep()
