@@ -84,6 +84,14 @@ _SESSION_COLS = pg_writes.SESSION_COLS
 _QUESTION_COLS = pg_writes.QUESTION_COLS
 _OUTBOX_COLS = OUTBOX_COLS  # the same columns as SQLite's
 _INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind, noticed"
+_CHAT_VIEW = (
+    f"SELECT (SELECT json_agg(json_build_array({_INBOX_COLS}) ORDER BY id) FROM ("
+    f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2) i), "
+    f"(SELECT json_build_array({_SESSION_COLS}) FROM sessions WHERE chat_key = $1 AND closed = 0), "
+    f"(SELECT json_agg(json_build_array({', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))}) "
+    "ORDER BY q.asked_at, q.tool_call_id) FROM questions q JOIN sessions s ON s.id = q.session_id "
+    "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting')"
+)
 PING_TIMEOUT_S = 2.0
 
 
@@ -255,23 +263,13 @@ class PostgresStore:
         return [InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
 
     async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
-        pool = self._need_pool()
-        try:
-            async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-                rows = await conn.fetch(
-                    f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
-                    chat_key, limit)
-                found = await conn.fetchrow(
-                    f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = $1 AND closed = 0", chat_key)
-                session = SessionRow(*found) if found else None
-                questions = await conn.fetch(
-                    f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
-                    "WHERE q.session_id = $1 AND q.status = 'waiting' ORDER BY q.asked_at, q.tool_call_id",
-                    session.id) if session is not None and session.state == "asking" else []
-        except LOST_ERRORS as exc:
-            raise unavailable(self.url, exc, "read from PostgreSQL") from exc
-        return ChatView([InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows], session,
-                        [_question(tuple(r)) for r in questions])
+        # one statement, so one round trip and one snapshot: each part comes back as JSON arrays
+        # of the columns (text, integers and doubles only, which JSON carries exactly)
+        row = await self._one(_CHAT_VIEW, chat_key, limit)
+        assert row is not None
+        rows, found, questions = (json.loads(part) if part is not None else None for part in row)
+        return ChatView([InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows or []],
+                        SessionRow(*found) if found else None, [_question(r) for r in questions or []])
 
     async def chats_with_inbox(self) -> list[str]:
         rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
