@@ -18,6 +18,7 @@ import logging
 import math
 from collections.abc import Callable
 
+from bot.background import stop_task
 from bot.store.base import ChatEvent, QuestionRow, Store
 
 log = logging.getLogger(__name__)
@@ -46,11 +47,8 @@ class DeadlineWatcher:
             self._task = asyncio.create_task(self._run(), name="deadline-watcher")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     def wake(self, deadline: float) -> None:
         """A question was stored: look again if its deadline comes before the next look (most

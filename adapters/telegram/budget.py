@@ -9,11 +9,11 @@ every few seconds (a process that joins or dies changes everyone's share within 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
 from adapters.telegram.pacing import GlobalPacer
+from bot.background import stop_task
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +39,8 @@ class BudgetShare:
         self._task = asyncio.create_task(self._recounting(), name="telegram-budget-share")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def recount(self) -> None:
         try:

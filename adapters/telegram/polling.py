@@ -16,13 +16,13 @@ the inbox drops what was already stored: no update is lost or handled twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from telegram import Bot, Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TimedOut
 
+from bot.background import stop_task
 from bot.store.base import SessionLock, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -58,11 +58,8 @@ class Poller:
             self._task = asyncio.create_task(self._take_turns(self.turn), name="telegram-poller")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def _take_turns(self, turn: SessionLock) -> None:
         """Poll while this process holds the lock; wait for it again when it is lost."""

@@ -19,12 +19,12 @@ rebuilds from the session view, as after a restart (adapters.web.log).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from adapters.web.log import EventLogBook, SessionLog
+from bot.background import stop_task
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +64,7 @@ class Relay:
         self._publisher = asyncio.create_task(self._publish(), name="web-events-publish")
 
     async def stop(self) -> None:
-        if self._publisher is not None:
-            self._publisher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._publisher
+        await stop_task(self._publisher)
         await self.events.stop()
 
     def produced(self, session_id: str, event: str, data: str) -> None:

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import asyncpg
 
+from bot.background import stop_task
 from bot.store.pg_connect import APPLICATION_NAME, LOST_ERRORS, connect
 from bot.store.pg_writes import INBOX_CHANNEL
 
@@ -82,11 +83,8 @@ class Listener:
         self._task = asyncio.create_task(self._run(), name="pg-listener")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
         await self._close()
         for task in list(self._callbacks):
             task.cancel()

@@ -18,7 +18,6 @@ rebuilds from `GET /api/sessions/{id}`, as it does after a restart.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from functools import partial
 
 import asyncpg
 
+from bot.background import stop_task
 from bot.store.base import StoreError
 from bot.store.pg_notify import Listener, notify
 from bot.store.postgres import PostgresStore
@@ -64,10 +64,7 @@ class PgWebEvents:
         self._pruner = asyncio.create_task(self._pruning(), name="web-events-prune")
 
     async def stop(self) -> None:
-        if self._pruner is not None:
-            self._pruner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._pruner
+        await stop_task(self._pruner)
         if self._listener is not None:
             await self._listener.stop()
 
