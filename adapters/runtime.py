@@ -228,8 +228,10 @@ def build_runtime(
         telegram = TelegramAdapter(settings, manager, poll_turn=poll_turn(settings, store), owns=manager.holds,
                                    processes=process_count(settings, store))
         adapters.append(telegram)
-        if server is not None and settings.telegram_webhook_url:
-            server.include_router(telegram.router())
+        if server is not None:
+            server.add_health_check("telegram", telegram.healthy)
+            if settings.telegram_webhook_url:
+                server.include_router(telegram.router())
     if settings.slack_bot_token:
         from adapters.slack import SlackAdapter
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import httpx
 from telegram import Bot, Update
 
 from adapters.telegram.polling import Poller
+from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.telegram_api import FakeTelegram
+from tests.telegram_support import telegram_bot
 
 
 async def until(condition: Callable[[], bool], within: float = 5.0) -> None:
@@ -63,3 +66,17 @@ async def test_a_failed_handler_gets_the_update_again():
         finally:
             await poller.stop()
             await bot.shutdown()
+
+
+async def test_polling_that_ended_by_itself_makes_healthz_say_so(tmp_path):
+    async with FakeTelegram() as tg, FakeOpenAI([]) as llm, \
+            telegram_bot(tmp_path, tg, llm.base_url, serve_http=True) as (runtime, adapter):
+        assert runtime.server is not None
+        async with httpx.AsyncClient(base_url=runtime.server.base_url, timeout=5) as http:
+            before = await http.get("/healthz")
+            assert before.status_code == 200 and before.json()["checks"]["telegram"] is True
+            tg.webhook_url = "https://elsewhere.example/hook"  # set by someone else: getUpdates is refused (409)
+            tg.send_text(4242, "/help")  # ends the long poll under way; the next one is refused
+            await until(lambda: not adapter.poller.healthy(), within=10)
+            after = await http.get("/healthz")
+            assert after.status_code == 503 and after.json()["checks"]["telegram"] is False

@@ -141,6 +141,10 @@ class TelegramAdapter:
         log.info("telegram adapter started as @%s (%s)", self.app.bot.username,
                  "webhook" if self.webhook_url else "long polling")
 
+    async def healthy(self) -> bool:
+        """Started, and still reading updates (polling mode; a webhook is served by the HTTP server)."""
+        return self._ready and self.poller.healthy()
+
     async def stop(self) -> None:
         self._ready = False
         await self.poller.stop()

@@ -56,6 +56,12 @@ class Poller:
             self._task = asyncio.create_task(self._run(), name="telegram-poller")
         else:
             self._task = asyncio.create_task(self._take_turns(self.turn), name="telegram-poller")
+        self._task.add_done_callback(_said_when_ended)
+
+    def healthy(self) -> bool:
+        """False once polling has ended by itself (a refused token, another bot polling with the
+        same token): the process would otherwise look alive and hear nothing (/healthz says it)."""
+        return self._task is None or not self._task.done()
 
     async def stop(self) -> None:
         await stop_task(self._task)
@@ -133,6 +139,11 @@ class Poller:
             log.warning("the database is unreachable; Telegram keeps the updates from %s until it is back", done)
         self.offset = done
         return not store_down
+
+
+def _said_when_ended(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("Telegram polling stopped: %s; no updates are read until the bot restarts", exc)
 
 
 def _seconds(value: object) -> float:
