@@ -61,7 +61,7 @@ from agent_core.events import (
     ToolFinished,
 )
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import Attachment, ChatKey, Notice, PartLog, RunInfo, SubmitOutcome
+from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -248,12 +248,17 @@ class SlackAdapter:
 
     async def _on_stop(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """The Stop button on a status message: the chat's /stop, from the person who clicked."""
+        await self._submit_press(ack, route_stop(body))
+
+    async def _on_decision(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await self._submit_press(ack, route_decision(body))
+
+    async def _submit_press(self, ack: AsyncAck, press: IncomingMessage | None) -> None:
         await ack()
-        stop = route_stop(body)
-        if stop is None:
+        if press is None:
             return
-        async with self._in_order(str(stop.chat)):
-            outcome = await self._manager.submit(stop)
+        async with self._in_order(str(press.chat)):
+            outcome = await self._manager.submit(press)
         await self._count(outcome.value)
 
     async def _on_assistant_thread(self, payload: dict[str, Any], set_suggested_prompts: AsyncSetSuggestedPrompts) -> None:
@@ -267,15 +272,6 @@ class SlackAdapter:
             await set_suggested_prompts(prompts=suggested_prompts(lang), title=t("prompts_title", lang))
         except SlackApiError as exc:
             log.warning("slack: suggested prompts not set: %s", exc.response.get("error"))
-
-    async def _on_decision(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        decision = route_decision(body)
-        if decision is None:
-            return
-        async with self._in_order(str(decision.chat)):
-            outcome = await self._manager.submit(decision)
-        await self._count(outcome.value)
 
     async def _count(self, outcome: str) -> None:
         async with self._inbound_changed:

@@ -179,6 +179,8 @@ def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
     return IncomingMessage(chat=ChatKey(PLATFORM, channel, thread), user_id=user, text="/stop",
                            is_group=not channel.startswith("D"), run=None if value == STOP_VALUE else value,
                            dedup_id=f"{channel}:{message.get('ts', '')}:stop:{actions[0].get('action_ts', '')}")
+
+
 def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
     """An Approve / Reject press on a sign-off request: a decision naming its sign-off. Each press
     is its own (a refused one must not hide the approver's); Slack's retries of one are duplicates."""
