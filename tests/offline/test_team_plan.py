@@ -5,36 +5,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import pytest
-
 from agent_core.offline import OfflinePlanner
 from agent_core.party import duplicate_labels, read_party
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.party import check_party
-from tests.test_offline_planner import _build_tools, drive
+from tests.offline.test_offline_planner import drive
 from tools.collection import ToolCollection
 from tools.party_plan import meeting_time, outbound, party_problems
 from tools.plan import Leg, TravellerLegs, TripPlan
 from tools.submit_plan import plan_problems
-from tools.travel import Gazetteer
 
 EN_REQUEST = ("Team offsite in Hangzhou on 2026-12-12 for 2 nights for <@U0ANA> (Beijing), <@U0BO> (Shanghai) "
               "and <@U0CHEN> (Shenzhen)")
-
-
-@pytest.fixture(scope="module")
-def gazetteer() -> Gazetteer:
-    return Gazetteer.load()
-
-
-@pytest.fixture(scope="module")
-def planner(gazetteer: Gazetteer) -> OfflinePlanner:
-    return OfflinePlanner(gazetteer)
-
-
-@pytest.fixture(scope="module")
-def tools(gazetteer: Gazetteer) -> ToolCollection:
-    return _build_tools(gazetteer)
 
 
 def test_travellers_are_read_from_mentions_handles_and_names() -> None:

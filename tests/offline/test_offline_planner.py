@@ -20,35 +20,13 @@ import pytest
 from agent_core.offline import OfflinePlanner
 from agent_core.prompts import build_system_prompt
 from agent_core.schema import Message, Role
-from agent_core.travel_agent import travel_toolset
 from tools.base import ToolContext
 from tools.collection import ToolCollection
 from tools.plan import TripPlan
 from tools.signals import HumanInputRequired
 from tools.travel import Gazetteer
-from tools.travel.factory import build_sandbox_tools
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
-
-
-def _build_tools(gazetteer: Gazetteer) -> ToolCollection:
-    """The sandbox travel tools, built the way bot.py builds them."""
-    return travel_toolset(build_sandbox_tools(gazetteer))
-
-
-@pytest.fixture(scope="module")
-def gazetteer() -> Gazetteer:
-    return Gazetteer.load()
-
-
-@pytest.fixture(scope="module")
-def planner(gazetteer: Gazetteer) -> OfflinePlanner:
-    return OfflinePlanner(gazetteer)
-
-
-@pytest.fixture(scope="module")
-def tools(gazetteer: Gazetteer) -> ToolCollection:
-    return _build_tools(gazetteer)
 
 
 @dataclass
