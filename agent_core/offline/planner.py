@@ -347,12 +347,9 @@ class _Decider:
             else:
                 return self.say("no_transport", day=day.isoformat(), origin=self.city_name(a), destination=self.city_name(b))
 
-        hotel_args: dict[str, Any] | None = None
-        if nights >= 1:
-            wanted = self.hotel_args(dest, start, end)
-            if isinstance(wanted, Turn):
-                return wanted
-            hotel_args = wanted
+        hotel_args = self.hotel_args(dest, start, end)
+        if isinstance(hotel_args, Turn):
+            return hotel_args
         sight_calls = self.sight_calls(dest, nights)
         for poi_id in self.u.wanted_pois:
             poi = self.p.gazetteer.poi(poi_id)
@@ -408,7 +405,11 @@ class _Decider:
         lon = statistics.median(s.lon for s in placed if s.lon is not None)
         return min(placed, key=lambda s: haversine_km(lat, lon, s.lat or lat, s.lon or lon))
 
-    def hotel_args(self, dest: City, start: date, end: date) -> dict[str, Any] | Turn:
+    def hotel_args(self, dest: City, start: date, end: date) -> dict[str, Any] | Turn | None:
+        """The hotel search's arguments (None for a day trip), or the turn that first finds the
+        landmark the person wants to stay near."""
+        if (end - start).days < 1:
+            return None
         args: dict[str, Any] = {"city_name": dest.name_zh, "checkin_date": start.isoformat(), "checkout_date": end.isoformat()}
         if self.req.breakfast is not None:
             args["has_breakfast"] = 1 if self.req.breakfast else 0

@@ -72,12 +72,9 @@ def plan_team(d: _Decider, party: list[Traveller], dest: City, start: date, nigh
                 return d.say("no_transport", day=day.isoformat(), origin=d.city_name(a), destination=d.city_name(b))
         if all(r is not None for r in found):
             chosen[k] = (found[0] or [], found[1] or [])
-    hotel_args: dict[str, Any] | None = None
-    if nights >= 1:
-        wanted = d.hotel_args(dest, start, end)
-        if isinstance(wanted, Turn):
-            return wanted
-        hotel_args = wanted
+    hotel_args = d.hotel_args(dest, start, end)
+    if isinstance(hotel_args, Turn):
+        return hotel_args
     sight_calls = d.sight_calls(dest, nights)
     calls += sight_calls
     if hotel_args is not None and not sight_calls:
