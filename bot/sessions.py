@@ -282,10 +282,9 @@ class SessionManager:
         """Has the chat said anything yet: a session, or a message stored and not yet handled?
         Any process answers the same once `submit` has returned (the web page may reach another
         process than the one that stored its first message)."""
-        key = str(chat)
-        # the inbox before the session: the row is finished in the transaction that starts the
-        # session, so one of the two reads sees the chat whenever the other one runs
-        return bool(await self.store.inbox_for(key, limit=1)) or await self.store.get_session(key) is not None
+        # one snapshot: the first row is finished in the transaction that starts the session
+        view = await self.store.chat_view(str(chat), limit=1)
+        return bool(view.rows) or view.session is not None
 
     async def session_info(self, chat: ChatKey) -> SessionInfo | None:
         session = await self.store.get_session(str(chat))
