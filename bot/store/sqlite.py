@@ -1,8 +1,8 @@
 """SqliteStore: the Store protocol on SQLite (WAL, synchronous=FULL, one writer).
 
 Writes go to the GroupCommitWriter (one thread, one connection, grouped commits); reads go to
-the SqliteReader (a second, read-only connection on its own thread), so they never wait for a
-commit and see only committed data (a writer returns only after its commit).
+the SqliteReader (read-only connections: point reads inline, scans on a thread of their own), so
+they never wait for a commit and see only committed data (a writer returns only after its commit).
 """
 
 from __future__ import annotations
@@ -77,11 +77,16 @@ class SqliteStore:
         return True
 
     async def _one(self, sql: str, args: Sequence[object] = ()) -> Row | None:
-        rows = await self._all(sql, args)
+        rows = self._reader.point_all(sql, args)
         return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Sequence[object] = ()) -> list[Row]:
-        return await self._reader.all(sql, args)
+        """A point read (bounded by one chat or one id): inline (bot.store.reader)."""
+        return self._reader.point_all(sql, args)
+
+    async def _scan(self, sql: str, args: Sequence[object] = ()) -> list[Row]:
+        """A read over the whole database (start-up, the operator's lists, gauges): on the reader thread."""
+        return await self._reader.scan(sql, args)
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
@@ -96,12 +101,12 @@ class SqliteStore:
         return [_inbox(r) for r in await self._all(_PENDING_INBOX, (chat_key, limit))]
 
     async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
-        rows, session, questions = await self._reader.read(
+        rows, session, questions = self._reader.point(
             partial(in_snapshot, fn=partial(_chat_view, chat_key=chat_key, limit=limit)))
         return ChatView(rows, session, questions)
 
     async def chats_with_inbox(self) -> list[str]:
-        rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
+        rows = await self._scan("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
         return [r[0] for r in rows]
 
     async def finish_inbox(self, inbox_id: int, *, drop_earlier: bool = False) -> None:
@@ -162,11 +167,11 @@ class SqliteStore:
         await self._writer.write(partial(writes.add_usage, usage=usage))
 
     async def recent_runs(self, limit: int = 50) -> list[RunRow]:
-        rows = await self._all(f"SELECT {writes.RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT ?", (limit,))
+        rows = await self._scan(f"SELECT {writes.RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT ?", (limit,))
         return [RunRow(*r) for r in rows]
 
     async def working_sessions(self) -> list[SessionRow]:
-        rows = await self._all(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
+        rows = await self._scan(f"SELECT {_SESSION_COLS} FROM sessions WHERE state = 'working' AND closed = 0")
         return [SessionRow(*r) for r in rows]
 
     async def session_by_id(self, session_id: str) -> SessionRow | None:
@@ -174,13 +179,13 @@ class SqliteStore:
         return SessionRow(*row) if row else None
 
     async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
-        rows = await self._all(
+        rows = await self._scan(
             f"SELECT {_SESSION_COLS} FROM sessions WHERE closed = 0 ORDER BY updated_at DESC LIMIT ?", (limit,)
         )
         return [SessionRow(*r) for r in rows]
 
     async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:
-        rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT ?",
+        rows = await self._scan(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT ?",
                                (limit,))
         return [OutboxRow(*r) for r in rows]
 
@@ -216,27 +221,28 @@ class SqliteStore:
                                                 inbox_id=inbox_id))
 
     async def waiting_questions(self) -> list[QuestionRow]:
-        rows = await self._all(f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting'")
+        rows = await self._scan(f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting'")
         return [_question(r) for r in rows]
 
     async def due_questions(self, now: float) -> list[QuestionRow]:
-        rows = await self._all(
+        rows = await self._scan(
             f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting' AND deadline <= ? ORDER BY deadline", (now,)
         )
         return [_question(r) for r in rows]
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        row = await self._one(
+        rows = await self._scan(
             "SELECT MIN(t) FROM (SELECT deadline AS t FROM questions WHERE status = 'waiting' "
             "UNION ALL SELECT remind_at FROM questions WHERE status = 'waiting' AND remind_at IS NOT NULL "
             f"UNION ALL SELECT CASE WHEN reminded = 0 THEN remind_at ELSE deadline END FROM signoffs WHERE {OPEN_SIGNOFF} "
             f"UNION ALL SELECT deadline FROM signoffs WHERE {OPEN_SIGNOFF}) AS due WHERE t > ?",
             (after,),
         )
+        row = rows[0] if rows else None
         return float(row[0]) if row and row[0] is not None else None
 
     async def due_reminders(self, now: float) -> list[QuestionRow]:
-        rows = await self._all(
+        rows = await self._scan(
             f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting' AND remind_at <= ? ORDER BY remind_at",
             (now,),
         )
@@ -270,7 +276,7 @@ class SqliteStore:
                                             outbox=list(outbox)))
 
     async def due_signoffs(self, now: float) -> list[SignoffRow]:
-        rows = await self._all(
+        rows = await self._scan(
             f"SELECT {SIGNOFF_COLS} FROM signoffs WHERE {OPEN_SIGNOFF} "
             f"AND ((reminded = 0 AND remind_at <= ?) OR deadline <= ?) ORDER BY deadline",
             (now, now),
@@ -299,7 +305,7 @@ class SqliteStore:
 
     async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]:
         if chat_key is None:
-            rows = await self._all(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' ORDER BY id")
+            rows = await self._scan(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' ORDER BY id")
         else:
             rows = await self._all(
                 f"SELECT {_OUTBOX_COLS} FROM outbox WHERE status = 'pending' AND chat_key = ? ORDER BY id", (chat_key,)
@@ -307,7 +313,7 @@ class SqliteStore:
         return [OutboxRow(*r) for r in rows]
 
     async def chats_with_outbox(self) -> list[str]:
-        rows = await self._all("SELECT chat_key FROM outbox WHERE status = 'pending' GROUP BY chat_key ORDER BY MIN(id)")
+        rows = await self._scan("SELECT chat_key FROM outbox WHERE status = 'pending' GROUP BY chat_key ORDER BY MIN(id)")
         return [r[0] for r in rows]
 
     async def failed_outbox(self, chat_key: str) -> list[OutboxRow]:
@@ -335,14 +341,15 @@ class SqliteStore:
         await self._writer.write(partial(writes.outbox_failed, outbox_id=outbox_id, error=error))
 
     async def counts(self) -> StoreCounts:
-        row = await self._one(
+        rows = await self._scan(
             "SELECT (SELECT COUNT(*) FROM questions WHERE status = 'waiting'), "
             "(SELECT COUNT(*) FROM sessions WHERE state = 'asking' AND closed = 0), "
             "(SELECT COUNT(*) FROM outbox WHERE status = 'pending'), "
             "(SELECT COUNT(*) FROM outbox WHERE status = 'failed'), "
             "(SELECT COUNT(*) FROM inbox WHERE status = 'pending')"
         )
-        assert row is not None
+        assert rows
+        row = rows[0]
         return StoreCounts(*(int(v) for v in row))
 
 
