@@ -208,7 +208,11 @@ class LLM:
     ) -> AsyncIterator[str | Message]:
         """`ask_tool`, streamed (agent_core.model.StreamingChatModel): the visible text in
         pieces, then the turn. Faults before the first chunk are retried as for any call; after
-        it, any fault is LLMStreamBroken (a second reply would not continue the first)."""
+        it, any fault is LLMStreamBroken (a second reply would not continue the first). With
+        streaming off (LLMConfig.stream) the turn comes whole, with no pieces before it."""
+        if not self.config.stream:
+            yield await self.ask_tool(messages, tools=tools, tool_choice=tool_choice, usage=usage)
+            return
         tool_list = list(tools) if tools else None
         formatted = self.format_messages(messages)
         needed = self._check_window(formatted, tool_list, usage)

@@ -50,6 +50,8 @@ class LLMConfig(BaseModel):
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_cap_s: float = Field(default=30.0, ge=0)
     retry_after_cap_s: float = Field(default=60.0, ge=0, description="longest Retry-After we obey")
+    stream: bool = Field(default=True, description="False: every reply is asked for whole (endpoints that "
+                                                    "cannot stream tool calls)")
 
     @model_validator(mode="after")
     def _resolve_vision(self) -> LLMConfig:

@@ -25,6 +25,7 @@ class Settings(BaseSettings):
     llm_context_tokens: int = Field(default=128000, gt=0, validation_alias=_alias("BOT_LLM_CONTEXT_TOKENS"))
     llm_timeout_s: float = Field(default=60.0, gt=0, validation_alias=_alias("BOT_LLM_TIMEOUT_S"))
     llm_max_retries: int = Field(default=4, ge=0, validation_alias=_alias("BOT_LLM_MAX_RETRIES"))
+    llm_stream: bool = Field(default=True, validation_alias=_alias("BOT_LLM_STREAM"))
     # USD per million (input, output) tokens, over the defaults of bot.pricing: {"model": [0.15, 0.6]}
     llm_prices: dict[str, tuple[float, float]] = Field(default_factory=dict, validation_alias=_alias("BOT_LLM_PRICES"))
 

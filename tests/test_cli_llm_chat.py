@@ -24,7 +24,8 @@ async def read_until(stream: asyncio.StreamReader, text: str, seen: list[str], w
             seen.append(line.decode())
 
 
-async def test_bot_py_chat_with_an_llm_asks_and_answers(tmp_path):
+@pytest.mark.parametrize("stream", ["true", "false"])
+async def test_bot_py_chat_with_an_llm_asks_and_answers(tmp_path, stream):
     script = [
         reply(tool_calls=[call("ask_human", {"inquire": "Which day do you want to leave?"}, id="call_day")]),
         reply(tool_calls=[call("train_search", {"depart_station": "北京", "arrive_station": "上海",
@@ -34,7 +35,7 @@ async def test_bot_py_chat_with_an_llm_asks_and_answers(tmp_path):
     async with FakeOpenAI(script) as fake:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BOT_", "TELEGRAM_", "SLACK_"))}
         env.update({"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.base_url, "BOT_DB_PATH": str(tmp_path / "b.db"),
-                    "BOT_VALIDATE": "off", "PYTHONUNBUFFERED": "1"})
+                    "BOT_VALIDATE": "off", "PYTHONUNBUFFERED": "1", "BOT_LLM_STREAM": stream})
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "bot.py", "chat", cwd=ROOT, env=env,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
@@ -53,6 +54,7 @@ async def test_bot_py_chat_with_an_llm_asks_and_answers(tmp_path):
             async with asyncio.timeout(20):
                 await proc.wait()
         fake.assert_complete()
+        assert all(bool(r.body.get("stream")) is (stream == "true") for r in fake.requests)
         assert fake.requests[1].tool_results() == {"call_day": "May 10"}
         results = fake.requests[2].tool_results()
         assert '"source": "sandbox"' in results["call_t"] or '"source":"sandbox"' in results["call_t"]

@@ -64,6 +64,25 @@ async def test_streamed_text_and_tool_calls_assemble_into_the_same_turn() -> Non
         await llm.aclose()
 
 
+async def test_with_streaming_off_the_turn_is_asked_for_whole() -> None:
+    """BOT_LLM_STREAM=false (an endpoint that cannot stream tool calls): one plain request, no
+    pieces, the same turn."""
+    args = {"city": "北京"}
+    script = [reply("Let me check.", tool_calls=[call("get_weather", args, id="call_w1")], usage=(50, 7))]
+    async with FakeOpenAI(script) as fake:
+        llm = LLM(LLMConfig(model="test-model", api_key="sk-test", base_url=fake.base_url, timeout_s=5, stream=False))
+        usage = TokenUsage()
+        pieces, turn = await collect(llm, usage)
+        assert pieces == []
+        assert turn.content == "Let me check."
+        assert turn.tool_calls is not None and turn.tool_calls[0].parsed_arguments() == args
+        assert (usage.prompt_tokens, usage.completion_tokens, usage.calls) == (50, 7, 1)
+        [req] = fake.requests
+        assert "stream" not in req.body and "stream_options" not in req.body
+        fake.assert_complete()
+        await llm.aclose()
+
+
 async def test_without_a_usage_chunk_the_tokenizer_counts() -> None:
     async with FakeOpenAI([reply("Sunny and warm.", send_usage=False)]) as fake:
         llm = make_llm(fake)

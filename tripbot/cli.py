@@ -70,7 +70,7 @@ def make_model(settings: Settings, gazetteer: Gazetteer, metrics: Metrics, trace
     config = LLMConfig(
         model=settings.llm_model, api_key=settings.openai_api_key or "", base_url=settings.openai_base_url,
         context_tokens=settings.llm_context_tokens, timeout_s=settings.llm_timeout_s,
-        max_retries=settings.llm_max_retries,
+        max_retries=settings.llm_max_retries, stream=settings.llm_stream,
     )
     return LLM(config, observer=LLMMetrics(metrics), tracer=tracer)
 
