@@ -1,13 +1,21 @@
 """The four runtimes of the side-by-side benchmark, behind one small interface.
 
     ours       adapters.runtime.build_runtime: SqliteStore + SessionManager + ToolCallAgent + LLM,
-               durability on; a lean surface that hands the question and the answer back
+               durability on; a lean surface that hands the question and the answer back. Its
+               model replies are not streamed (BOT_LLM_STREAM=false): none of the others streams
+               here, so all four do the same work
     langgraph  langgraph.prebuilt.create_react_agent(ChatOpenAI, tools) with AsyncSqliteSaver;
                ask_human calls interrupt(), the answer resumes it with Command(resume=...)
     agents     the OpenAI Agents SDK (chat completions model) with SQLiteSession; ask_human is
                a tool that stops the run (StopAtTools), the answer is the next input
     bare       the `openai` client and a loop, conversations kept in a dict: no framework, no
                durability (the floor)
+
+Two more beside them, for what streaming costs (bench_compare's sequential and concurrent runs):
+
+    ours_streaming  ours as shipped: the model's replies streamed (BOT_LLM_STREAM's default), so
+                    the answer's text reaches the person as it is written
+    bare_streaming  the bare loop with `stream=True` (the SDK's typed chunks): the floor for it
 
 Two more, for benchmarks/bench_pg_overhead.py (not in RUNTIMES: bench_compare stays on SQLite):
 
@@ -40,9 +48,13 @@ from _common import (
 )
 
 RUNTIMES = ("ours", "langgraph", "agents", "bare")
-DURABLE = {"ours": True, "langgraph": True, "agents": True, "bare": False}
+STREAMING = ("ours_streaming", "bare_streaming")
+DURABLE = {"ours": True, "langgraph": True, "agents": True, "bare": False, "ours_streaming": True,
+           "bare_streaming": False}
 NEEDS = {  # optional dependencies (the `bench` extra) each runtime imports
     "ours": ("openai",),
+    "ours_streaming": ("openai",),
+    "bare_streaming": ("openai",),
     "langgraph": ("langgraph", "langgraph.checkpoint.sqlite", "langchain_openai"),
     "agents": ("agents",),
     "bare": ("openai",),
@@ -79,6 +91,10 @@ class Driver(Protocol):
 def make_driver(name: str, base_url: str, db_path: Path) -> Driver:
     if name == "ours":
         return OursDriver(base_url, db_path)
+    if name == "ours_streaming":
+        return OursDriver(base_url, db_path, stream=True)
+    if name == "bare_streaming":
+        return BareDriver(base_url, stream=True)
     if name == "langgraph":
         return LangGraphDriver(base_url, db_path)
     if name == "agents":
@@ -190,11 +206,12 @@ def _prompt(lang: str, now: Any, tz: str, location: str | None) -> str:
 class OursDriver:
     name = "ours"
 
-    def __init__(self, base_url: str, db_path: Path | None, db_url: str | None = None) -> None:
+    def __init__(self, base_url: str, db_path: Path | None, db_url: str | None = None, *, stream: bool = False) -> None:
         self.base_url = base_url
         self.db_path = db_path
         self.db_url = db_url
-        self.name = "ours_pg" if db_url else "ours"
+        self.stream = stream
+        self.name = ("ours_pg" if db_url else "ours") + ("_streaming" if stream else "")
         self.surface = BenchSurface()
         self.runtime: Any = None
         self.llm: Any = None
@@ -213,8 +230,10 @@ class OursDriver:
         settings = Settings(  # type: ignore[call-arg]
             _env_file=None, db_path=self.db_path or "unused.sqlite3", db_url=self.db_url, openai_api_key=API_KEY,
             openai_base_url=self.base_url, human_timeout_s=86400, validate_plans=False, llm_model=MODEL,
+            llm_stream=self.stream,
         )
-        self.llm = LLM(LLMConfig(model=MODEL, api_key=API_KEY, base_url=self.base_url, timeout_s=120))
+        self.llm = LLM(LLMConfig(model=MODEL, api_key=API_KEY, base_url=self.base_url, timeout_s=120,
+                                 stream=settings.llm_stream))
         self.runtime = build_runtime(
             settings, model=self.llm, tools=our_tools(), prompt=_prompt, serve_http=False,
             extra_surfaces=[self.surface],  # type: ignore[list-item]
@@ -430,8 +449,10 @@ class BareDriver:
     name = "bare"
     db_path: Path | None = None
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, *, stream: bool = False) -> None:
         self.base_url = base_url
+        self.stream = stream
+        self.name = "bare_streaming" if stream else "bare"
         self.client: Any = None
         self.paused: dict[str, tuple[list[dict[str, Any]], str]] = {}
 
@@ -442,19 +463,44 @@ class BareDriver:
 
     async def _loop(self, key: str, messages: list[dict[str, Any]]) -> tuple[str, bool]:
         while True:
-            res = await self.client.chat.completions.create(model=MODEL, messages=messages, tools=BARE_TOOLS, temperature=0)
-            msg = res.choices[0].message
-            turn: dict[str, Any] = {"role": "assistant", "content": msg.content}
-            if msg.tool_calls:
-                turn["tool_calls"] = [tc.model_dump() for tc in msg.tool_calls]
+            content, calls = await (self._streamed(messages) if self.stream else self._whole(messages))
+            turn: dict[str, Any] = {"role": "assistant", "content": content}
+            if calls:
+                turn["tool_calls"] = calls
             messages.append(turn)
-            if not msg.tool_calls:
-                return msg.content or "", False
-            for tc in msg.tool_calls:
-                if tc.function.name == "ask_human":
-                    self.paused[key] = (messages, tc.id)
-                    return str(json.loads(tc.function.arguments)["inquire"]), True
-                messages.append({"role": "tool", "tool_call_id": tc.id, "content": BARE_RESULTS[tc.function.name]})
+            if not calls:
+                return content or "", False
+            for tc in calls:
+                fn = tc["function"]
+                if fn["name"] == "ask_human":
+                    self.paused[key] = (messages, tc["id"])
+                    return str(json.loads(fn["arguments"])["inquire"]), True
+                messages.append({"role": "tool", "tool_call_id": tc["id"], "content": BARE_RESULTS[fn["name"]]})
+
+    async def _whole(self, messages: list[dict[str, Any]]) -> tuple[str | None, list[dict[str, Any]]]:
+        res = await self.client.chat.completions.create(model=MODEL, messages=messages, tools=BARE_TOOLS, temperature=0)
+        msg = res.choices[0].message
+        return msg.content, [tc.model_dump() for tc in msg.tool_calls or ()]
+
+    async def _streamed(self, messages: list[dict[str, Any]]) -> tuple[str | None, list[dict[str, Any]]]:
+        """The documented way: iterate the typed chunks, join the text, assemble the tool calls."""
+        stream = await self.client.chat.completions.create(model=MODEL, messages=messages, tools=BARE_TOOLS,
+                                                           temperature=0, stream=True)
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        async for chunk in stream:
+            if not chunk.choices:
+                continue
+            delta = chunk.choices[0].delta
+            if delta.content:
+                text.append(delta.content)
+            for tc in delta.tool_calls or ():
+                call = calls.setdefault(tc.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                call["id"] = tc.id or call["id"]
+                if tc.function is not None:
+                    call["function"]["name"] += tc.function.name or ""
+                    call["function"]["arguments"] += tc.function.arguments or ""
+        return "".join(text) or None, [calls[i] for i in sorted(calls)]
 
     async def ask(self, key: str) -> str:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": conv_text(key)}]

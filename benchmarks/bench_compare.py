@@ -3,10 +3,15 @@
 The same scripted ReAct conversation (ask_human -> train_search -> hotel_search -> answer),
 served by the same fake OpenAI-compatible server in its own process (benchmarks/_fake_model.py),
 runs through:
-  ours       build_runtime + SessionManager + SqliteStore (durability on), lean surface
+  ours       build_runtime + SessionManager + SqliteStore (durability on), lean surface; its model
+             replies are not streamed (BOT_LLM_STREAM=false), as none of the others streams
   langgraph  create_react_agent(ChatOpenAI) + AsyncSqliteSaver, ask_human = interrupt()
   agents     OpenAI Agents SDK + SQLiteSession, ask_human stops the run, answer = next input
   bare       the openai client in a loop, no framework, no durability (the floor)
+and, in the sequential and concurrent runs only, what streaming costs:
+  ours_streaming  ours as shipped, the model's replies streamed (the person sees the answer as it
+                  is written)
+  bare_streaming  the bare loop streaming (the SDK's typed chunks): its floor
 Each runtime lives in its own child process; the sequential rounds alternate between them so
 that background load hits all four alike.
 
@@ -15,7 +20,7 @@ tq = question received, ta = answer sent, tf = final answer received and r1..r4 
 server's arrival times: step1 = tq - t0, step2 = r3 - ta, step3 = r4 - r3, step4 = tf - r4;
 resume latency = r2 - ta (answer given -> the model is asked again).
 
-Measured: per-step median/p99 and overhead over bare; resume latency; SQLite bytes per finished
+Measured: per-step median/p99 and overhead over bare (ours_streaming: over bare_streaming and bare); resume latency; SQLite bytes per finished
 conversation (file growth, WAL folded in); RSS per paused conversation with 1,000 paused (ours
 parks them: BOT_PARK_AFTER_S=0); resume in a new process (paused in a process that is then
 SIGKILLed, answered in a fresh one); 50 conversations at once with 0 ms and 1 s model latency:
@@ -54,7 +59,7 @@ from _common import (
     rss_bytes,
 )
 from _fake_model import FakeModelProcess, fetch_arrivals
-from _runtimes import DURABLE, RUNTIMES, make_driver, missing_deps
+from _runtimes import DURABLE, RUNTIMES, STREAMING, make_driver, missing_deps
 
 SCRIPT = str(Path(__file__).resolve())
 TARGETS = {
@@ -375,6 +380,8 @@ def verdict(seq: dict[str, Any], conc0: dict[str, Any], conc1: dict[str, Any], r
         return None if a is None or c is None else round(a - c, 2)
 
     ours, lg, ag = over("ours"), over("langgraph"), over("agents")
+    streamed = seq.get("ours_streaming", {}).get("step_median_ms")
+    stream_floor = seq.get("bare_streaming", {}).get("step_median_ms")
     checks: dict[str, Any] = {}
     if ours is not None and lg is not None:
         checks["overhead_le_third_of_langgraph"] = ours <= lg * TARGETS["overhead_vs_langgraph_max_ratio"]
@@ -395,7 +402,12 @@ def verdict(seq: dict[str, Any], conc0: dict[str, Any], conc1: dict[str, Any], r
     r = rss.get("ours", {}).get("rss_per_paused_bytes")
     if r is not None:
         checks["rss_per_parked_le_1kb"] = r <= TARGETS["rss_per_parked_max_bytes"]
-    return {"overhead_ms": {"ours": ours, "langgraph": lg, "agents": ag}, "checks": checks}
+    overhead: dict[str, float | None] = {"ours": ours, "langgraph": lg, "agents": ag}
+    if streamed is not None:
+        overhead["ours_streaming_over_bare"] = over("ours_streaming")
+        if stream_floor is not None:
+            overhead["ours_streaming_over_bare_streaming"] = round(streamed - stream_floor, 2)
+    return {"overhead_ms": overhead, "checks": checks}
 
 
 def main() -> int:
@@ -420,9 +432,10 @@ def main() -> int:
     started = time.monotonic()
     absent = {name: missing_deps(name) for name in RUNTIMES}
     present = [name for name in RUNTIMES if not absent[name]]
+    streaming = [name for name in STREAMING if not missing_deps(name)]
     with FakeModelProcess() as fm, tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp_name:
         tmp = Path(tmp_name)
-        children = {name: Child(name, fm, tmp / f"{name}.sqlite3") for name in present}
+        children = {name: Child(name, fm, tmp / f"{name}.sqlite3") for name in [*present, *streaming]}
         try:
             for child in children.values():
                 child.read()  # ready
@@ -435,7 +448,7 @@ def main() -> int:
         rss = rss_phase(fm, tmp, args.paused, present)
         newproc = new_process_phase(fm, tmp, present)
     result = {name: {**seq.get(name, {}), **rss.get(name, {}), **newproc.get(name, {}),
-                     "conc50_0ms": conc0.get(name), "conc50_1s": conc1.get(name)} for name in present}
+                     "conc50_0ms": conc0.get(name), "conc50_1s": conc1.get(name)} for name in [*present, *streaming]}
     result.update({name: {"missing_deps": absent[name]} for name in RUNTIMES if absent[name]})
     summary = verdict(seq, conc0, conc1, rss)
     line = {
