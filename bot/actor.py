@@ -54,6 +54,7 @@ from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+Staged = tuple[InboxRow, "asyncio.Future[Any]"]  # a row just written, and its commit (Store.stage_inbox)
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
 
@@ -75,6 +76,7 @@ class ChatActor:
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
         self._failures: dict[int, int] = {}
+        self._staged: dict[int, Staged] = {}  # rows handed over by this process before their commit
         self._run_session: SessionRow | None = None
         self._watch = RunWatch()  # what the current run is doing (a Stop says it and keeps its text)
         self._signoffs = SignoffSteps(deps, key)
@@ -88,6 +90,11 @@ class ChatActor:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def stage(self, row: InboxRow, committed: asyncio.Future[Any]) -> None:
+        """A row this process is committing: the chat may begin on it before the view shows it,
+        but stores and sends nothing of it before the commit (_gate)."""
+        self._staged[row.id] = (row, committed)
 
     async def stop(self) -> None:
         for task in (self.task, self.run_task):
@@ -128,7 +135,7 @@ class ChatActor:
         while self._outcomes:
             await self._apply_outcome(self._outcomes.popleft())
         view = await self._view()
-        for row in view.rows if view is not None else await self.d.store.inbox_for(self.skey):
+        for row in self._with_staged(view.rows if view is not None else await self.d.store.inbox_for(self.skey)):
             if row.id in self._handled:
                 continue
             if self._outcomes:  # the run ended meanwhile: its outcome comes first
@@ -140,6 +147,24 @@ class ChatActor:
             if applied:  # the chat has changed: the next row reads it again
                 view = None
         return False
+
+    def _with_staged(self, rows: list[InboxRow], limit: int = 100) -> list[InboxRow]:
+        """The stored rows, and after them (their ids are newer) the staged ones not yet visible.
+        A full page may leave out stored rows older than a staged one: it then waits its turn."""
+        for inbox_id, (_, committed) in list(self._staged.items()):
+            if committed.done() and (committed.cancelled() or committed.exception() is not None):
+                del self._staged[inbox_id]  # never stored: the person was told it was not taken
+        if not self._staged or len(rows) >= limit:
+            return rows
+        seen = {r.id for r in rows}
+        for inbox_id in seen.intersection(self._staged):
+            del self._staged[inbox_id]  # committed and read: an ordinary row now
+        return [*rows, *sorted((row for row, _ in self._staged.values()), key=lambda r: r.id)]
+
+    def _gate(self, row: InboxRow) -> asyncio.Future[Any] | None:
+        """The commit a staged row is still waiting for, else None."""
+        staged = self._staged.get(row.id)
+        return None if staged is None or staged[1].done() else staged[1]
 
     async def _view(self) -> ChatView | None:
         """The chat's rows with its session and questions, in one read; None when that read fails
@@ -162,6 +187,10 @@ class ChatActor:
         except (asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:
+            if (staged := self._staged.get(row.id)) is not None and staged[1].done() and (
+                    staged[1].cancelled() or staged[1].exception() is not None):
+                del self._staged[row.id]  # never stored: nothing to retry (the sender was told)
+                return True
             tries = self._failures.get(row.id, 0) + 1
             self._failures[row.id] = tries
             if tries < MAX_TRIES:
@@ -175,6 +204,7 @@ class ChatActor:
             lang = (row.body and lang_hint(row.body)) or "zh"
             await self._notice("", Notice("error", texts.error_text("internal", lang)))
         self._failures.pop(row.id, None)
+        self._staged.pop(row.id, None)
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
@@ -218,6 +248,12 @@ class ChatActor:
             asker=trig.msg is not None and (not trig.msg.is_group or trig.msg.user_id == (session.asker_id if session else "")),
         )
         t = decide(state, trig.trigger, facts)
+        gate = self._gate(row)
+        if gate is not None and not (t.action is Action.START_RUN or (
+                t.action in (Action.ANSWER, Action.ANSWER_ONE) and t.target is ChatState.WORKING
+                and trig.msg is not None and trig.msg.location is None)):
+            await asyncio.shield(gate)  # only a run's start goes ahead of its message's commit (_run_behind)
+            gate = None
         if t.action in signoff_steps.ACTIONS:
             assert session is not None and signoff is not None
             step = await self._signoffs.apply(t, trig, session, signoff)
@@ -227,17 +263,17 @@ class ChatActor:
                 await self._notice(session.id, step.notice)
             self.d.deliver(self.skey, step.queued)
             return True
-        await self._do(t, trig, session, question, waiting)
+        await self._do(t, trig, session, question, waiting, gate)
         return True
 
     async def _do(self, t: Transition, trig: RowTrigger, session: SessionRow | None, question: QuestionRow | None,
-                  waiting: Sequence[QuestionRow] = ()) -> None:
+                  waiting: Sequence[QuestionRow] = (), gate: asyncio.Future[Any] | None = None) -> None:
         row, msg = trig.row, trig.msg
         lang = answer_lang(session, trig)
         store = self.d.store
         if t.action is Action.START_RUN:
             assert msg is not None
-            await self._start_turn(row, msg, session)
+            await self._start_turn(row, msg, session, gate)
         elif t.action in (Action.STEER, Action.HOLD):
             assert msg is not None
             self._steer.offer(row.id, Message.user(msg.text.strip()))
@@ -249,7 +285,7 @@ class ChatActor:
                 self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
         elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
-            await self._answer(row, msg, session, question, resume=t.target is ChatState.WORKING)
+            await self._answer(row, msg, session, question, resume=t.target is ChatState.WORKING, gate=gate)
         elif t.action in (Action.EXPIRE, Action.EXPIRE_ONE):
             assert session is not None and question is not None
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
@@ -288,7 +324,8 @@ class ChatActor:
         return any(r.kind == "question" and r.tool_call_id in unposted
                    for r in await self.d.store.pending_outbox(self.skey))
 
-    async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
+    async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None,
+                          gate: asyncio.Future[Any] | None = None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
         new_id = "" if session else uuid.uuid4().hex
         request = msg.text.strip()[:2000]
@@ -302,7 +339,7 @@ class ChatActor:
         fresh = turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
         history = [] if fresh.run_no == 1 else await self.d.store.load_messages(fresh.id)
-        stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
+        stored = await self._run_behind(fresh, [*history, turn.message], _after(gate, self.d.store.start_turn, turn))
         assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
     def _held_notice(self, t: Transition, msg: IncomingMessage, waiting: Sequence[QuestionRow], lang: str) -> Notice:
@@ -311,7 +348,7 @@ class ChatActor:
         return Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
 
     async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow, *,
-                      resume: bool) -> None:
+                      resume: bool, gate: asyncio.Future[Any] | None = None) -> None:
         content = msg.text.strip()
         if msg.location is not None:
             loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
@@ -321,16 +358,17 @@ class ChatActor:
             session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
         if resume:  # the last question waiting: the run goes on
-            await self._resume(session, answer, "answered", row)
+            await self._resume(session, answer, "answered", row, gate)
         else:
             await resolved(self.d.store, session.id, answer, "answered", row.id)
 
-    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
+    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow,
+                      gate: asyncio.Future[Any] | None = None) -> None:
         """The question's answer (or its expiry) goes on the history and the run goes on."""
         assert answer.tool_call_id is not None
         history = await self.d.store.load_messages(session.id)
         await self._run_behind(resumed(session), [*history, answer],
-                               resolved(self.d.store, session.id, answer, status, row.id))
+                               _after(gate, resolved, self.d.store, session.id, answer, status, row.id))
 
     async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
         """Start the run while the write that starts it commits. Its first model call needs
@@ -447,6 +485,13 @@ class ChatActor:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
         self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
+
+
+async def _after(gate: asyncio.Future[Any] | None, write: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """`write(*args)`, begun only once `gate` (the commit of the row it finishes) is done."""
+    if gate is not None:
+        await asyncio.shield(gate)
+    return await write(*args)
 
 
 def _for_run_working(msg: IncomingMessage | None, session: SessionRow | None) -> bool:

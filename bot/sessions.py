@@ -28,7 +28,7 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.actor import ChatActor
+from bot.actor import ChatActor, Staged
 from bot.actor_deps import ActorDeps, state_with_run
 from bot.addressing import bound_question, is_for
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
@@ -52,7 +52,7 @@ from bot.records import (
 from bot.review import PlanReviewer
 from bot.runs import RunDriver
 from bot.settings import Settings
-from bot.store.base import ChatEvent, Store
+from bot.store.base import ChatEvent, InboxRow, Store
 from bot.trip_trace import TripTracer
 
 log = logging.getLogger(__name__)
@@ -159,27 +159,39 @@ class SessionManager:
             self.metrics.messages_in.labels(platform, "invalid").inc()
             await self.progress.notice_now(msg.chat, problem)
             return SubmitOutcome.INVALID
-        inbox_id = await self.store.add_inbox(platform, msg.dedup_id, str(msg.chat), message_to_json(msg))
-        if inbox_id is None:
+        key, body = str(msg.chat), message_to_json(msg)
+        staged = await self.store.stage_inbox(platform, msg.dedup_id, key, body)
+        if staged.inbox_id is None:
+            await staged.committed
             self.metrics.messages_in.labels(platform, "duplicate").inc()
             return SubmitOutcome.DUPLICATE
+        # The chat's task may start on the message while its row commits; it stores and sends
+        # nothing of it before the commit (bot.actor). The surface hears "accepted" only after.
+        row = InboxRow(staged.inbox_id, platform, msg.dedup_id, key, body, staged.received_at)
+        self.wake(key, (row, staged.committed))
+        await asyncio.shield(staged.committed)  # a caller that gives up must not un-store it for the chat
         self.metrics.messages_in.labels(platform, "accepted").inc()
-        self.wake(str(msg.chat))
         return SubmitOutcome.ACCEPTED
 
-    def wake(self, key: str) -> None:
-        """The chat has something in its inbox: its actor applies it (started if it had ended)."""
+    def wake(self, key: str, staged: Staged | None = None) -> None:
+        """The chat has something in its inbox: its actor applies it (started if it had ended).
+        `staged`: the row just written, and its commit (Store.stage_inbox): an actor of this
+        process may begin on it before it can read it."""
         if not self._started:
             return  # stopped (or not yet started: start() wakes every chat with work)
         actor = self._actors.get(key)
-        if actor is not None:
-            actor.wake()
-        elif self.ownership.immediate:
+        if actor is None:
+            if not self.ownership.immediate:
+                if key not in self._claiming:  # a claim under way starts an actor that reads the inbox
+                    self._claiming[key] = asyncio.create_task(self._claim(key), name=f"claim:{key}")
+                return
             claim = self.ownership.claim_now(key)
-            if claim is not None:
-                self._run_actor(claim)
-        elif key not in self._claiming:  # a claim under way starts an actor that reads the inbox
-            self._claiming[key] = asyncio.create_task(self._claim(key), name=f"claim:{key}")
+            if claim is None:
+                return
+            actor = self._run_actor(claim)
+        if staged is not None:
+            actor.stage(*staged)
+        actor.wake()
 
     def redeliver(self, key: str) -> None:
         """A row of the chat was put back in its outbox (the operator's retry): send it."""
@@ -213,7 +225,7 @@ class SessionManager:
             await self.store.add_events([ChatEvent(claim.chat_key, "resume", body,
                                                    f"resume:{session.id}:{claim.lease.fence}")])
 
-    def _run_actor(self, claim: Claim) -> None:
+    def _run_actor(self, claim: Claim) -> ChatActor:
         key = claim.chat_key
         with self.ownership.scope(claim):  # the actor's tasks (its run, its lanes) carry the fence
             actor = self._actors[key] = ChatActor(ChatKey.parse(key), self._deps, self._actor_quiet,
@@ -221,6 +233,7 @@ class SessionManager:
             if claim.fresh:
                 self.outbox.wake(key)  # what a previous owner queued and did not send
         actor.wake()
+        return actor
 
     def _actor_quiet(self, actor: ChatActor) -> None:
         if self._actors.get(actor.skey) is actor:

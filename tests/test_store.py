@@ -88,6 +88,19 @@ def question(session_id: str, call_id: str = "call_q", deadline: float | None = 
     return QuestionRow(session_id, call_id, "When?", ("Fri", "Sat"), "u1", now, deadline or now + 60, None, "waiting")
 
 
+async def test_a_staged_update_has_its_id_at_once_and_is_a_row_once_committed(store: Store):
+    staged = await store.stage_inbox("test", "s1", KEY, '{"x": 1}')
+    assert staged.inbox_id is not None
+    await staged.committed
+    assert [(r.id, r.body, r.received_at) for r in await store.inbox_for(KEY)] == [
+        (staged.inbox_id, '{"x": 1}', staged.received_at)]
+    again = await store.stage_inbox("test", "s1", KEY, "{}")
+    assert again.inbox_id is None  # a duplicate, as for add_inbox
+    await again.committed
+    later = await store.add_inbox("test", "s2", KEY, "{}")
+    assert later is not None and later > staged.inbox_id
+
+
 async def test_inbox_deduplicates_by_platform_id(store: Store):
     first = await store.add_inbox("test", "7", KEY, "{}")
     assert first is not None

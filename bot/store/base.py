@@ -10,9 +10,10 @@ Errors::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_core.schema import Message
 
@@ -167,6 +168,15 @@ class InboxRow:
 
 
 @dataclass(frozen=True, slots=True)
+class StagedInbox:
+    """An update written but perhaps not yet committed (Store.stage_inbox)."""
+
+    inbox_id: int | None  # None: (platform, dedup_id) was seen before; nothing is written
+    received_at: float
+    committed: asyncio.Future[Any]  # done once the row is on disk; its exception if it never will be
+
+
+@dataclass(frozen=True, slots=True)
 class ChatEvent:
     """Something that happened to a chat outside its own task (a deadline, a restart, a delivery
     outcome): written to its inbox, so the chat's task applies it in order with the messages."""
@@ -242,6 +252,10 @@ class Store(Protocol):
     # the inbox: every message and every event of a chat, durable before anything acts on it
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
         """Store an incoming update; None when (platform, dedup_id) was seen before."""
+    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> StagedInbox:
+        """add_inbox, returning as soon as the row has its id, perhaps before it is committed:
+        the chat's task may prepare its answer while the commit goes on (bot.actor), as long as
+        nothing of it is stored or sent before `committed` is done."""
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
         """Store events for their chats' tasks, in one transaction (duplicates are dropped)."""
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:

@@ -70,14 +70,15 @@ async def append(conn: Conn, session_id: str, bodies: Sequence[str], *, locked: 
         )
 
 
-async def add_inbox(conn: Conn, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+async def add_inbox(conn: Conn, platform: str, dedup_id: str, chat_key: str, body: str,
+                    received_at: float | None = None) -> int | None:
     # One statement (PostgresStore runs it without BEGIN and COMMIT): a stored row wakes the
     # chat's owner, in whichever process (the NOTIFY is sent at commit); a duplicate, none.
     inbox_id: int | None = await conn.fetchval(
         "WITH stored AS (INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
         "VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING RETURNING id) "
         "SELECT id, pg_notify($6, $3) FROM stored",
-        platform, dedup_id, chat_key, body, time.time(), INBOX_CHANNEL,
+        platform, dedup_id, chat_key, body, time.time() if received_at is None else received_at, INBOX_CHANNEL,
     )
     return inbox_id
 

@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import contextvars
 import json
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from functools import partial
 from typing import Any, TypeVar
@@ -55,6 +56,7 @@ from bot.store.base import (
     RunUsage,
     SessionRow,
     SignoffRow,
+    StagedInbox,
     StoreClosed,
     StoreCounts,
     StoreUnavailable,
@@ -237,7 +239,8 @@ class PostgresStore:
         return max(1, int(row[0]) if row else 1)
 
     # -- inbox -----------------------------------------------------------------------------
-    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str,
+                        received_at: float | None = None) -> int | None:
         # Never fenced: any process stores an update for any chat (and wakes its owner).
         # A posted question is answered only by inbox rows with ids above the watermark that
         # outbox_sent records. SQLite's single writer commits in call order, so an update stored
@@ -248,7 +251,16 @@ class PostgresStore:
         if self._recording_posts:
             await asyncio.wait(set(self._recording_posts))
         return await self._transaction(partial(pg_writes.add_inbox, platform=platform, dedup_id=dedup_id,
-                                               chat_key=chat_key, body=body), None, single=True)
+                                               chat_key=chat_key, body=body, received_at=received_at),
+                                       None, single=True)
+
+    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> StagedInbox:
+        # One statement commits as it writes: nothing to start before the commit here.
+        received_at = time.time()
+        inbox_id = await self.add_inbox(platform, dedup_id, chat_key, body, received_at)
+        committed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        committed.set_result(None)
+        return StagedInbox(inbox_id, received_at, committed)
 
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
         # Never fenced, like add_inbox: the process that noticed the event need not own the chat.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -27,6 +28,7 @@ from bot.store.base import (
     RunUsage,
     SessionRow,
     SignoffRow,
+    StagedInbox,
     StoreClosed,
     StoreCounts,
     TurnStart,
@@ -92,6 +94,18 @@ class SqliteStore:
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
         return await self._writer.write(partial(writes.add_inbox, platform=platform, dedup_id=dedup_id,
                                                 chat_key=chat_key, body=body))
+
+    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> StagedInbox:
+        received_at = time.time()
+        executed, committed = self._writer.write_staged(partial(
+            writes.add_inbox, platform=platform, dedup_id=dedup_id, chat_key=chat_key, body=body,
+            received_at=received_at))
+        try:
+            inbox_id = await executed
+        except BaseException:
+            committed.cancel()  # nobody will wait for it: its outcome is the one just raised
+            raise
+        return StagedInbox(inbox_id, received_at, committed)
 
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
         if events:

@@ -28,7 +28,8 @@ Write = Callable[[sqlite3.Connection], Any]
 @dataclass(slots=True)
 class _Pending:
     fn: Write
-    future: asyncio.Future[Any]
+    future: asyncio.Future[Any]  # the outcome, once committed
+    executed: asyncio.Future[Any] | None = None  # the outcome as soon as `fn` ran (write_staged)
 
 
 @dataclass(slots=True)
@@ -68,28 +69,45 @@ class GroupCommitWriter:
         # flush skips futures that are done.
         return await future
 
+    def write_staged(self, fn: Callable[[sqlite3.Connection], T]) -> tuple[asyncio.Future[T], asyncio.Future[T]]:
+        """Queue `fn`; two futures: its outcome as soon as it ran in its batch (not yet on disk),
+        and the same once committed. Whoever acts on the first must not let anything of it be
+        seen before the second (a failed COMMIT fails the second only)."""
+        if self._thread.conn is None:
+            raise StoreClosed("the store is not open")
+        loop = asyncio.get_running_loop()
+        executed: asyncio.Future[T] = loop.create_future()
+        committed: asyncio.Future[T] = loop.create_future()
+        self._queue.append(_Pending(fn, committed, executed))
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self._flush())
+        return executed, committed
+
     async def _flush(self) -> None:
         await asyncio.sleep(0)  # let the writes that are about to queue join this batch
+        loop = asyncio.get_running_loop()
         while self._queue:
             batch, self._queue = self._queue, []
+            early = None
+            if any(p.executed is not None for p in batch):
+                def early(outcomes: list[_Outcome], batch: list[_Pending] = batch) -> None:
+                    loop.call_soon_threadsafe(_settle, batch, list(outcomes), True)
             try:
-                outcomes = await self._thread.run(partial(self._run_batch, fns=[p.fn for p in batch]))
+                outcomes = await self._thread.run(partial(self._run_batch, fns=[p.fn for p in batch], early=early))
             except asyncio.CancelledError:  # shutting down: the writers are being cancelled too
                 for pending in batch:
                     pending.future.cancel()
+                    if pending.executed is not None:
+                        pending.executed.cancel()
                 raise
             except Exception as exc:  # the COMMIT (or the thread) failed: nothing was written
                 error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc!r}")
                 outcomes = [_Outcome(error=error) for _ in batch]
-            for pending, outcome in zip(batch, outcomes, strict=True):
-                if pending.future.done():
-                    continue
-                if outcome.error is not None:
-                    pending.future.set_exception(outcome.error)
-                else:
-                    pending.future.set_result(outcome.value)
+                _settle(batch, outcomes, True)  # a batch that failed before it ran its writes
+            _settle(batch, outcomes, False)
 
-    def _run_batch(self, conn: sqlite3.Connection, fns: list[Write]) -> list[_Outcome]:
+    def _run_batch(self, conn: sqlite3.Connection, fns: list[Write],
+                   early: Callable[[list[_Outcome]], None] | None = None) -> list[_Outcome]:
         outcomes: list[_Outcome] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -101,6 +119,8 @@ class GroupCommitWriter:
                     conn.execute("ROLLBACK TO op")
                     outcomes.append(_Outcome(error=exc))
                 conn.execute("RELEASE op")
+            if early is not None:
+                early(outcomes)
             conn.execute("COMMIT")
             self.batches += 1
         except BaseException:
@@ -108,3 +128,15 @@ class GroupCommitWriter:
                 conn.execute("ROLLBACK")
             raise
         return outcomes
+
+
+def _settle(batch: list[_Pending], outcomes: list[_Outcome], executed: bool) -> None:
+    """Each writer learns its outcome: as executed (staged writes only), or as committed."""
+    for pending, outcome in zip(batch, outcomes, strict=True):
+        future = pending.executed if executed else pending.future
+        if future is None or future.done():
+            continue
+        if outcome.error is not None:
+            future.set_exception(outcome.error)
+        else:
+            future.set_result(outcome.value)

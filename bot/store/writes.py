@@ -48,11 +48,12 @@ def append(conn: sqlite3.Connection, session_id: str, bodies: Sequence[str]) -> 
         )
 
 
-def add_inbox(conn: sqlite3.Connection, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
+def add_inbox(conn: sqlite3.Connection, platform: str, dedup_id: str, chat_key: str, body: str,
+              received_at: float | None = None) -> int | None:
     cur = conn.execute(
         "INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
         "VALUES (?, ?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING",
-        (platform, dedup_id, chat_key, body, time.time()),
+        (platform, dedup_id, chat_key, body, time.time() if received_at is None else received_at),
     )
     return cur.lastrowid if cur.rowcount == 1 else None
 
