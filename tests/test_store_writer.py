@@ -64,3 +64,20 @@ async def test_many_writes_at_once_are_grouped(writer):
     await asyncio.gather(*(w.write(insert(i)) for i in range(200)))
     assert len(rows(path)) == 200
     assert w.batches - before <= 3  # one fsync for a whole burst, not 200
+
+
+async def test_a_staged_write_reports_its_outcome_then_its_commit(writer):
+    w, path = writer
+    executed, committed = w.write_staged(lambda conn: conn.execute("INSERT INTO t VALUES ('s', 5)").lastrowid)
+    other = asyncio.ensure_future(w.write(lambda conn: conn.execute("INSERT INTO t VALUES ('o', 6)")))
+    rowid = await executed
+    assert rowid is not None
+    assert await committed == rowid
+    await other
+    assert rows(path) == {"s": 5, "o": 6}
+    failing, failed = w.write_staged(lambda conn: conn.execute("INSERT INTO t VALUES ('s', 7)"))  # duplicate key
+    with pytest.raises(sqlite3.IntegrityError):
+        await failing
+    with pytest.raises(sqlite3.IntegrityError):
+        await failed
+    assert rows(path) == {"s": 5, "o": 6}
