@@ -18,6 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
+from bot.delivery import Audience, question_body
 from bot.store.base import (
     ChatEvent,
     QuestionRow,
@@ -146,6 +147,24 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     assert [o.id for o in await store.pending_outbox()] == [outbox_id]
     await store.outbox_sent(outbox_id, 1, None)
     assert await store.pending_outbox() == []
+
+
+async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: Store):
+    """The chat task hands the delivery worker the body it built (bot.run_outcome); the store's
+    row must be the same text, escapes and all (PostgreSQL builds it in a server function)."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    now = time.time()
+    odd = 'Quote " back\\slash\nline\ttab \x01 é 北京 🚆 </script>'
+    asked = [QuestionRow(session.id, "call_x", odd, (odd, "Sat"), "U\"1", now, now + 60, None, "waiting",
+                         addressee="@ana é"),
+             QuestionRow(session.id, "call_y", "Plain?", (), "", now, now + 60, None, "waiting")]
+    rows = await store.pause(session.id, [], asked, step=1)
+    outbox = await store.pending_outbox(KEY)
+    assert [o.id for o in outbox] == rows
+    expected = [question_body(q.tool_call_id, q.question, q.options,
+                              Audience(session.lang, q.asker_id, q.addressee or session.asker_name)) for q in asked]
+    assert [o.body for o in outbox] == expected
 
 
 async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resumes(store: Store):
