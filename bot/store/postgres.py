@@ -75,7 +75,7 @@ from bot.store.pg_connect import (
     create_pool,
     unavailable,
 )
-from bot.store.pg_leases import Lease
+from bot.store.pg_leases import Lease, Taken
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
 from bot.store.sqlite import _bodies, _body, _question, _signoff, _signoff_row
@@ -215,6 +215,12 @@ class PostgresStore:
     async def acquire_lease(self, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
         """The chat's lease if it is free, released or expired; None while someone holds it."""
         return await self._transaction(partial(pg_leases.acquire, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
+                                       single=True)
+
+    async def take_lease(self, chat_key: str, owner: str, ttl_s: float) -> Taken | None:
+        """`acquire_lease`, with the chat's open session if it was left working (read in the same
+        round trip, once the lease is ours)."""
+        return await self._transaction(partial(pg_leases.take, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
                                        single=True)
 
     async def renew_lease(self, lease: Lease, ttl_s: float) -> Lease:
