@@ -396,6 +396,22 @@ async def test_usage_adds_to_the_session_and_to_its_run_row(store: Store):
     assert [r.run_no for r in await store.recent_runs(limit=1)] == [2]
 
 
+async def test_a_pause_and_a_finished_run_store_their_segment_s_usage_in_the_same_write(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    await store.pause(session.id, [], [question(session.id)], step=1,
+                      usage=RunUsage(session.id, 1, "gpt-4o-mini", 100, 10, 1, 0.25, 1, "paused"))
+    answer = Message.tool("Friday", tool_call_id="call_q", name="ask_human")
+    assert await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
+    await store.finish_run(session.id, [Message.assistant("done")], outbox=[("answer", "{}")],
+                           usage=RunUsage(session.id, 1, "gpt-4o-mini", 200, 20, 2, 0.5, 3, "answered"))
+    await store.finish_run(session.id, [Message.assistant("again")])  # no usage: nothing added
+    s = await store.get_session(KEY)
+    assert s is not None and (s.prompt_tokens, s.completion_tokens, s.llm_calls, s.cost_usd) == (300, 30, 3, 0.75)
+    [run] = await store.recent_runs()
+    assert (run.run_no, run.segments, run.steps, run.outcome, run.cost_usd) == (1, 2, 3, "answered", 0.75)
+
+
 async def test_a_turn_stores_its_trace_context_with_the_session(store: Store):
     parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     inbox = await store.add_inbox("test", "1", KEY, "{}")

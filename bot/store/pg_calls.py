@@ -32,9 +32,27 @@ Row = tuple[Any, ...]
 LEASE_LOST = "BL001"  # raised by bot_check_fence (migration 0008)
 
 
+def _params(n: int) -> str:
+    return ", ".join(f"${i}" for i in range(1, n + 1))
+
+
+_PAUSE = f"SELECT bot_pause({_params(25)})"
+_FINISH_RUN = f"SELECT bot_finish_run({_params(30)})"
+_ADD_USAGE = f"SELECT bot_add_usage({_params(13)})"
+
+
 def fence_args(lease: Lease | None) -> tuple[str | None, str | None, int | None]:
     """The three leading arguments of every function: the lease the write must hold."""
     return (None, None, None) if lease is None else (lease.chat_key, lease.owner, lease.fence)
+
+
+def usage_args(usage: RunUsage | None) -> tuple[Any, ...]:
+    """The nine arguments of a segment's usage (bot_usage), all None for none."""
+    if usage is None:
+        return (None,) * 9
+    u = usage
+    return (u.session_id, u.run_no, u.model, u.steps, u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd,
+            u.outcome)
 
 
 async def start_turn(conn: Conn, lease: Lease | None, turn: TurnStart, body: str) -> Row:
@@ -56,25 +74,24 @@ async def append_step(conn: Conn, lease: Lease | None, session_id: str, bodies: 
 
 
 async def pause(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str], questions: Sequence[Row],
-                step: int, inbox_done: Sequence[int]) -> list[int]:
+                step: int, inbox_done: Sequence[int], usage: RunUsage | None = None) -> list[int]:
     """`questions`: rows of (session_id, tool_call_id, question, options JSON, asker_id, asked_at,
     deadline, remind_at, addressee), as PostgresStore.pause builds them; one outbox id each."""
     ids = await conn.fetchval(
-        "SELECT bot_pause($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+        _PAUSE,
         *fence_args(lease), session_id, list(bodies), step, list(inbox_done),
-        *([q[i] for q in questions] for i in range(1, 9)), time.time(),
+        *([q[i] for q in questions] for i in range(1, 9)), *usage_args(usage), time.time(),
     )
     return list(ids)
 
 
 async def finish_run(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str],
                      outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int],
-                     signoff: Row | None = None) -> list[int]:
+                     signoff: Row | None = None, usage: RunUsage | None = None) -> list[int]:
     ids = await conn.fetchval(
-        "SELECT bot_finish_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
-        "$20, $21)",
+        _FINISH_RUN,
         *fence_args(lease), session_id, list(bodies), list(inbox_done), [k for k, _ in outbox],
-        [b for _, b in outbox], *(signoff if signoff is not None else (None,) * 12), time.time(),
+        [b for _, b in outbox], *(signoff if signoff is not None else (None,) * 12), *usage_args(usage), time.time(),
     )
     return list(ids)
 
@@ -89,12 +106,7 @@ async def resolve_question(conn: Conn, lease: Lease | None, session_id: str, too
 
 
 async def add_usage(conn: Conn, lease: Lease | None, usage: RunUsage) -> None:
-    u = usage
-    await conn.execute(
-        "SELECT bot_add_usage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        *fence_args(lease), u.session_id, u.run_no, u.model, u.steps, u.prompt_tokens, u.completion_tokens,
-        u.llm_calls, u.cost_usd, u.outcome, time.time(),
-    )
+    await conn.execute(_ADD_USAGE, *fence_args(lease), *usage_args(usage), time.time())
 
 
 async def outbox_sent(conn: Conn, lease: Lease | None, outbox_id: int, parts_sent: int, message_id: str | None,

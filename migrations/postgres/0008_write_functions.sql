@@ -80,14 +80,16 @@ BEGIN
     UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
 END $$;
 
--- The questions come as one array per column, in the order of the outbox ids returned. A
+-- The questions come as one array per column, in the order of the outbox ids returned; u_*: the
+-- segment's usage (bot_usage), all NULL when there is none to store. A
 -- question's outbox body is the text writes.question_json makes (json.dumps, ensure_ascii off):
 -- to_json escapes a string as it does, and the options come as the JSON text it wrote.
 CREATE FUNCTION bot_pause(
     f_chat TEXT, f_owner TEXT, f_fence BIGINT, p_session TEXT, p_bodies TEXT[], p_step INTEGER,
     p_inbox_done BIGINT[], q_call_ids TEXT[], q_texts TEXT[], q_options TEXT[], q_asker_ids TEXT[],
     q_asked_at DOUBLE PRECISION[], q_deadlines DOUBLE PRECISION[], q_remind_at DOUBLE PRECISION[],
-    q_addressees TEXT[], p_now DOUBLE PRECISION
+    q_addressees TEXT[], u_session TEXT, u_run_no INTEGER, u_model TEXT, u_steps INTEGER, u_prompt BIGINT,
+    u_completion BIGINT, u_calls BIGINT, u_cost DOUBLE PRECISION, u_outcome TEXT, p_now DOUBLE PRECISION
 ) RETURNS BIGINT[]
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -113,6 +115,10 @@ BEGIN
             remind_at = EXCLUDED.remind_at, addressee = EXCLUDED.addressee;
     END LOOP;
     UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    IF u_session IS NOT NULL THEN  -- the segment's cost, in the same commit
+        PERFORM bot_usage(u_session, u_run_no, u_model, u_steps, u_prompt, u_completion, u_calls, u_cost,
+                          u_outcome, p_now);
+    END IF;
     FOR i IN 1..n LOOP
         INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at, tool_call_id)
         VALUES (p_session, v_chat, 'question',
@@ -127,12 +133,15 @@ BEGIN
     RETURN v_ids;
 END $$;
 
--- s_*: the sign-off row to store (SIGNOFF_COLS), all NULL when the run asks for none.
+-- s_*: the sign-off row to store (SIGNOFF_COLS), all NULL when the run asks for none; u_*: the
+-- segment's usage (bot_usage), all NULL when there is none to store.
 CREATE FUNCTION bot_finish_run(
     f_chat TEXT, f_owner TEXT, f_fence BIGINT, p_session TEXT, p_bodies TEXT[], p_inbox_done BIGINT[],
     o_kinds TEXT[], o_bodies TEXT[], s_id TEXT, s_session TEXT, s_chat TEXT, s_status TEXT, s_approvers TEXT,
     s_requested_at DOUBLE PRECISION, s_remind_at DOUBLE PRECISION, s_deadline DOUBLE PRECISION,
-    s_reminded INTEGER, s_decided_by TEXT, s_decided_at DOUBLE PRECISION, s_reason TEXT, p_now DOUBLE PRECISION
+    s_reminded INTEGER, s_decided_by TEXT, s_decided_at DOUBLE PRECISION, s_reason TEXT, u_session TEXT, u_run_no INTEGER, u_model TEXT, u_steps INTEGER, u_prompt BIGINT,
+    u_completion BIGINT, u_calls BIGINT, u_cost DOUBLE PRECISION, u_outcome TEXT,
+    p_now DOUBLE PRECISION
 ) RETURNS BIGINT[]
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -151,6 +160,10 @@ BEGIN
                 s_reminded, s_decided_by, s_decided_at, s_reason);
     END IF;
     UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    IF u_session IS NOT NULL THEN  -- the segment's cost, in the same commit
+        PERFORM bot_usage(u_session, u_run_no, u_model, u_steps, u_prompt, u_completion, u_calls, u_cost,
+                          u_outcome, p_now);
+    END IF;
     FOR i IN 1..COALESCE(array_length(o_kinds, 1), 0) LOOP
         INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at, tool_call_id)
         VALUES (p_session, v_chat, o_kinds[i], o_bodies[i], 'pending', p_now, NULL)
@@ -185,28 +198,39 @@ BEGIN
     RETURN TRUE;
 END $$;
 
-CREATE FUNCTION bot_add_usage(
-    f_chat TEXT, f_owner TEXT, f_fence BIGINT, p_session TEXT, p_run_no INTEGER, p_model TEXT, p_steps INTEGER,
-    p_prompt BIGINT, p_completion BIGINT, p_calls BIGINT, p_cost DOUBLE PRECISION, p_outcome TEXT,
-    p_now DOUBLE PRECISION
+-- A segment's usage: added to its session's totals, then to its run's row (created by the run's
+-- first segment). The caller has checked the fence: bot_add_usage, or the run's end (bot_pause,
+-- bot_finish_run), which stores it in the same transaction (u_session NULL: none to store).
+CREATE FUNCTION bot_usage(
+    u_session TEXT, u_run_no INTEGER, u_model TEXT, u_steps INTEGER, u_prompt BIGINT, u_completion BIGINT,
+    u_calls BIGINT, u_cost DOUBLE PRECISION, u_outcome TEXT, p_now DOUBLE PRECISION
 ) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM bot_check_fence(f_chat, f_owner, f_fence);
-    -- the session's totals, then its run's row
-    WITH s AS (UPDATE sessions SET prompt_tokens = prompt_tokens + p_prompt,
-                      completion_tokens = completion_tokens + p_completion, llm_calls = llm_calls + p_calls,
-                      cost_usd = cost_usd + p_cost
-                WHERE id = p_session RETURNING chat_key)
+LANGUAGE sql AS $$
+    WITH s AS (UPDATE sessions SET prompt_tokens = prompt_tokens + u_prompt,
+                      completion_tokens = completion_tokens + u_completion, llm_calls = llm_calls + u_calls,
+                      cost_usd = cost_usd + u_cost
+                WHERE id = u_session RETURNING chat_key)
     INSERT INTO runs AS r (session_id, run_no, chat_key, model, segments, steps, prompt_tokens, completion_tokens,
                            llm_calls, cost_usd, outcome, started_at, updated_at)
-    SELECT p_session, p_run_no, s.chat_key, p_model, 1, p_steps, p_prompt, p_completion, p_calls, p_cost, p_outcome,
+    SELECT u_session, u_run_no, s.chat_key, u_model, 1, u_steps, u_prompt, u_completion, u_calls, u_cost, u_outcome,
            p_now, p_now FROM s
     ON CONFLICT (session_id, run_no) DO UPDATE SET model = EXCLUDED.model, segments = r.segments + 1,
         steps = EXCLUDED.steps, prompt_tokens = r.prompt_tokens + EXCLUDED.prompt_tokens,
         completion_tokens = r.completion_tokens + EXCLUDED.completion_tokens,
         llm_calls = r.llm_calls + EXCLUDED.llm_calls, cost_usd = r.cost_usd + EXCLUDED.cost_usd,
-        outcome = EXCLUDED.outcome, updated_at = EXCLUDED.updated_at;
+        outcome = EXCLUDED.outcome, updated_at = EXCLUDED.updated_at
+$$;
+
+CREATE FUNCTION bot_add_usage(
+    f_chat TEXT, f_owner TEXT, f_fence BIGINT, u_session TEXT, u_run_no INTEGER, u_model TEXT, u_steps INTEGER,
+    u_prompt BIGINT, u_completion BIGINT, u_calls BIGINT, u_cost DOUBLE PRECISION, u_outcome TEXT,
+    p_now DOUBLE PRECISION
+) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM bot_check_fence(f_chat, f_owner, f_fence);
+    PERFORM bot_usage(u_session, u_run_no, u_model, u_steps, u_prompt, u_completion, u_calls, u_cost, u_outcome,
+                      p_now);
 END $$;
 
 -- A posted question records its message and the inbox watermark (see pg_writes.outbox_sent:
