@@ -71,6 +71,9 @@ class ChatActor:
         self._on_quiet = on_quiet
         self._on_lost = on_lost or on_quiet
         self._wake = asyncio.Event()
+        # rows may wait in the store that this task has not read since: set by every wake but a
+        # run's outcome, whose write adds no row (a step then skips the chat's read)
+        self._rows = True
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
@@ -87,6 +90,7 @@ class ChatActor:
         return self.run_task is not None
 
     def wake(self) -> None:
+        self._rows = True
         self._wake.set()
 
     async def stop(self) -> None:
@@ -127,18 +131,25 @@ class ChatActor:
         on_posted)."""
         while self._outcomes:
             await self._apply_outcome(self._outcomes.popleft())
-        view = await self._view()
-        for row in view.rows if view is not None else await self.d.store.inbox_for(self.skey):
-            if row.id in self._handled:
-                continue
-            if self._outcomes:  # the run ended meanwhile: its outcome comes first
-                self._wake.set()
-                return False
-            applied = await self._try_row(row, view)
-            if applied is False:
-                return True
-            if applied:  # the chat has changed: the next row reads it again
-                view = None
+        if not self._rows:  # woken by an outcome alone: nothing new to read
+            return False
+        self._rows = False  # cleared before the read: a wake during it reads again
+        try:
+            view = await self._view()
+            for row in view.rows if view is not None else await self.d.store.inbox_for(self.skey):
+                if row.id in self._handled:
+                    continue
+                if self._outcomes:  # the run ended meanwhile: its outcome comes first
+                    self.wake()  # (and the rows after it)
+                    return False
+                applied = await self._try_row(row, view)
+                if applied is False:
+                    return True
+                if applied:  # the chat has changed: the next row reads it again
+                    view = None
+        except BaseException:
+            self._rows = True  # read again on the next step
+            raise
         return False
 
     async def _view(self) -> ChatView | None:
@@ -404,7 +415,7 @@ class ChatActor:
     ) -> None:
         outcome = await self.d.driver.run(self.key, session, self._steer, history, after=after, watch=watch)
         self._outcomes.append(outcome)
-        self.wake()
+        self._wake.set()  # an outcome, no new row (rows that came during the run woke the chat)
 
     async def _cancel_run(self) -> None:
         task, self.run_task = self.run_task, None
