@@ -74,6 +74,8 @@ class ChatActor:
         # rows may wait in the store that this task has not read since: set by every wake but a
         # run's outcome, whose write adds no row (a step then skips the chat's read)
         self._rows = True
+        # (session id, its messages) as read with the chat's view of the row being applied
+        self._history: tuple[str, list[Message]] | None = None
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
@@ -192,6 +194,14 @@ class ChatActor:
     async def _apply_row(self, row: InboxRow, view: ChatView | None) -> bool:
         """Apply the row; False when it must wait (see _step). `view`: the chat as read with the
         row, while nothing has changed it since."""
+        if view is not None and view.session is not None and view.history is not None:
+            self._history = (view.session.id, view.history)
+        try:
+            return await self._apply_row_now(row, view)
+        finally:
+            self._history = None  # read with this row's view: never used for another
+
+    async def _apply_row_now(self, row: InboxRow, view: ChatView | None) -> bool:
         trig = classify(row)
         session = view.session if view is not None else await self.d.store.get_session(self.skey)
         self.d.logs.bind(self.skey, session)
@@ -312,7 +322,7 @@ class ChatActor:
         )
         fresh = turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
-        history = [] if fresh.run_no == 1 else await self.d.store.load_messages(fresh.id)
+        history = [] if fresh.run_no == 1 else await self._messages(fresh.id)
         stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
         assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
@@ -339,9 +349,17 @@ class ChatActor:
     async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
         """The question's answer (or its expiry) goes on the history and the run goes on."""
         assert answer.tool_call_id is not None
-        history = await self.d.store.load_messages(session.id)
+        history = await self._messages(session.id)
         await self._run_behind(resumed(session), [*history, answer],
                                resolved(self.d.store, session.id, answer, status, row.id))
+
+    async def _messages(self, session_id: str) -> list[Message]:
+        """The session's messages: as read with the view of the row being applied (nothing has
+        changed them since), else from the store."""
+        known, self._history = self._history, None
+        if known is not None and known[0] == session_id:
+            return list(known[1])
+        return await self.d.store.load_messages(session_id)
 
     async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
         """Start the run while the write that starts it commits. Its first model call needs

@@ -412,6 +412,21 @@ async def test_a_pause_and_a_finished_run_store_their_segment_s_usage_in_the_sam
     assert (run.run_no, run.segments, run.steps, run.outcome, run.cost_usd) == (1, 2, 3, "answered", 0.75)
 
 
+async def test_a_view_with_pending_rows_may_carry_the_open_session_s_messages(store: Store):
+    """A store may read the history with the view (PostgreSQL does): then it is the session's
+    messages as load_messages reads them, in the same snapshot as the rows."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    await store.append(session.id, [Message.assistant("a1"), Message.user("u2")], step=1)
+    idle = await store.chat_view(KEY)
+    assert idle.rows == [] and idle.history is None  # nothing pending: nothing read
+    await store.add_inbox("test", "2", KEY, "{}")
+    view = await store.chat_view(KEY)
+    assert view.history is None or view.history == await store.load_messages(session.id)
+    if isinstance(store, PostgresStore):
+        assert view.history is not None and [m.content for m in view.history] == ["hello", "a1", "u2"]
+
+
 async def test_a_turn_stores_its_trace_context_with_the_session(store: Store):
     parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     inbox = await store.add_inbox("test", "1", KEY, "{}")

@@ -232,6 +232,9 @@ class ChatView:
     rows: list[InboxRow]
     session: SessionRow | None
     questions: list[QuestionRow]
+    # the open session's messages when the store read them with the rest (PostgreSQL does while
+    # rows are pending: the turn, answer or stop they bring reads them next); None: load_messages
+    history: list[Message] | None = None
 
 
 class Store(Protocol):
