@@ -77,7 +77,9 @@ BEGIN
     PERFORM bot_check_fence(f_chat, f_owner, f_fence);
     UPDATE sessions SET run_steps = p_step WHERE id = p_session;
     PERFORM bot_append(p_session, p_bodies);
-    UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    IF cardinality(p_inbox_done) > 0 THEN  -- mostly none: no statement then
+        UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    END IF;
 END $$;
 
 -- The questions come as one array per column, in the order of the outbox ids returned; u_*: the
@@ -114,7 +116,9 @@ BEGIN
             deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL,
             remind_at = EXCLUDED.remind_at, addressee = EXCLUDED.addressee;
     END LOOP;
-    UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    IF cardinality(p_inbox_done) > 0 THEN  -- mostly none: no statement then
+        UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    END IF;
     IF u_session IS NOT NULL THEN  -- the segment's cost, in the same commit
         PERFORM bot_usage(u_session, u_run_no, u_model, u_steps, u_prompt, u_completion, u_calls, u_cost,
                           u_outcome, p_now);
@@ -159,7 +163,9 @@ BEGIN
         VALUES (s_id, s_session, s_chat, s_status, s_approvers, s_requested_at, s_remind_at, s_deadline,
                 s_reminded, s_decided_by, s_decided_at, s_reason);
     END IF;
-    UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    IF cardinality(p_inbox_done) > 0 THEN  -- mostly none: no statement then
+        UPDATE inbox SET status = 'done' WHERE id = ANY(p_inbox_done);
+    END IF;
     IF u_session IS NOT NULL THEN  -- the segment's cost, in the same commit
         PERFORM bot_usage(u_session, u_run_no, u_model, u_steps, u_prompt, u_completion, u_calls, u_cost,
                           u_outcome, p_now);
