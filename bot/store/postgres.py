@@ -221,8 +221,9 @@ class PostgresStore:
                                        single=True)
 
     async def take_lease(self, chat_key: str, owner: str, ttl_s: float) -> Taken | None:
-        """`acquire_lease`, with the chat's open session if it was left working (read in the same
-        round trip, once the lease is ours)."""
+        """`acquire_lease`, with what the chat's previous owner left: its open session if that was
+        left working, and whether its outbox has rows to send (read in the same round trip, once
+        the lease is ours)."""
         return await self._transaction(partial(pg_leases.take, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
                                        single=True)
 
