@@ -72,6 +72,11 @@ class ChatActor:
         self._on_quiet = on_quiet
         self._on_lost = on_lost or on_quiet
         self._wake = asyncio.Event()
+        # rows may wait in the store that this task has not read since: set by every wake but a
+        # run's outcome, whose write adds no row (a step then skips the chat's read)
+        self._rows = True
+        # (session id, its messages) as read with the chat's view of the row being applied
+        self._history: tuple[str, list[Message]] | None = None
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
@@ -89,6 +94,7 @@ class ChatActor:
         return self.run_task is not None
 
     def wake(self) -> None:
+        self._rows = True
         self._wake.set()
 
     def stage(self, row: InboxRow, committed: asyncio.Future[Any]) -> None:
@@ -134,18 +140,25 @@ class ChatActor:
         on_posted)."""
         while self._outcomes:
             await self._apply_outcome(self._outcomes.popleft())
-        view = await self._view()
-        for row in self._with_staged(view.rows if view is not None else await self.d.store.inbox_for(self.skey)):
-            if row.id in self._handled:
-                continue
-            if self._outcomes:  # the run ended meanwhile: its outcome comes first
-                self._wake.set()
-                return False
-            applied = await self._try_row(row, view)
-            if applied is False:
-                return True
-            if applied:  # the chat has changed: the next row reads it again
-                view = None
+        if not self._rows:  # woken by an outcome alone: nothing new to read
+            return False
+        self._rows = False  # cleared before the read: a wake during it reads again
+        try:
+            view = await self._view()
+            for row in self._with_staged(view.rows if view is not None else await self.d.store.inbox_for(self.skey)):
+                if row.id in self._handled:
+                    continue
+                if self._outcomes:  # the run ended meanwhile: its outcome comes first
+                    self.wake()  # (and the rows after it)
+                    return False
+                applied = await self._try_row(row, view)
+                if applied is False:
+                    return True
+                if applied:  # the chat has changed: the next row reads it again
+                    view = None
+        except BaseException:
+            self._rows = True  # read again on the next step
+            raise
         return False
 
     def _with_staged(self, rows: list[InboxRow], limit: int = 100) -> list[InboxRow]:
@@ -211,6 +224,14 @@ class ChatActor:
     async def _apply_row(self, row: InboxRow, view: ChatView | None) -> bool:
         """Apply the row; False when it must wait (see _step). `view`: the chat as read with the
         row, while nothing has changed it since."""
+        if view is not None and view.session is not None and view.history is not None:
+            self._history = (view.session.id, view.history)
+        try:
+            return await self._apply_row_now(row, view)
+        finally:
+            self._history = None  # read with this row's view: never used for another
+
+    async def _apply_row_now(self, row: InboxRow, view: ChatView | None) -> bool:
         trig = classify(row)
         session = view.session if view is not None else await self.d.store.get_session(self.skey)
         self.d.logs.bind(self.skey, session)
@@ -338,7 +359,7 @@ class ChatActor:
         )
         fresh = turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
-        history = [] if fresh.run_no == 1 else await self.d.store.load_messages(fresh.id)
+        history = [] if fresh.run_no == 1 else await self._messages(fresh.id)
         stored = await self._run_behind(fresh, [*history, turn.message], _after(gate, self.d.store.start_turn, turn))
         assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
@@ -366,9 +387,17 @@ class ChatActor:
                       gate: asyncio.Future[Any] | None = None) -> None:
         """The question's answer (or its expiry) goes on the history and the run goes on."""
         assert answer.tool_call_id is not None
-        history = await self.d.store.load_messages(session.id)
+        history = await self._messages(session.id)
         await self._run_behind(resumed(session), [*history, answer],
                                _after(gate, resolved, self.d.store, session.id, answer, status, row.id))
+
+    async def _messages(self, session_id: str) -> list[Message]:
+        """The session's messages: as read with the view of the row being applied (nothing has
+        changed them since), else from the store."""
+        known, self._history = self._history, None
+        if known is not None and known[0] == session_id:
+            return list(known[1])
+        return await self.d.store.load_messages(session_id)
 
     async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
         """Start the run while the write that starts it commits. Its first model call needs
@@ -442,7 +471,7 @@ class ChatActor:
     ) -> None:
         outcome = await self.d.driver.run(self.key, session, self._steer, history, after=after, watch=watch)
         self._outcomes.append(outcome)
-        self.wake()
+        self._wake.set()  # an outcome, no new row (rows that came during the run woke the chat)
 
     async def _cancel_run(self) -> None:
         task, self.run_task = self.run_task, None

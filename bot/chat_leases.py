@@ -130,14 +130,15 @@ class LeasedOwnership:
             await asyncio.gather(releasing, return_exceptions=True)
         asked = self._clock()
         try:
-            lease = await self.store.acquire_lease(chat_key, self.owner, self.lease_s)
+            taken = await self.store.take_lease(chat_key, self.owner, self.lease_s)
         except StoreError as exc:  # the database is gone: take nothing new; the sweep tries again
             log.warning("cannot take the lease of %s: %s", chat_key, exc)
             return None
-        if lease is None:
+        if taken is None:
             return None
-        self._held[chat_key] = _Held(lease, asked + self.lease_s)
-        return Claim(chat_key, lease, fresh=True)
+        self._held[chat_key] = _Held(taken.lease, asked + self.lease_s)
+        return Claim(chat_key, taken.lease, fresh=True, working_session=taken.working_session,
+                     outbox_pending=taken.outbox_pending)
 
     def scope(self, claim: Claim) -> AbstractContextManager[object]:
         assert claim.lease is not None

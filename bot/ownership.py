@@ -35,6 +35,11 @@ class Claim:
     chat_key: str
     lease: Lease | None  # None: one process serves every chat (SQLite)
     fresh: bool  # granted just now; False when this process already held the chat
+    # fresh claims, what the previous owner left (read once the claim was granted, in the same
+    # round trip): its open session if its run was left working (the new owner re-drives it),
+    # and whether the chat's outbox has rows to send
+    working_session: str | None = None
+    outbox_pending: bool = True
 
 
 class Ownership(Protocol):

@@ -1,15 +1,15 @@
 """What a run's end writes: the pause with its questions, the finished run with its answer (a
 team plan's files or its sign-off request beside it), the notice of a failed or crashed run.
 
-Each is one store transaction with its outbox rows, the segment's token usage queued beside it
-so both share one commit. The chat's actor (bot.actor) applies outcomes one at a time, in its
+Each is one store transaction with its outbox rows; a pause and a finished run store the
+segment's token usage in it too, the other outcomes queue it beside theirs. The chat's actor (bot.actor) applies outcomes one at a time, in its
 own task, and delivers the rows returned. `interrupt` also ends a run the person stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 
 from agent_core.memory import Memory
 from agent_core.schema import Message
@@ -42,11 +42,12 @@ class RunEnds:
         # A live run's chat is working: every transition out of `working` (cancel, new, stop)
         # stops the run and drops its outcome first, and only the chat's task writes the chat.
         t = decide(ChatState.WORKING, _TRIGGER[type(outcome)], Facts(idle_run=True, signoff=bool(approvers)))
+        if isinstance(outcome, Paused | Finished):  # its usage goes in the same transaction
+            self.d.driver.count_usage(outcome.usage, self.key.platform)
+            if isinstance(outcome, Paused):
+                return t, await self._pause(session, outcome)
+            return t, await self._finish(session, outcome, t, approvers, gone)
         usage = self.d.driver.save_usage(outcome.usage, self.key.platform)
-        if isinstance(outcome, Paused):
-            return t, await self._pause(session, outcome, usage)
-        if isinstance(outcome, Finished):
-            return t, await self._finish(session, outcome, usage, t, approvers, gone)
         lang = session.lang
         if isinstance(outcome, Failed):
             notice = Notice("error", texts.error_text(outcome.failure.reason, lang))
@@ -67,13 +68,10 @@ class RunEnds:
         self.d.metrics.runs.labels("internal").inc()
         return t, []
 
-    async def _pause(self, session: SessionRow, outcome: Paused, usage: Awaitable[None]) -> list[OutboxRow]:
+    async def _pause(self, session: SessionRow, outcome: Paused) -> list[OutboxRow]:
         questions = self._questions(session, outcome)
-        row_ids, _ = await asyncio.gather(
-            self.d.store.pause(session.id, outcome.messages, questions, step=outcome.step,
-                               inbox_done=outcome.inbox_done),
-            usage,
-        )
+        row_ids = await self.d.store.pause(session.id, outcome.messages, questions, step=outcome.step,
+                                           inbox_done=outcome.inbox_done, usage=outcome.usage)
         queued = []
         for row_id, q in zip(row_ids, questions, strict=True):
             audience = Audience(session.lang, q.asker_id, q.addressee or session.asker_name)
@@ -83,8 +81,8 @@ class RunEnds:
         self.d.question_stored(min(min(q.deadline, q.remind_at or q.deadline) for q in questions))
         return queued
 
-    async def _finish(self, session: SessionRow, outcome: Finished, usage: Awaitable[None], t: Transition,
-                      approvers: list[str], gone: list[str]) -> list[OutboxRow]:
+    async def _finish(self, session: SessionRow, outcome: Finished, t: Transition, approvers: list[str],
+                      gone: list[str]) -> list[OutboxRow]:
         lang, desk = session.lang, self.signoffs.desk
         audience = Audience(lang, session.asker_id, session.asker_name)
         outbox = [("answer", answer_body(outcome.answer, outcome.verdict, audience, outcome.steps))]
@@ -96,11 +94,8 @@ class RunEnds:
             outbox += self.signoffs.files(outcome.answer.plan, lang)
         if signoff is not None:  # the plan, then the request with the approvers' buttons
             outbox.append(("notice", desk.request(signoff, lang)))
-        row_ids, _ = await asyncio.gather(
-            self.d.store.finish_run(session.id, outcome.messages, outbox=outbox, inbox_done=outcome.inbox_done,
-                                    signoff=signoff),
-            usage,
-        )
+        row_ids = await self.d.store.finish_run(session.id, outcome.messages, outbox=outbox,
+                                                inbox_done=outcome.inbox_done, signoff=signoff, usage=outcome.usage)
         if signoff is not None:  # its reminder and deadline are watched like a question's
             self.d.question_stored(min(signoff.remind_at, signoff.deadline))
         self.d.metrics.runs.labels("answered").inc()

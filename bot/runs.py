@@ -270,10 +270,14 @@ class RunDriver:
         """Store the segment's usage (beside its outcome's write) and count its cost."""
         if usage is None:
             return
-        if usage.llm_calls:
-            self.metrics.count_cost(platform, usage.model, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)
+        self.count_usage(usage, platform)
         with contextlib.suppress(Exception):  # accounting must never fail a run
             await self.store.add_usage(usage)
+
+    def count_usage(self, usage: RunUsage | None, platform: str) -> None:
+        """Count the segment's cost in the metrics (its write stores the usage itself)."""
+        if usage is not None and usage.llm_calls:
+            self.metrics.count_cost(platform, usage.model, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)
 
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:

@@ -23,6 +23,7 @@ import math
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from opentelemetry.trace import Tracer
 
@@ -160,7 +161,9 @@ class SessionManager:
             await self.progress.notice_now(msg.chat, problem)
             return SubmitOutcome.INVALID
         key, body = str(msg.chat), message_to_json(msg)
-        staged = await self.store.stage_inbox(platform, msg.dedup_id, key, body)
+        staging = asyncio.ensure_future(self.store.stage_inbox(platform, msg.dedup_id, key, body))
+        self._claim_early(key, staging)
+        staged = await staging
         if staged.inbox_id is None:
             await staged.committed
             self.metrics.messages_in.labels(platform, "duplicate").inc()
@@ -193,6 +196,15 @@ class SessionManager:
             actor.stage(*staged)
         actor.wake()
 
+    def _claim_early(self, key: str, stored: asyncio.Future[Any]) -> None:
+        """A chat this process does not run yet (PostgreSQL): ask for its lease while its message
+        is being stored, instead of after (a round trip and a commit fewer before the reply
+        starts). The claim starts the actor only once the row's write is over, so the actor's
+        first read finds it; a duplicate or a failed write leaves an actor with nothing to do,
+        which ends and gives the chat up as a quiet chat does."""
+        if self._started and not self.ownership.immediate and key not in self._actors and key not in self._claiming:
+            self._claiming[key] = asyncio.create_task(self._claim(key, after=stored), name=f"claim:{key}")
+
     def redeliver(self, key: str) -> None:
         """A row of the chat was put back in its outbox (the operator's retry): send it."""
         if self.ownership.immediate or self.ownership.holds(key):
@@ -200,11 +212,15 @@ class SessionManager:
         else:  # the process that claims the chat opens its delivery lane
             self.wake(key)
 
-    async def _claim(self, key: str) -> None:
+    async def _claim(self, key: str, after: asyncio.Future[Any] | None = None) -> None:
+        """`after`: the inbox write the claim was started beside (`_claim_early`); the actor
+        starts once it is over, whatever its outcome (submit reports that)."""
         try:
             claim = await self.ownership.claim(key)
             if claim is None:
                 return  # held live elsewhere: its owner was woken by the same NOTIFY
+            if after is not None:  # the resume event (if any) comes after the row, as without it
+                await asyncio.wait([after])
             if not self._started:
                 self.ownership.release(key)
                 return
@@ -218,19 +234,20 @@ class SessionManager:
             self._claiming.pop(key, None)
 
     async def _resume_taken_over(self, claim: Claim) -> None:
-        """A run left working by an owner that died (or stalled past its lease) is re-driven here."""
-        session = await self.store.get_session(claim.chat_key)
-        if session is not None and session.state == "working" and claim.lease is not None:
-            body = json.dumps({"session_id": session.id})
+        """A run left working by an owner that died (or stalled past its lease) is re-driven here
+        (the claim read the chat's session once it was granted: bot.chat_leases)."""
+        session_id = claim.working_session
+        if session_id is not None and claim.lease is not None:
+            body = json.dumps({"session_id": session_id})
             await self.store.add_events([ChatEvent(claim.chat_key, "resume", body,
-                                                   f"resume:{session.id}:{claim.lease.fence}")])
+                                                   f"resume:{session_id}:{claim.lease.fence}")])
 
     def _run_actor(self, claim: Claim) -> ChatActor:
         key = claim.chat_key
         with self.ownership.scope(claim):  # the actor's tasks (its run, its lanes) carry the fence
             actor = self._actors[key] = ChatActor(ChatKey.parse(key), self._deps, self._actor_quiet,
                                                   self._actor_lost)
-            if claim.fresh:
+            if claim.fresh and claim.outbox_pending:
                 self.outbox.wake(key)  # what a previous owner queued and did not send
         actor.wake()
         return actor

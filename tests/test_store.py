@@ -18,6 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
+from bot.delivery import Audience, question_body
 from bot.store.base import (
     ChatEvent,
     QuestionRow,
@@ -159,6 +160,24 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     assert [o.id for o in await store.pending_outbox()] == [outbox_id]
     await store.outbox_sent(outbox_id, 1, None)
     assert await store.pending_outbox() == []
+
+
+async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: Store):
+    """The chat task hands the delivery worker the body it built (bot.run_outcome); the store's
+    row must be the same text, escapes and all (PostgreSQL builds it in a server function)."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    now = time.time()
+    odd = 'Quote " back\\slash\nline\ttab \x01 é 北京 🚆 </script>'
+    asked = [QuestionRow(session.id, "call_x", odd, (odd, "Sat"), "U\"1", now, now + 60, None, "waiting",
+                         addressee="@ana é"),
+             QuestionRow(session.id, "call_y", "Plain?", (), "", now, now + 60, None, "waiting")]
+    rows = await store.pause(session.id, [], asked, step=1)
+    outbox = await store.pending_outbox(KEY)
+    assert [o.id for o in outbox] == rows
+    expected = [question_body(q.tool_call_id, q.question, q.options,
+                              Audience(session.lang, q.asker_id, q.addressee or session.asker_name)) for q in asked]
+    assert [o.body for o in outbox] == expected
 
 
 async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resumes(store: Store):
@@ -388,6 +407,37 @@ async def test_usage_adds_to_the_session_and_to_its_run_row(store: Store):
     assert (first.prompt_tokens, first.completion_tokens, first.llm_calls, first.cost_usd) == (300, 30, 3, 0.75)
     assert (second.run_no, second.model, second.segments, second.cost_usd, second.outcome) == (2, "gpt-4o", 1, 0.125, "failed")
     assert [r.run_no for r in await store.recent_runs(limit=1)] == [2]
+
+
+async def test_a_pause_and_a_finished_run_store_their_segment_s_usage_in_the_same_write(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    await store.pause(session.id, [], [question(session.id)], step=1,
+                      usage=RunUsage(session.id, 1, "gpt-4o-mini", 100, 10, 1, 0.25, 1, "paused"))
+    answer = Message.tool("Friday", tool_call_id="call_q", name="ask_human")
+    assert await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
+    await store.finish_run(session.id, [Message.assistant("done")], outbox=[("answer", "{}")],
+                           usage=RunUsage(session.id, 1, "gpt-4o-mini", 200, 20, 2, 0.5, 3, "answered"))
+    await store.finish_run(session.id, [Message.assistant("again")])  # no usage: nothing added
+    s = await store.get_session(KEY)
+    assert s is not None and (s.prompt_tokens, s.completion_tokens, s.llm_calls, s.cost_usd) == (300, 30, 3, 0.75)
+    [run] = await store.recent_runs()
+    assert (run.run_no, run.segments, run.steps, run.outcome, run.cost_usd) == (1, 2, 3, "answered", 0.75)
+
+
+async def test_a_view_with_pending_rows_may_carry_the_open_session_s_messages(store: Store):
+    """A store may read the history with the view (PostgreSQL does): then it is the session's
+    messages as load_messages reads them, in the same snapshot as the rows."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    await store.append(session.id, [Message.assistant("a1"), Message.user("u2")], step=1)
+    idle = await store.chat_view(KEY)
+    assert idle.rows == [] and idle.history is None  # nothing pending: nothing read
+    await store.add_inbox("test", "2", KEY, "{}")
+    view = await store.chat_view(KEY)
+    assert view.history is None or view.history == await store.load_messages(session.id)
+    if isinstance(store, PostgresStore):
+        assert view.history is not None and [m.content for m in view.history] == ["hello", "a1", "u2"]
 
 
 async def test_a_turn_stores_its_trace_context_with_the_session(store: Store):

@@ -125,6 +125,25 @@ async def test_a_released_lease_fences_its_holder_and_the_next_lease_is_newer(tw
     assert fences == sorted(fences) and len(set(fences)) == len(fences)
 
 
+async def test_taking_a_lease_tells_what_the_previous_owner_left(two):
+    """One round trip takes the lease and reads, once it is ours, the run left working and the
+    rows left to send: the new owner re-drives the one and sends the others (bot.sessions)."""
+    a, b = two
+    quiet = await a.take_lease("test:other:", "proc-a", ttl_s=30)
+    assert quiet is not None and (quiet.working_session, quiet.outbox_pending) == (None, False)
+    first = await a.take_lease(KEY, "proc-a", ttl_s=0.2)
+    assert first is not None and first.working_session is None
+    with a.fenced(first.lease):
+        sid = await session_of(a)  # a run starts working, and something is queued ...
+        await a.queue_outbox(KEY, sid, "notice", "{}")
+    assert await b.take_lease(KEY, "proc-b", ttl_s=5) is None  # (held live: nothing)
+    await asyncio.sleep(0.3)  # ... then its owner stalls past the lease
+    taken = await b.take_lease(KEY, "proc-b", ttl_s=5)
+    assert taken is not None and taken.lease.fence > first.lease.fence
+    assert (taken.working_session, taken.outbox_pending) == (sid, True)
+    assert await b.current_lease(KEY) == taken.lease
+
+
 async def test_the_bot_processes_are_counted_by_their_lease_listeners(two):
     a, b = two
     assert await a.bot_processes() == 1  # none listening yet: at least the one asking

@@ -242,6 +242,9 @@ class ChatView:
     rows: list[InboxRow]
     session: SessionRow | None
     questions: list[QuestionRow]
+    # the open session's messages when the store read them with the rest (PostgreSQL does while
+    # rows are pending: the turn, answer or stop they bring reads them next); None: load_messages
+    history: list[Message] | None = None
 
 
 class Store(Protocol):
@@ -278,19 +281,21 @@ class Store(Protocol):
         """Append a step's messages; `inbox_done` (messages that steered it) close in the same transaction."""
     async def pause(
         self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), usage: RunUsage | None = None,
     ) -> list[int]:
         """Append, store the questions (several when a turn asks several people at once) and queue
-        their postings (outbox rows, returned in order), mark the session asking: one transaction."""
+        their postings (outbox rows, returned in order), mark the session asking, and add the
+        segment's `usage` when given (as add_usage does): one transaction."""
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None: ...
     async def close_session(self, chat_key: str) -> None: ...
     async def session_by_id(self, session_id: str) -> SessionRow | None: ...
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None, usage: RunUsage | None = None,
     ) -> list[int]:
-        """Mark the run over (idle, or waiting for `signoff` when given, which is stored) and queue
-        what must be delivered, `(kind, body)` each: one transaction."""
+        """Mark the run over (idle, or waiting for `signoff` when given, which is stored), queue
+        what must be delivered, `(kind, body)` each, and add the segment's `usage` when given (as
+        add_usage does): one transaction."""
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
     ) -> None:

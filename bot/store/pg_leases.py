@@ -7,6 +7,7 @@ from one sequence each time a lease is granted: a new lease of a chat always car
 number than every lease of that chat before it.
 
     lease = await acquire(conn, chat_key, owner, ttl_s)   # Lease, or None: someone holds it
+    taken = await take(conn, chat_key, owner, ttl_s)      # the same, with the session left working
     lease = await renew(conn, lease, ttl_s)                # same fence, later expiry; LeaseLost
     await release(conn, lease)                             # chat goes quiet; False if already lost
 
@@ -62,20 +63,30 @@ def new_owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A lease just granted, and what the chat's previous owner left, read once the lease was
+    ours: the id of its open session if that was left working (a run the new owner re-drives,
+    bot.sessions), and whether its outbox has rows to send."""
+
+    lease: Lease
+    working_session: str | None
+    outbox_pending: bool
+
+
+async def take(conn: asyncpg.Connection, chat_key: str, owner: str, ttl_s: float) -> Taken | None:
+    """Take the chat's lease if it is free, released or expired, and look at its open session, in
+    one round trip (bot_take_lease, migrations/postgres/0009); None while the lease is held live."""
+    row = await conn.fetchrow(
+        "SELECT r_fence, r_expires_at, r_working_session, r_outbox_pending FROM bot_take_lease($1, $2, $3)",
+        chat_key, owner, float(ttl_s))
+    return None if row is None else Taken(Lease(chat_key, owner, row[0], row[1]), row[2], row[3])
+
+
 async def acquire(conn: asyncpg.Connection, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
     """Take the chat's lease if it is free, released or expired; None while it is held live."""
-    # The fence is drawn in DO UPDATE, i.e. while the row is locked, so concurrent takeovers
-    # get their numbers in the order they commit; the VALUES one is used only for a new row.
-    row = await conn.fetchrow(
-        "INSERT INTO chat_leases AS l (chat_key, owner, fence, expires_at, acquired_at) "
-        "VALUES ($1, $2, nextval('chat_lease_fence'), now() + make_interval(secs => $3), now()) "
-        "ON CONFLICT (chat_key) DO UPDATE SET owner = EXCLUDED.owner, fence = nextval('chat_lease_fence'), "
-        "expires_at = EXCLUDED.expires_at, acquired_at = EXCLUDED.acquired_at "
-        "WHERE l.owner IS NULL OR l.expires_at <= now() "
-        "RETURNING l.fence, extract(epoch FROM l.expires_at)::float8",
-        chat_key, owner, float(ttl_s),
-    )
-    return None if row is None else Lease(chat_key, owner, row[0], row[1])
+    taken = await take(conn, chat_key, owner, ttl_s)
+    return None if taken is None else taken.lease
 
 
 async def renew(conn: asyncpg.Connection, lease: Lease, ttl_s: float) -> Lease:

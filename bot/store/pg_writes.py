@@ -10,10 +10,12 @@ the dialect, so a write added to writes.py ports by copying its function here an
 - many rows: `executemany` -> one statement over `unnest($n::text[])` (an UPDATE by ids:
   `id = ANY($n::bigint[])`).
 
-Every statement is a round trip to the server, so the hot writes save some: a write that
-updates the session row anyway does that first (its UPDATE is the lock `append` would take, and
-RETURNING gives what it would read back), and add_inbox is one statement (PostgresStore runs it
-without BEGIN and COMMIT).
+Every statement is a round trip to the server, so the writes of every step (start_turn,
+append_step, pause, finish_run, resolve_question, add_usage, outbox_sent) are not here: they are
+server functions (migrations/postgres/0008_write_functions.sql) called in one statement each by
+bot.store.pg_calls. Of the ones here, a write that updates the session row anyway does that
+first (its UPDATE is the lock `append` would take, and RETURNING gives what it would read back),
+and add_inbox is one statement (PostgresStore runs it without BEGIN and COMMIT).
 
 Each runs inside a transaction that PostgresStore.write opens (and, for a chat's writes under a
 lease, after the fence check of bot.store.pg_leases), so a function either completes or leaves
@@ -32,15 +34,8 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from bot.store.base import ChatEvent, RunUsage, TurnStart
-from bot.store.writes import (
-    OPEN_SIGNOFF,
-    QUESTION_COLS,
-    RUN_COLS,
-    SESSION_COLS,
-    SIGNOFF_COLS,
-    question_json,
-)
+from bot.store.base import ChatEvent
+from bot.store.writes import OPEN_SIGNOFF
 
 Conn: TypeAlias = asyncpg.Connection
 Row = tuple[Any, ...]
@@ -131,79 +126,8 @@ async def remember_location(conn: Conn, chat_key: str, location: str, lang: str)
         )
 
 
-async def start_turn(conn: Conn, turn: TurnStart, body: str) -> Row:
-    now = time.time()
-    sid = await conn.fetchval("SELECT id FROM sessions WHERE chat_key = $1 AND closed = 0", turn.chat_key)
-    # The row is written first and read back by RETURNING: nothing below changes it, and its
-    # write is the lock append() would take (two round trips fewer than a lock and a read).
-    if sid is None:
-        sid = turn.new_session_id or uuid.uuid4().hex
-        fresh = await conn.fetchrow(
-            "INSERT INTO sessions (id, chat_key, state, lang, asker_id, asker_name, run_no, run_steps, request, "
-            "location, created_at, updated_at, run_started_at, trace_parent) "
-            f"VALUES ($1, $2, 'working', $3, $4, $5, 1, 0, $6, $7, $8, $9, $10, $11) RETURNING {SESSION_COLS}",
-            sid, turn.chat_key, turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, now,
-            turn.trace_parent,
-        )
-    else:
-        fresh = await conn.fetchrow(
-            "UPDATE sessions SET state = 'working', lang = $1, asker_id = $2, asker_name = $3, run_no = run_no + 1, "
-            "run_steps = 0, request = $4, location = COALESCE($5, location), updated_at = $6, run_started_at = $7, "
-            f"trace_parent = $8 WHERE id = $9 RETURNING {SESSION_COLS}",
-            turn.lang, turn.asker_id, turn.asker_name, turn.request, turn.location, now, now, turn.trace_parent, sid,
-        )
-    await append(conn, sid, [body], locked=True)
-    await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", turn.inbox_id)
-    # a new turn supersedes a plan still waiting for sign-off (or records why it was rejected)
-    await conn.execute(
-        f"UPDATE signoffs SET status = $1, decided_by = COALESCE(NULLIF($2, ''), decided_by), decided_at = $3, "
-        f"reason = NULLIF($4, '') WHERE session_id = $5 AND {OPEN_SIGNOFF}",
-        "rejected" if turn.rejected_by else "superseded", turn.rejected_by, now, turn.reason, sid,
-    )
-    return tuple(fresh)
 
 
-async def append_step(conn: Conn, session_id: str, bodies: Sequence[str], step: int, inbox_done: Sequence[int]) -> None:
-    await conn.execute("UPDATE sessions SET run_steps = $1 WHERE id = $2", step, session_id)
-    await append(conn, session_id, bodies, locked=True)
-    await close_inbox(conn, inbox_done)
-
-
-async def pause(
-    conn: Conn, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int, inbox_done: Sequence[int]
-) -> list[int]:
-    chat_key, lang, asker_name = await conn.fetchrow(
-        "UPDATE sessions SET state = 'asking', run_steps = $1, updated_at = $2 WHERE id = $3 "
-        "RETURNING chat_key, lang, asker_name",
-        step, time.time(), session_id,
-    )
-    await append(conn, session_id, bodies, locked=True)
-    await conn.executemany(
-        f"INSERT INTO questions ({QUESTION_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 'waiting', NULL, $8, $9) "
-        "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET question = EXCLUDED.question, "
-        "options = EXCLUDED.options, asker_id = EXCLUDED.asker_id, asked_at = EXCLUDED.asked_at, "
-        "deadline = EXCLUDED.deadline, posted_message_id = NULL, status = 'waiting', posted_after = NULL, "
-        "remind_at = EXCLUDED.remind_at, addressee = EXCLUDED.addressee",
-        questions,
-    )
-    await close_inbox(conn, inbox_done)
-    return [await queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name),
-                               tool_call_id=q[1]) for q in questions]
-
-
-async def finish_run(
-    conn: Conn, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int],
-    signoff: Row | None = None,
-) -> list[int]:
-    chat_key = await conn.fetchval("UPDATE sessions SET state = $1, updated_at = $2 WHERE id = $3 RETURNING chat_key",
-                                   "signoff" if signoff else "idle", time.time(), session_id)
-    await append(conn, session_id, bodies, locked=True)
-    if signoff is not None:
-        await conn.execute(
-            f"INSERT INTO signoffs ({SIGNOFF_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)", *signoff
-        )
-    await close_inbox(conn, inbox_done)
-    return [await queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
 
 
 async def interrupt(conn: Conn, session_id: str, bodies: Sequence[str], close: bool, notice: str | None) -> None:
@@ -223,47 +147,6 @@ async def close_session(conn: Conn, chat_key: str) -> None:
     await conn.execute("UPDATE sessions SET closed = 1, state = 'idle' WHERE chat_key = $1 AND closed = 0", chat_key)
 
 
-async def add_usage(conn: Conn, usage: RunUsage) -> None:
-    u = usage
-    now = time.time()
-    await conn.execute(  # one statement: the session's totals, then its run's row
-        "WITH s AS (UPDATE sessions SET prompt_tokens = prompt_tokens + $5, completion_tokens = completion_tokens + $6, "
-        "llm_calls = llm_calls + $7, cost_usd = cost_usd + $8 WHERE id = $1 RETURNING chat_key) "
-        f"INSERT INTO runs AS r ({RUN_COLS}) "
-        "SELECT $1, $2, chat_key, $3, 1, $4, $5, $6, $7, $8, $9, $10, $10 FROM s "
-        "ON CONFLICT (session_id, run_no) DO UPDATE SET model = EXCLUDED.model, segments = r.segments + 1, "
-        "steps = EXCLUDED.steps, prompt_tokens = r.prompt_tokens + EXCLUDED.prompt_tokens, "
-        "completion_tokens = r.completion_tokens + EXCLUDED.completion_tokens, "
-        "llm_calls = r.llm_calls + EXCLUDED.llm_calls, cost_usd = r.cost_usd + EXCLUDED.cost_usd, "
-        "outcome = EXCLUDED.outcome, updated_at = EXCLUDED.updated_at",
-        u.session_id, u.run_no, u.model, u.steps, u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd,
-        u.outcome, now,
-    )
-
-
-async def resolve_question(
-    conn: Conn, session_id: str, tool_call_id: str, body: str, status: str, inbox_id: int | None
-) -> bool:
-    updated = await conn.execute(
-        "UPDATE questions SET status = $1 WHERE session_id = $2 AND tool_call_id = $3 AND status = 'waiting'",
-        status, session_id, tool_call_id,
-    )
-    if _count(updated) != 1:
-        return False
-    # The run resumes once every question of its turn is answered or expired. The row is
-    # updated either way, so the UPDATE is append's lock (a round trip fewer); while a question
-    # still waits it writes the same values back.
-    await conn.execute(
-        "UPDATE sessions SET state = CASE WHEN q.waiting THEN state ELSE 'working' END, "
-        "updated_at = CASE WHEN q.waiting THEN updated_at ELSE $1 END "
-        "FROM (SELECT EXISTS (SELECT 1 FROM questions WHERE session_id = $2 AND status = 'waiting') AS waiting) AS q "
-        "WHERE id = $2",
-        time.time(), session_id,
-    )
-    await append(conn, session_id, [body], locked=True)
-    if inbox_id is not None:
-        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = $1", inbox_id)
-    return True
 
 
 # -- sign-offs -------------------------------------------------------------------------------
@@ -344,29 +227,6 @@ async def notice_inbox(conn: Conn, inbox_id: int, chat_key: str, session_id: str
 async def outbox_part_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str) -> None:
     await conn.execute("UPDATE outbox SET parts_sent = $1, message_id = $2 WHERE id = $3", parts_sent, message_id, outbox_id)
 
-
-async def outbox_sent(conn: Conn, outbox_id: int, parts_sent: int, message_id: str | None,
-                      posted_after: int | None = None) -> None:
-    await conn.execute(
-        "UPDATE outbox SET status = 'sent', parts_sent = $1, message_id = COALESCE($2, message_id) WHERE id = $3",
-        parts_sent, message_id, outbox_id,
-    )
-    row = await conn.fetchrow(
-        "SELECT session_id, tool_call_id, message_id FROM outbox WHERE id = $1 AND kind = 'question'", outbox_id
-    )
-    if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
-        # The watermark is the newest inbox id read just before the platform was called
-        # (`posted_after`, PostgresStore.question_watermark): a person's answer, stored by any
-        # process once they saw the question, lands above it, however late this record commits.
-        # Without it, the newest id now; an inbox row stored concurrently (another process, or an
-        # INSERT in flight) may commit after this read with a smaller id and count as sent before
-        # the posting.
-        await conn.execute(
-            "UPDATE questions SET posted_message_id = $1, "
-            "posted_after = COALESCE($4, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
-            "WHERE session_id = $2 AND tool_call_id = $3",
-            row[2], row[0], row[1], posted_after,
-        )
 
 
 async def retry_outbox(conn: Conn, outbox_id: int) -> str | None:

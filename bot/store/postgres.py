@@ -7,7 +7,9 @@ SqliteStore method for method, so the two read side by side:
 - writes are the functions of bot.store.pg_writes (the twins of bot.store.writes), each run by
   `write()` in one transaction on one pooled connection, as SqliteStore hands the functions of
   writes.py to its GroupCommitWriter. Porting a write: its twin in pg_writes, then here the same
-  one-line method as in sqlite.py with `self.write(partial(pg_writes.NAME, ...))`.
+  one-line method as in sqlite.py with `self.write(partial(pg_writes.NAME, ...))`;
+- the writes of every step are server functions instead, one round trip each: `call()` runs
+  bot.store.pg_calls.NAME, whose statement checks the fence and writes in its own transaction.
 
 The pieces around it, one module per concern:
 
@@ -15,6 +17,7 @@ The pieces around it, one module per concern:
                  connection errors -> StoreUnavailable naming BOT_DB_URL
     pg_migrate   migrations/postgres/NNNN_*.sql, applied at open() under an advisory lock
     pg_writes    the writes
+    pg_calls     the writes of every step, as calls of server functions (one round trip each)
     pg_leases    chat leases with fencing numbers; the fence check inside a write's transaction
     pg_notify    LISTEN on a dedicated connection with reconnect; NOTIFY from any transaction
 
@@ -45,7 +48,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from agent_core.schema import Message
-from bot.store import pg_leases, pg_writes
+from bot.store import pg_calls, pg_leases, pg_writes
 from bot.store.base import (
     ChatEvent,
     ChatView,
@@ -74,16 +77,23 @@ from bot.store.pg_connect import (
     create_pool,
     unavailable,
 )
-from bot.store.pg_leases import Lease
+from bot.store.pg_leases import Lease, Taken
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
 from bot.store.sqlite import _bodies, _body, _question, _signoff, _signoff_row
-from bot.store.writes import OPEN_SIGNOFF, OUTBOX_COLS, RUN_COLS, SIGNOFF_COLS
+from bot.store.writes import (
+    OPEN_SIGNOFF,
+    OUTBOX_COLS,
+    QUESTION_COLS,
+    RUN_COLS,
+    SESSION_COLS,
+    SIGNOFF_COLS,
+)
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
-_SESSION_COLS = pg_writes.SESSION_COLS
-_QUESTION_COLS = pg_writes.QUESTION_COLS
+_SESSION_COLS = SESSION_COLS
+_QUESTION_COLS = QUESTION_COLS
 _OUTBOX_COLS = OUTBOX_COLS  # the same columns as SQLite's
 _INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind, noticed"
 _CHAT_VIEW = (
@@ -92,7 +102,10 @@ _CHAT_VIEW = (
     f"(SELECT json_build_array({_SESSION_COLS}) FROM sessions WHERE chat_key = $1 AND closed = 0), "
     f"(SELECT json_agg(json_build_array({', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))}) "
     "ORDER BY q.asked_at, q.tool_call_id) FROM questions q JOIN sessions s ON s.id = q.session_id "
-    "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting')"
+    "WHERE s.chat_key = $1 AND s.closed = 0 AND s.state = 'asking' AND q.status = 'waiting'), "
+    # the open session's messages while rows are pending (a round trip fewer on the way to a run)
+    "(SELECT json_agg(m.body ORDER BY m.seq) FROM messages m JOIN sessions s ON s.id = m.session_id "
+    "WHERE s.chat_key = $1 AND s.closed = 0 AND EXISTS (SELECT 1 FROM inbox WHERE chat_key = $1 AND status = 'pending'))"
 )
 PING_TIMEOUT_S = 2.0
 
@@ -187,6 +200,12 @@ class PostgresStore:
         except LOST_ERRORS as exc:
             raise unavailable(self.url, exc, "write to PostgreSQL") from exc
 
+    async def call(self, fn: Callable[[asyncpg.Connection, Lease | None], Awaitable[T]]) -> T:
+        """`fn(conn, lease)` sends one statement calling a write's server function (pg_calls),
+        which checks the lease set by `fenced()` and writes in that statement's transaction: one
+        round trip, returning once committed. LeaseLost, nothing written, as with `write`."""
+        return await self._transaction(partial(_called, fn=fn, lease=self._fence.get()), None, single=True)
+
     @contextlib.contextmanager
     def fenced(self, lease: Lease) -> Iterator[Lease]:
         """Within this block (in this task, and tasks created in it) every write but add_inbox
@@ -201,6 +220,13 @@ class PostgresStore:
     async def acquire_lease(self, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
         """The chat's lease if it is free, released or expired; None while someone holds it."""
         return await self._transaction(partial(pg_leases.acquire, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
+                                       single=True)
+
+    async def take_lease(self, chat_key: str, owner: str, ttl_s: float) -> Taken | None:
+        """`acquire_lease`, with what the chat's previous owner left: its open session if that was
+        left working, and whether its outbox has rows to send (read in the same round trip, once
+        the lease is ours)."""
+        return await self._transaction(partial(pg_leases.take, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
                                        single=True)
 
     async def renew_lease(self, lease: Lease, ttl_s: float) -> Lease:
@@ -279,9 +305,11 @@ class PostgresStore:
         # of the columns (text, integers and doubles only, which JSON carries exactly)
         row = await self._one(_CHAT_VIEW, chat_key, limit)
         assert row is not None
-        rows, found, questions = (json.loads(part) if part is not None else None for part in row)
+        rows, found, questions, bodies = (json.loads(part) if part is not None else None for part in row)
+        session = SessionRow(*found) if found else None
+        history = [Message.model_validate_json(b) for b in bodies or []] if session is not None and rows else None
         return ChatView([InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows or []],
-                        SessionRow(*found) if found else None, [_question(r) for r in questions or []])
+                        session, [_question(r) for r in questions or []], history)
 
     async def chats_with_inbox(self) -> list[str]:
         rows = await self._all("SELECT DISTINCT chat_key FROM inbox WHERE status = 'pending'")
@@ -302,7 +330,7 @@ class PostgresStore:
         return SessionRow(*row) if row else None
 
     async def start_turn(self, turn: TurnStart) -> SessionRow:
-        row = await self.write(partial(pg_writes.start_turn, turn=turn, body=_body(turn.message)))
+        row = await self.call(partial(pg_calls.start_turn, turn=turn, body=_body(turn.message)))
         return SessionRow(*row)
 
     async def load_messages(self, session_id: str) -> list[Message]:
@@ -312,25 +340,25 @@ class PostgresStore:
     async def append(
         self, session_id: str, messages: Sequence[Message], *, step: int, inbox_done: Sequence[int] = ()
     ) -> None:
-        await self.write(partial(pg_writes.append_step, session_id=session_id, bodies=_bodies(messages), step=step,
-                                 inbox_done=list(inbox_done)))
+        await self.call(partial(pg_calls.append_step, session_id=session_id, bodies=_bodies(messages), step=step,
+                                inbox_done=list(inbox_done)))
 
     async def pause(
         self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), usage: RunUsage | None = None,
     ) -> list[int]:
         rows = [(session_id, q.tool_call_id, q.question, json.dumps(list(q.options), ensure_ascii=False), q.asker_id,
                  q.asked_at, q.deadline, q.remind_at, q.addressee) for q in questions]
-        return list(await self.write(partial(pg_writes.pause, session_id=session_id, bodies=_bodies(messages),
-                                            questions=rows, step=step, inbox_done=list(inbox_done))))
+        return await self.call(partial(pg_calls.pause, session_id=session_id, bodies=_bodies(messages),
+                                       questions=rows, step=step, inbox_done=list(inbox_done), usage=usage))
 
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None, usage: RunUsage | None = None,
     ) -> list[int]:
-        return await self.write(partial(pg_writes.finish_run, session_id=session_id, bodies=_bodies(messages),
-                                        outbox=list(outbox), inbox_done=list(inbox_done),
-                                        signoff=_signoff_row(signoff)))
+        return await self.call(partial(pg_calls.finish_run, session_id=session_id, bodies=_bodies(messages),
+                                       outbox=list(outbox), inbox_done=list(inbox_done),
+                                       signoff=_signoff_row(signoff), usage=usage))
 
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None
@@ -342,7 +370,7 @@ class PostgresStore:
         await self.write(partial(pg_writes.close_session, chat_key=chat_key))
 
     async def add_usage(self, usage: RunUsage) -> None:
-        await self.write(partial(pg_writes.add_usage, usage=usage))
+        await self.call(partial(pg_calls.add_usage, usage=usage))
 
     async def recent_runs(self, limit: int = 50) -> list[RunRow]:
         rows = await self._all(f"SELECT {RUN_COLS} FROM runs ORDER BY updated_at DESC LIMIT $1", limit)
@@ -403,9 +431,9 @@ class PostgresStore:
     async def resolve_question(
         self, session_id: str, tool_call_id: str, answer: Message, *, status: str, inbox_id: int | None
     ) -> bool:
-        return await self.write(partial(pg_writes.resolve_question, session_id=session_id,
-                                        tool_call_id=tool_call_id, body=_body(answer), status=status,
-                                        inbox_id=inbox_id))
+        return await self.call(partial(pg_calls.resolve_question, session_id=session_id,
+                                       tool_call_id=tool_call_id, body=_body(answer), status=status,
+                                       inbox_id=inbox_id))
 
     async def waiting_questions(self) -> list[QuestionRow]:
         rows = await self._all(f"SELECT {_QUESTION_COLS} FROM questions WHERE status = 'waiting'")
@@ -525,8 +553,8 @@ class PostgresStore:
         recorded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._recording_posts.add(recorded)
         try:
-            await self.write(partial(pg_writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
-                                     message_id=message_id, posted_after=posted_after))
+            await self.call(partial(pg_calls.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
+                                    message_id=message_id, posted_after=posted_after))
         finally:
             self._recording_posts.discard(recorded)
             recorded.set_result(None)
@@ -566,6 +594,17 @@ async def _fenced(conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], A
         raise
     await conn.execute("COMMIT")
     return result
+
+
+async def _called(conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection, Lease | None], Awaitable[T]],
+                  lease: Lease | None) -> T:
+    try:
+        return await fn(conn, lease)
+    except asyncpg.PostgresError as exc:
+        if lease is None or getattr(exc, "sqlstate", None) != pg_calls.LEASE_LOST:
+            raise
+    # the statement's transaction was rolled back with the error: describe the lease row now
+    raise await pg_leases.lost(conn, lease)
 
 
 def _gone(conn: asyncpg.Connection) -> bool:

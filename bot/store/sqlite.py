@@ -153,20 +153,20 @@ class SqliteStore:
 
     async def pause(
         self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
-        inbox_done: Sequence[int] = (),
+        inbox_done: Sequence[int] = (), usage: RunUsage | None = None,
     ) -> list[int]:
         rows = [(session_id, q.tool_call_id, q.question, json.dumps(list(q.options), ensure_ascii=False), q.asker_id,
                  q.asked_at, q.deadline, q.remind_at, q.addressee) for q in questions]
         return list(await self._writer.write(partial(writes.pause, session_id=session_id, bodies=_bodies(messages),
-                                            questions=rows, step=step, inbox_done=list(inbox_done))))
+                                            questions=rows, step=step, inbox_done=list(inbox_done), usage=usage)))
 
     async def finish_run(
         self, session_id: str, messages: Sequence[Message], *, outbox: Sequence[tuple[str, str]] = (),
-        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None,
+        inbox_done: Sequence[int] = (), signoff: SignoffRow | None = None, usage: RunUsage | None = None,
     ) -> list[int]:
         return list(await self._writer.write(partial(writes.finish_run, session_id=session_id, bodies=_bodies(messages),
                                                      outbox=list(outbox), inbox_done=list(inbox_done),
-                                                     signoff=_signoff_row(signoff))))
+                                                     signoff=_signoff_row(signoff), usage=usage)))
 
     async def interrupt(
         self, session_id: str, fillers: Sequence[Message], *, close: bool, notice: str | None = None

@@ -141,7 +141,7 @@ def append_step(
 
 def pause(
     conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], questions: Sequence[Row], step: int,
-    inbox_done: Sequence[int],
+    inbox_done: Sequence[int], usage: RunUsage | None = None,
 ) -> list[int]:
     append(conn, session_id, bodies)
     conn.executemany(
@@ -155,6 +155,8 @@ def pause(
     chat_key, lang, asker_name = conn.execute(
         "SELECT chat_key, lang, asker_name FROM sessions WHERE id = ?", (session_id,)
     ).fetchone()
+    if usage is not None:  # the segment's cost, in the same commit
+        add_usage(conn, usage)
     return [queue_outbox(conn, chat_key, session_id, "question", question_json(q, lang, asker_name), tool_call_id=q[1])
             for q in questions]
 
@@ -171,7 +173,7 @@ def question_json(question: Row, lang: str, asker_name: str) -> str:
 
 def finish_run(
     conn: sqlite3.Connection, session_id: str, bodies: Sequence[str], outbox: Sequence[tuple[str, str]],
-    inbox_done: Sequence[int], signoff: Row | None = None,
+    inbox_done: Sequence[int], signoff: Row | None = None, usage: RunUsage | None = None,
 ) -> list[int]:
     append(conn, session_id, bodies)
     conn.execute("UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
@@ -180,6 +182,8 @@ def finish_run(
         conn.execute(f"INSERT INTO signoffs ({SIGNOFF_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", signoff)
     close_inbox(conn, inbox_done)
     (chat_key,) = conn.execute("SELECT chat_key FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if usage is not None:  # the segment's cost, in the same commit
+        add_usage(conn, usage)
     return [queue_outbox(conn, chat_key, session_id, kind, body) for kind, body in outbox]
 
 

@@ -1,0 +1,115 @@
+"""The hot writes in one round trip each: calls of the server functions of
+migrations/postgres/0008_write_functions.sql.
+
+A chat's step is mostly round trips to the server (issue 18), and a client-side transaction
+costs BEGIN with the fence check, each statement, and COMMIT. These writes run on every step of
+every conversation, so each is one statement calling a function that checks the writer's lease
+and does the whole write in the statement's own transaction; asyncpg returns once that
+transaction has committed. The rest of the writes stay in bot.store.pg_writes (rarer: commands,
+sign-offs, reminders, failures), run by PostgresStore.write as before.
+
+Each function here takes the connection and the writer's lease (None: unfenced) and returns what
+its twin in bot.store.writes returns. A lost lease comes back as SQLSTATE LEASE_LOST, which
+PostgresStore.call turns into LeaseLost. Porting a write here: its function in a new migration
+(CREATE OR REPLACE for a changed one), its call here, and the store's method through `call`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+import asyncpg
+
+from bot.store.base import RunUsage, TurnStart
+from bot.store.pg_leases import Lease
+from bot.store.writes import SESSION_COLS
+
+Conn: TypeAlias = asyncpg.Connection
+Row = tuple[Any, ...]
+LEASE_LOST = "BL001"  # raised by bot_check_fence (migration 0008)
+
+
+def _params(n: int) -> str:
+    return ", ".join(f"${i}" for i in range(1, n + 1))
+
+
+_PAUSE = f"SELECT bot_pause({_params(25)})"
+_FINISH_RUN = f"SELECT bot_finish_run({_params(30)})"
+_ADD_USAGE = f"SELECT bot_add_usage({_params(13)})"
+
+
+def fence_args(lease: Lease | None) -> tuple[str | None, str | None, int | None]:
+    """The three leading arguments of every function: the lease the write must hold."""
+    return (None, None, None) if lease is None else (lease.chat_key, lease.owner, lease.fence)
+
+
+def usage_args(usage: RunUsage | None) -> tuple[Any, ...]:
+    """The nine arguments of a segment's usage (bot_usage), all None for none."""
+    if usage is None:
+        return (None,) * 9
+    u = usage
+    return (u.session_id, u.run_no, u.model, u.steps, u.prompt_tokens, u.completion_tokens, u.llm_calls, u.cost_usd,
+            u.outcome)
+
+
+async def start_turn(conn: Conn, lease: Lease | None, turn: TurnStart, body: str) -> Row:
+    row = await conn.fetchrow(
+        f"SELECT {SESSION_COLS} FROM bot_start_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+        "$15, $16)",
+        *fence_args(lease), turn.chat_key, turn.new_session_id or uuid.uuid4().hex, turn.lang, turn.asker_id,
+        turn.asker_name, turn.request, turn.location, turn.trace_parent, body, turn.inbox_id, turn.rejected_by,
+        turn.reason, time.time(),
+    )
+    assert row is not None
+    return tuple(row)
+
+
+async def append_step(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str], step: int,
+                      inbox_done: Sequence[int]) -> None:
+    await conn.execute("SELECT bot_append_step($1, $2, $3, $4, $5, $6, $7)",
+                       *fence_args(lease), session_id, list(bodies), step, list(inbox_done))
+
+
+async def pause(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str], questions: Sequence[Row],
+                step: int, inbox_done: Sequence[int], usage: RunUsage | None = None) -> list[int]:
+    """`questions`: rows of (session_id, tool_call_id, question, options JSON, asker_id, asked_at,
+    deadline, remind_at, addressee), as PostgresStore.pause builds them; one outbox id each."""
+    ids = await conn.fetchval(
+        _PAUSE,
+        *fence_args(lease), session_id, list(bodies), step, list(inbox_done),
+        *([q[i] for q in questions] for i in range(1, 9)), *usage_args(usage), time.time(),
+    )
+    return list(ids)
+
+
+async def finish_run(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str],
+                     outbox: Sequence[tuple[str, str]], inbox_done: Sequence[int],
+                     signoff: Row | None = None, usage: RunUsage | None = None) -> list[int]:
+    ids = await conn.fetchval(
+        _FINISH_RUN,
+        *fence_args(lease), session_id, list(bodies), list(inbox_done), [k for k, _ in outbox],
+        [b for _, b in outbox], *(signoff if signoff is not None else (None,) * 12), *usage_args(usage), time.time(),
+    )
+    return list(ids)
+
+
+async def resolve_question(conn: Conn, lease: Lease | None, session_id: str, tool_call_id: str, body: str,
+                           status: str, inbox_id: int | None) -> bool:
+    resolved: bool = await conn.fetchval(
+        "SELECT bot_resolve_question($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        *fence_args(lease), session_id, tool_call_id, body, status, inbox_id, time.time(),
+    )
+    return resolved
+
+
+async def add_usage(conn: Conn, lease: Lease | None, usage: RunUsage) -> None:
+    await conn.execute(_ADD_USAGE, *fence_args(lease), *usage_args(usage), time.time())
+
+
+async def outbox_sent(conn: Conn, lease: Lease | None, outbox_id: int, parts_sent: int, message_id: str | None,
+                      posted_after: int | None = None) -> None:
+    await conn.execute("SELECT bot_outbox_sent($1, $2, $3, $4, $5, $6, $7)",
+                       *fence_args(lease), outbox_id, parts_sent, message_id, posted_after)
