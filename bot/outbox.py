@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -120,7 +119,6 @@ class DeliveryWorker:
     _stopped: bool = False
 
     def __post_init__(self) -> None:
-        self._started_at = time.time()  # rows created before it were queued by an earlier process
         self._backlog = asyncio.Semaphore(self.policy.backlog_lanes)
         # one long-lived retry object per policy: a call leaves no retry machinery behind
         self._retrying = AsyncRetrying(
@@ -252,11 +250,8 @@ class DeliveryWorker:
         run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps)
         try:
             if row.kind == "question":
-                # read before every attempt: the one that reached the chat sets what may answer it.
-                # A row older than this worker may have reached the chat already, from a process
-                # that died before recording it: an answer to that copy must answer it too.
-                earlier = row.created_at if row.created_at < self._started_at else None
-                parts.watermark = await self.store.question_watermark(earlier)
+                # read before every attempt: the one that reached the chat sets what may answer it
+                parts.watermark = await self.store.question_watermark()
                 await surface.post_question(chat, question_from_body(row.body), run, parts)
             elif row.kind == "answer":
                 answer, verdict = answer_from_body(row.body)

@@ -1,4 +1,4 @@
-"""The failure stories of "One actor per chat", one test each, through the real runtime
+"""The eight failure stories of "One actor per chat", one test each, through the real runtime
 with the fakes (and the real Telegram adapter where the story is Telegram's).
 
 Each was written before the redesign and failed on the runtime of that day (see the commit
@@ -15,7 +15,6 @@ from typing import Any
 
 from agent_core.schema import Function, Message, ToolCall
 from bot.chat import ChatKey
-from bot.records import message_to_json
 from bot.store import SqliteStore
 from bot.store.base import QuestionRow, TurnStart
 from tests.fakes.openai_server import FakeOpenAI, call, reply
@@ -290,29 +289,3 @@ async def test_8_a_long_answer_whose_second_part_fails_for_a_while_is_not_sent_t
         assert len(containing(tg, 5150, "Day 0:")) == 1
         assert len(containing(tg, 5150, "Day 119:")) == 1
         assert len(containing(tg, 5150, "Day 60:")) == 1
-
-
-async def test_9_an_answer_to_a_question_posted_just_before_a_kill_answers_it_after_the_restart(tmp_path):
-    """The process posted the question and died before recording it; the person answered that
-    copy meanwhile. At the restart the question is posted again, and the answer already given
-    answers it (it used to be held as 'sent before the question', and the chat waited for ever)."""
-    settings = make_settings(tmp_path)
-    await _seed_finished_answers(settings.db_path, [], [A])
-    store = SqliteStore(settings.db_path)
-    await store.open()
-    try:
-        await store.add_inbox("test", "answer-1", str(A), message_to_json(msg(A, "Friday", dedup="answer-1")))
-    finally:
-        await store.close()
-    surface = RecordingSurface()
-    async with FakeOpenAI([reply("<answer>Friday it is.</answer>")]) as fake:
-        rt = await start_runtime(settings, make_llm(fake.base_url), surface)
-        try:
-            await surface.wait_count("question", 1)  # the copy nobody recorded, again
-            await surface.wait_count("answer", 1)
-            await rt.manager.wait_until_idle(A, 5)
-            fake.assert_complete()
-            assert fake.requests[0].tool_results()["call_q"] == "Friday"
-            assert surface.of("notice", A) == []  # nothing held, nothing refused
-        finally:
-            await rt.stop()

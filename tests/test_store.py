@@ -469,11 +469,3 @@ async def test_the_operators_reads_and_a_failed_delivery_put_back_in_the_queue(s
     assert [r.id for r in await store.failed_deliveries()] == [asked]
     await store.close_session(KEY)
     assert await store.open_sessions() == []
-
-
-async def test_the_watermark_of_an_earlier_copy_is_the_newest_row_received_by_then(store: Store):
-    assert await store.question_watermark(time.time()) == 0
-    first = await store.add_inbox("test", "w1", KEY, "{}")
-    asked = time.time()
-    await store.add_inbox("test", "w2", KEY, "{}")
-    assert await store.question_watermark(asked) == first

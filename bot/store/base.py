@@ -371,13 +371,11 @@ class Store(Protocol):
     async def chats_with_outbox(self) -> list[str]: ...
     async def failed_outbox(self, chat_key: str) -> list[OutboxRow]: ...
     async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None: ...
-    async def question_watermark(self, received_by: float | None = None) -> int | None:
+    async def question_watermark(self) -> int | None:
         """Read just before a question is sent to the platform: the newest inbox id now, which
         outbox_sent then records as the question's watermark (PostgreSQL: another process may
         store the person's answer before this one records the posting). None where the record
-        itself can take it (SQLite: one writer commits in call order). `received_by`: for a
-        question an earlier process may have posted already (it died before recording it), the
-        newest inbox id received by that time, so an answer to the earlier copy answers it."""
+        itself can take it (SQLite: one writer commits in call order)."""
     async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
                           posted_after: int | None = None) -> None:
         """Delivered: a question row also marks its question posted, with the inbox watermark

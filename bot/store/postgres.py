@@ -543,11 +543,7 @@ class PostgresStore:
         await self.write(partial(pg_writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
                                  message_id=message_id))
 
-    async def question_watermark(self, received_by: float | None = None) -> int | None:
-        if received_by is not None:
-            row = await self._one(
-                "SELECT id FROM inbox WHERE received_at <= $1 ORDER BY id DESC LIMIT 1", received_by)
-            return int(row[0]) if row else 0
+    async def question_watermark(self) -> int | None:
         row = await self._one("SELECT COALESCE(MAX(id), 0) FROM inbox")
         return int(row[0]) if row else 0
 

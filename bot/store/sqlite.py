@@ -44,8 +44,6 @@ _QUESTION_COLS = writes.QUESTION_COLS
 _OUTBOX_COLS = writes.OUTBOX_COLS
 _INBOX_COLS = "id, platform, dedup_id, chat_key, body, received_at, kind, noticed"
 _PENDING_INBOX = f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = ? AND status = 'pending' ORDER BY id LIMIT ?"
-# the PK read backwards: the rows received by a moment are the oldest, so this stops at once
-_RECEIVED_BY = "SELECT id FROM inbox WHERE received_at <= ? ORDER BY id DESC LIMIT 1"
 _OPEN_SESSION = f"SELECT {_SESSION_COLS} FROM sessions WHERE chat_key = ? AND closed = 0"
 _CHAT_QUESTIONS = (
     f"SELECT {', '.join('q.' + c.strip() for c in _QUESTION_COLS.split(','))} FROM questions q "
@@ -342,16 +340,13 @@ class SqliteStore:
         await self._writer.write(partial(writes.outbox_part_sent, outbox_id=outbox_id, parts_sent=parts_sent,
                                          message_id=message_id))
 
-    async def question_watermark(self, received_by: float | None = None) -> int | None:
-        if received_by is None:
-            return None  # one writer: the posting's record is ordered after every update stored before it
-        row = await self._one(_RECEIVED_BY, (received_by,))
-        return int(row[0]) if row else 0
+    async def question_watermark(self) -> int | None:
+        return None  # one writer: the posting's record is ordered after every update stored before it
 
     async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
                           posted_after: int | None = None) -> None:
         await self._writer.write(partial(writes.outbox_sent, outbox_id=outbox_id, parts_sent=parts_sent,
-                                         message_id=message_id, posted_after=posted_after))
+                                         message_id=message_id))
 
     async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None:
         await self._writer.write(partial(writes.outbox_attempt_failed, outbox_id=outbox_id, error=error))

@@ -328,8 +328,7 @@ def outbox_part_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, 
     )
 
 
-def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str | None,
-                posted_after: int | None = None) -> None:
+def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str | None) -> None:
     conn.execute(
         "UPDATE outbox SET status = 'sent', parts_sent = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
         (parts_sent, message_id, outbox_id),
@@ -339,10 +338,9 @@ def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, messa
     ).fetchone()
     if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
         conn.execute(
-            "UPDATE questions SET posted_message_id = ?, "
-            "posted_after = COALESCE(?, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
+            "UPDATE questions SET posted_message_id = ?, posted_after = (SELECT COALESCE(MAX(id), 0) FROM inbox) "
             "WHERE session_id = ? AND tool_call_id = ?",
-            (row[2], posted_after, row[0], row[1]),
+            (row[2], row[0], row[1]),
         )
 
 
