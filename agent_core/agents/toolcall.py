@@ -274,8 +274,7 @@ def _tool_attributes(call: ToolCall) -> dict[str, AttributeValue]:
 
 
 def _record_result(s: Span, result: ToolResult) -> None:
-    s.set_attribute("tool.result_chars", len(result.observation()))
-    s.set_attribute("tool.ok", result.ok)
+    s.set_attributes({"tool.result_chars": len(result.observation()), "tool.ok": result.ok})  # one lock, not two
     if not result.ok:
         s.set_status(Status(StatusCode.ERROR, summary(result.error or "tool failed")))
 
