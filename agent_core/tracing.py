@@ -7,13 +7,24 @@ tracing off does exactly what it did before tracing existed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
+from typing import cast
 
-from opentelemetry.context import Context, attach, detach
-from opentelemetry.trace import INVALID_SPAN, Span, Status, StatusCode, Tracer, set_span_in_context
-from opentelemetry.util.types import AttributeValue
+from opentelemetry.context import Context, attach, detach, get_current
+from opentelemetry.trace import (
+    INVALID_SPAN,
+    INVALID_SPAN_CONTEXT,
+    Span,
+    SpanContext,
+    Status,
+    StatusCode,
+    Tracer,
+    set_span_in_context,
+)
+from opentelemetry.util.types import AnyValue, Attributes, AttributeValue
 
 ARGUMENTS_SHOWN = 200  # characters of a tool call's arguments kept on its span
 # nullcontext keeps nothing between uses, so one serves every block: the off path makes nothing
@@ -58,6 +69,62 @@ class _Current:
                 s.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
         finally:
             s.end()
+
+
+class LateSpan(Span):
+    """A span the SDK makes when its work is over, from what was noted meanwhile, for a span
+    that is never current and has no children (a streamed model call): its start time and
+    parent are taken now, its attributes, events and status are kept until `end`.
+
+    Why: in a busy process every pass through the SDK's span code meets cold caches and costs
+    several times what it does in a tight loop, and a span made at its start and filled and
+    ended at its end pays two such passes; made at once it pays one (benchmarks/bench_tracing.py).
+    Until `end` it has no span context, and it records even if the sampler will then drop it."""
+
+    def __init__(self, tracer: Tracer, name: str, attributes: Mapping[str, AttributeValue] | None = None) -> None:
+        self._tracer, self._name = tracer, name
+        self._attributes: dict[str, AnyValue] = dict(attributes or {})
+        self._later: list[Callable[[Span], None]] = []  # events and status, rare: replayed in order
+        self._parent = get_current()
+        self._start = time.time_ns()
+        self._ended = False
+
+    def set_attributes(self, attributes: Mapping[str, AnyValue]) -> None:
+        self._attributes.update(attributes)
+
+    def set_attribute(self, key: str, value: AnyValue) -> None:
+        self._attributes[key] = value
+
+    def add_event(self, name: str, attributes: Attributes = None, timestamp: int | None = None) -> None:
+        at = timestamp if timestamp is not None else time.time_ns()
+        self._later.append(lambda made: made.add_event(name, attributes, at))
+
+    def set_status(self, status: Status | StatusCode, description: str | None = None) -> None:
+        self._later.append(lambda made: made.set_status(status, description))
+
+    def record_exception(self, exception: BaseException, attributes: Attributes = None,
+                         timestamp: int | None = None, escaped: bool = False) -> None:
+        at = timestamp if timestamp is not None else time.time_ns()
+        self._later.append(lambda made: made.record_exception(exception, attributes, at, escaped))
+
+    def update_name(self, name: str) -> None:
+        self._name = name
+
+    def is_recording(self) -> bool:
+        return not self._ended
+
+    def get_span_context(self) -> SpanContext:
+        return INVALID_SPAN_CONTEXT
+
+    def end(self, end_time: int | None = None) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        made = self._tracer.start_span(self._name, context=self._parent, start_time=self._start,
+                                       attributes=cast(Mapping[str, AttributeValue], self._attributes))
+        for later in self._later:
+            later(made)
+        made.end(end_time)
 
 
 def summary(text: str, limit: int = ARGUMENTS_SHOWN) -> str:

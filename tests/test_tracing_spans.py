@@ -5,16 +5,23 @@ and writing as the W3C propagator."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import INVALID_SPAN, StatusCode, get_current_span, set_span_in_context
+from opentelemetry.trace import (
+    INVALID_SPAN,
+    Status,
+    StatusCode,
+    get_current_span,
+    set_span_in_context,
+)
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from agent_core.tracing import span
+from agent_core.tracing import LateSpan, span
 from bot.chat import ChatKey
 from bot.store.base import SessionRow
 from bot.trip_trace import TripTracer, parent_context, traceparent
@@ -68,6 +75,31 @@ def test_an_error_in_the_block_is_recorded_a_pause_or_a_cancellation_is_not(trac
     for s in (pauses, stopped):
         assert s.status.status_code is StatusCode.UNSET and not s.events and s.end_time is not None
     assert get_current_span() is INVALID_SPAN
+
+
+def test_a_late_span_is_made_at_its_end_as_it_would_have_been_at_its_start(traced):
+    provider, exporter = traced
+    tracer = provider.get_tracer("t")
+    with span(tracer, "segment") as segment:
+        before = time.time_ns()
+        late = LateSpan(tracer, "chat m", {"gen_ai.request.model": "m"})
+        after = time.time_ns()
+    late.set_attributes({"gen_ai.usage.input_tokens": 100, "llm.attempts": 2})
+    late.add_event("attempt failed", {"error.type": "timeout"})
+    at = time.time_ns()
+    late.set_status(Status(StatusCode.ERROR, "gave up"))
+    assert late.is_recording() and [s.name for s in exporter.get_finished_spans()] == ["segment"]
+    late.end()
+    late.end()  # once only, as the SDK's
+    assert not late.is_recording()
+    _, made = exporter.get_finished_spans()
+    assert made.name == "chat m" and made.parent is not None  # the parent current when it began
+    assert made.parent.span_id == segment.get_span_context().span_id
+    assert made.start_time is not None and before <= made.start_time <= after
+    assert made.attributes == {"gen_ai.request.model": "m", "gen_ai.usage.input_tokens": 100, "llm.attempts": 2}
+    [event] = made.events
+    assert event.name == "attempt failed" and event.attributes == {"error.type": "timeout"} and event.timestamp <= at
+    assert made.status.status_code is StatusCode.ERROR and made.status.description == "gave up"
 
 
 def test_off_makes_nothing():
