@@ -21,7 +21,7 @@ from opentelemetry.trace import (
 )
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from agent_core.tracing import LateSpan, span
+from agent_core.tracing import LateSpan, late_span, span
 from bot.chat import ChatKey
 from bot.store.base import SessionRow
 from bot.trip_trace import TripTracer, parent_context, traceparent
@@ -102,8 +102,30 @@ def test_a_late_span_is_made_at_its_end_as_it_would_have_been_at_its_start(trace
     assert made.status.status_code is StatusCode.ERROR and made.status.description == "gave up"
 
 
+def test_a_late_span_in_a_with_block_is_ended_by_it_an_error_marked_a_pause_not(traced):
+    provider, exporter = traced
+    tracer = provider.get_tracer("t")
+    with span(tracer, "segment") as segment:
+        with late_span(tracer, "tool ok", {"tool.name": "ok"}) as s:
+            s.set_attributes({"tool.ok": True})
+        with pytest.raises(ValueError), late_span(tracer, "tool fails"):
+            raise ValueError("bad value")
+        with pytest.raises(HumanInputRequired), late_span(tracer, "tool ask_human") as s:
+            s.set_attribute("tool.paused", True)
+            raise HumanInputRequired("Which date?", "c1")
+    ok, fails, asked, _ = exporter.get_finished_spans()
+    for made in (ok, fails, asked):
+        assert made.parent is not None and made.parent.span_id == segment.get_span_context().span_id
+    assert ok.attributes == {"tool.name": "ok", "tool.ok": True} and ok.status.status_code is StatusCode.UNSET
+    assert fails.status.status_code is StatusCode.ERROR and fails.status.description == "ValueError: bad value"
+    assert [e.name for e in fails.events] == ["exception"]
+    assert asked.attributes == {"tool.paused": True} and asked.status.status_code is StatusCode.UNSET
+
+
 def test_off_makes_nothing():
     with span(None, "x", {"k": 1}) as s:
+        assert s is INVALID_SPAN and not s.is_recording()
+    with late_span(None, "x", {"k": 1}) as s:
         assert s is INVALID_SPAN and not s.is_recording()
 
 
