@@ -10,7 +10,11 @@ is the fake server in its own process, with no latency. A step's time is the tri
 over its four steps (the question's answer is given the moment it is posted). What tracing adds
 is the difference of the medians, taken apart for the rounds that ran `off` first and those
 that ran `on` first, and averaged (the second trip of a round meets the disk and the model
-server at another moment of their rhythm than the first).
+server at another moment of their rhythm than the first). The same figure is also given for the
+CPU time of the event loop's thread (added_cpu_ms_per_step), where the spans are made: on two
+shared cores the wall time also carries the scheduling of the model server's process and of
+other work, which moved the wall figure by up to ±0.15 ms between runs of 150 rounds where the
+CPU figure moved by ±0.03 ms. The target stays on the wall time.
 
 Also measured, in tight loops: the spans of one step through the SDK (the floor of what the
 trips show, without the disk's and the model server's noise), and what the off path does per step (the `tracer is None` checks and the
@@ -19,7 +23,7 @@ against a step.
 
     python benchmarks/bench_tracing.py [--rounds 150]
 
-Target: on adds <= 0.2 ms per step over off (the median of the rounds' paired differences).
+Target: on adds <= 0.2 ms per step over off (added_ms_per_step: the difference of the medians, as above).
 Prints ONE JSON line.
 """
 
@@ -86,16 +90,16 @@ class Traced:
         msg = IncomingMessage(chat=ChatKey("bench", key), user_id=key, text=text, dedup_id=uuid.uuid4().hex)
         await self.runtime.manager.submit(msg)
 
-    async def trip(self, key: str) -> float:
-        """Seconds per step of one whole trip."""
-        started = time.perf_counter()
+    async def trip(self, key: str) -> tuple[float, float]:
+        """Seconds per step of one whole trip: wall time, and CPU time of this (the event loop's) thread."""
+        started, cpu = time.perf_counter(), time.thread_time()
         asked = self.surface.expect(key, "question")
         await self._submit(key, conv_text(key))
         await asked
         answered = self.surface.expect(key, "answer")
         await self._submit(key, "May 5th")
         await answered
-        return (time.perf_counter() - started) / STEPS
+        return (time.perf_counter() - started) / STEPS, (time.thread_time() - cpu) / STEPS
 
     def spans(self) -> int:
         if self.provider is None:
@@ -151,6 +155,18 @@ def off_path_ns_per_step(loops: int = 200_000) -> float:
     return (time.perf_counter() - started) / loops * 1e9
 
 
+def added_ms(per_step: dict[str, list[float]]) -> float:
+    """What `on` adds per step, in ms. The second trip of a round runs in a different moment of
+    the disk's and the model server's rhythm than the first, so the rounds that ran off first
+    and those that ran on first are compared apart (median against median), and the two
+    differences averaged."""
+    by_order = []
+    for start in (0, 1):
+        offs, ons = per_step["off"][start::2], per_step["on"][start::2]
+        by_order.append(statistics.median(ons) - statistics.median(offs))
+    return statistics.mean(by_order) * 1000
+
+
 async def main(rounds: int) -> dict[str, Any]:
     guard_network()
     with FakeModelProcess() as fake, tempfile.TemporaryDirectory() as tmp:
@@ -163,29 +179,26 @@ async def main(rounds: int) -> dict[str, Any]:
                 await off.trip(f"warm-off-{i}")
                 await on.trip(f"warm-on-{i}")
             per_step: dict[str, list[float]] = {"off": [], "on": []}
+            cpu_per_step: dict[str, list[float]] = {"off": [], "on": []}
             for i in range(rounds):
                 order = (off, on) if i % 2 == 0 else (on, off)
                 for runtime in order:
                     name = "on" if runtime.tracing else "off"
-                    per_step[name].append(await runtime.trip(f"{name}-{i}"))
+                    wall, cpu = await runtime.trip(f"{name}-{i}")
+                    per_step[name].append(wall)
+                    cpu_per_step[name].append(cpu)
             spans = on.spans()
         finally:
             await off.close()
             await on.close()
     off_ms = statistics.median(per_step["off"]) * 1000
     on_ms = statistics.median(per_step["on"]) * 1000
-    # The second trip of a round runs in a different moment of the disk's and the model server's
-    # rhythm than the first, so the rounds that ran off first and those that ran on first are
-    # compared apart (median against median), and the two differences averaged.
-    by_order = []
-    for start in (0, 1):
-        offs, ons = per_step["off"][start::2], per_step["on"][start::2]
-        by_order.append(statistics.median(ons) - statistics.median(offs))
-    added = statistics.mean(by_order) * 1000
+    added = added_ms(per_step)
     return {
         "bench": "tracing", "rounds": rounds, "steps_per_trip": STEPS,
         "off_step_ms": round(off_ms, 3), "on_step_ms": round(on_ms, 3),
         "added_ms_per_step": round(added, 3), "target_ms": TARGET_MS,
+        "added_cpu_ms_per_step": round(added_ms(cpu_per_step), 3),
         "on_path_us_per_step": round(on_path_us_per_step(), 1),
         "spans_per_step": round(spans / ((rounds + 5) * STEPS), 2),
         "off_path_ns_per_step": round(off_path_ns_per_step(), 1),

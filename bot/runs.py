@@ -21,7 +21,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
 
 from agent_core.agents import ToolCallAgent
 from agent_core.events import (
@@ -188,6 +189,18 @@ _OUTCOME_NAMES = {"Paused": "paused", "Finished": "answered", "Failed": "failed"
 
 
 
+def _record_outcome(span: Span, outcome: RunOutcome) -> None:
+    # one set_attributes call: each call on a span takes its lock and checks every value again
+    attributes: dict[str, AttributeValue] = {"run.outcome": _OUTCOME_NAMES[type(outcome).__name__]}
+    if outcome.usage is not None:
+        u = outcome.usage
+        attributes.update({"run.steps": u.steps, "gen_ai.usage.input_tokens": u.prompt_tokens,
+                           "gen_ai.usage.output_tokens": u.completion_tokens, "run.cost_usd": u.cost_usd})
+    span.set_attributes(attributes)
+    if isinstance(outcome, Crashed | Failed):
+        span.set_status(Status(StatusCode.ERROR, outcome.error if isinstance(outcome, Crashed) else outcome.failure.reason))
+
+
 class RunDriver:
     def __init__(
         self, *, store: Store, agents: AgentFactory, settings: Settings, metrics: Metrics,
@@ -216,14 +229,7 @@ class RunDriver:
         with self.trips.segment(chat, session) as span:
             outcome = await self._run(chat, session, steer, history, after, watch)
             if span.is_recording():
-                span.set_attribute("run.outcome", _OUTCOME_NAMES[type(outcome).__name__])
-                if isinstance(outcome, Crashed | Failed):
-                    reason = outcome.error if isinstance(outcome, Crashed) else outcome.failure.reason
-                    span.set_status(Status(StatusCode.ERROR, reason))
-                if outcome.usage is not None:
-                    u = outcome.usage
-                    span.set_attributes({"run.steps": u.steps, "gen_ai.usage.input_tokens": u.prompt_tokens,
-                                         "gen_ai.usage.output_tokens": u.completion_tokens, "run.cost_usd": u.cost_usd})
+                _record_outcome(span, outcome)
             return outcome
 
     async def _run(
