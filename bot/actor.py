@@ -40,6 +40,7 @@ from bot.run_start import resolved, resumed, turn_session
 from bot.runs import RunOutcome, RunWatch, SteerBox
 from bot.signoff import is_approver
 from bot.signoff_steps import SignoffSteps
+from bot.staged_rows import StagedRows, after
 from bot.store.base import (
     ChatView,
     InboxRow,
@@ -54,7 +55,6 @@ from bot.triggers import RowTrigger, answer_lang, classify, lang_hint
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Staged = tuple[InboxRow, "asyncio.Future[Any]"]  # a row just written, and its commit (Store.stage_inbox)
 MAX_TRIES = 3  # attempts at one inbox row before it is set aside
 RETRY_DELAY_S = 0.3
 
@@ -81,7 +81,7 @@ class ChatActor:
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
         self._failures: dict[int, int] = {}
-        self._staged: dict[int, Staged] = {}  # rows handed over by this process before their commit
+        self._staged = StagedRows()  # rows handed over by this process before their commit
         self._run_session: SessionRow | None = None
         self._watch = RunWatch()  # what the current run is doing (a Stop says it and keeps its text)
         self._signoffs = SignoffSteps(deps, key)
@@ -99,8 +99,8 @@ class ChatActor:
 
     def stage(self, row: InboxRow, committed: asyncio.Future[Any]) -> None:
         """A row this process is committing: the chat may begin on it before the view shows it,
-        but stores and sends nothing of it before the commit (_gate)."""
-        self._staged[row.id] = (row, committed)
+        but stores and sends nothing of it before the commit (bot.staged_rows)."""
+        self._staged.add(row, committed)
 
     async def stop(self) -> None:
         for task in (self.task, self.run_task):
@@ -145,7 +145,7 @@ class ChatActor:
         self._rows = False  # cleared before the read: a wake during it reads again
         try:
             view = await self._view()
-            for row in self._with_staged(view.rows if view is not None else await self.d.store.inbox_for(self.skey)):
+            for row in self._staged.merge(view.rows if view is not None else await self.d.store.inbox_for(self.skey)):
                 if row.id in self._handled:
                     continue
                 if self._outcomes:  # the run ended meanwhile: its outcome comes first
@@ -160,24 +160,6 @@ class ChatActor:
             self._rows = True  # read again on the next step
             raise
         return False
-
-    def _with_staged(self, rows: list[InboxRow], limit: int = 100) -> list[InboxRow]:
-        """The stored rows, and after them (their ids are newer) the staged ones not yet visible.
-        A full page may leave out stored rows older than a staged one: it then waits its turn."""
-        for inbox_id, (_, committed) in list(self._staged.items()):
-            if committed.done() and (committed.cancelled() or committed.exception() is not None):
-                del self._staged[inbox_id]  # never stored: the person was told it was not taken
-        if not self._staged or len(rows) >= limit:
-            return rows
-        seen = {r.id for r in rows}
-        for inbox_id in seen.intersection(self._staged):
-            del self._staged[inbox_id]  # committed and read: an ordinary row now
-        return [*rows, *sorted((row for row, _ in self._staged.values()), key=lambda r: r.id)]
-
-    def _gate(self, row: InboxRow) -> asyncio.Future[Any] | None:
-        """The commit a staged row is still waiting for, else None."""
-        staged = self._staged.get(row.id)
-        return None if staged is None or staged[1].done() else staged[1]
 
     async def _view(self) -> ChatView | None:
         """The chat's rows with its session and questions, in one read; None when that read fails
@@ -200,9 +182,8 @@ class ChatActor:
         except (asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:
-            if (staged := self._staged.get(row.id)) is not None and staged[1].done() and (
-                    staged[1].cancelled() or staged[1].exception() is not None):
-                del self._staged[row.id]  # never stored: nothing to retry (the sender was told)
+            if self._staged.never_stored(row.id):  # nothing to retry (the sender was told)
+                self._staged.done(row.id)
                 return True
             tries = self._failures.get(row.id, 0) + 1
             self._failures[row.id] = tries
@@ -217,7 +198,7 @@ class ChatActor:
             lang = (row.body and lang_hint(row.body)) or "zh"
             await self._notice("", Notice("error", texts.error_text("internal", lang)))
         self._failures.pop(row.id, None)
-        self._staged.pop(row.id, None)
+        self._staged.done(row.id)
         return True
 
     # -- inbox rows -------------------------------------------------------------------------
@@ -269,7 +250,7 @@ class ChatActor:
             asker=trig.msg is not None and (not trig.msg.is_group or trig.msg.user_id == (session.asker_id if session else "")),
         )
         t = decide(state, trig.trigger, facts)
-        gate = self._gate(row)
+        gate = self._staged.gate(row)
         if gate is not None and not (t.action is Action.START_RUN or (
                 t.action in (Action.ANSWER, Action.ANSWER_ONE) and t.target is ChatState.WORKING
                 and trig.msg is not None and trig.msg.location is None)):
@@ -360,7 +341,7 @@ class ChatActor:
         fresh = turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
         history = [] if fresh.run_no == 1 else await self._messages(fresh.id)
-        stored = await self._run_behind(fresh, [*history, turn.message], _after(gate, self.d.store.start_turn, turn))
+        stored = await self._run_behind(fresh, [*history, turn.message], after(gate, self.d.store.start_turn, turn))
         assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
     def _held_notice(self, t: Transition, msg: IncomingMessage, waiting: Sequence[QuestionRow], lang: str) -> Notice:
@@ -389,7 +370,7 @@ class ChatActor:
         assert answer.tool_call_id is not None
         history = await self._messages(session.id)
         await self._run_behind(resumed(session), [*history, answer],
-                               _after(gate, resolved, self.d.store, session.id, answer, status, row.id))
+                               after(gate, resolved, self.d.store, session.id, answer, status, row.id))
 
     async def _messages(self, session_id: str) -> list[Message]:
         """The session's messages: as read with the view of the row being applied (nothing has
@@ -514,13 +495,6 @@ class ChatActor:
         body = notice_body(notice)
         row_id = await self.d.store.queue_outbox(self.skey, session_id, "notice", body)
         self.d.deliver(self.skey, [OutboxRow(row_id, session_id, self.skey, "notice", body, self.d.clock())])
-
-
-async def _after(gate: asyncio.Future[Any] | None, write: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """`write(*args)`, begun only once `gate` (the commit of the row it finishes) is done."""
-    if gate is not None:
-        await asyncio.shield(gate)
-    return await write(*args)
 
 
 def _for_run_working(msg: IncomingMessage | None, session: SessionRow | None) -> bool:

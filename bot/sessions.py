@@ -29,7 +29,7 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.actor import ChatActor, Staged
+from bot.actor import ChatActor
 from bot.actor_deps import ActorDeps, state_with_run
 from bot.addressing import bound_question, is_for
 from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
@@ -53,6 +53,7 @@ from bot.records import (
 from bot.review import PlanReviewer
 from bot.runs import RunDriver
 from bot.settings import Settings
+from bot.staged_rows import Staged
 from bot.store.base import ChatEvent, InboxRow, Store
 from bot.trip_trace import TripTracer
 
