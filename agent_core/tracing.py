@@ -62,13 +62,18 @@ class _Current:
         s = self._span
         try:
             detach(self._token)
-            # as use_span does: an Exception is an error; a BaseException (a pause, a
-            # cancellation) is how the run stops, not a fault of the span's work
-            if isinstance(exc, Exception) and s.is_recording():
-                s.record_exception(exc)
-                s.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            if s.is_recording():
+                _mark_failed(s, exc)
         finally:
             s.end()
+
+
+def _mark_failed(s: Span, exc: BaseException | None) -> None:
+    """As use_span does: an Exception is an error; a BaseException (a pause, a cancellation) is
+    how the run stops, not a fault of the span's work."""
+    if isinstance(exc, Exception):
+        s.record_exception(exc)
+        s.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
 
 
 def late_span(tracer: Tracer | None, name: str, attributes: Mapping[str, AttributeValue] | None = None) -> Span:
@@ -125,9 +130,7 @@ class LateSpan(Span):
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if isinstance(exc, Exception):  # as `span`: a pause or a cancellation is not an error
-            self.record_exception(exc)
-            self.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+        _mark_failed(self, exc)
         self.end()
 
     def end(self, end_time: int | None = None) -> None:

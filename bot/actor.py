@@ -22,7 +22,7 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -77,6 +77,8 @@ class ChatActor:
         self._rows = True
         # (session id, its messages) as read with the chat's view of the row being applied
         self._history: tuple[str, list[Message]] | None = None
+        # the commit of the row being applied, when it is staged and a run may start ahead of it
+        self._row_commit: asyncio.Future[Any] | None = None
         self._outcomes: deque[RunOutcome] = deque()
         self._steer = SteerBox()
         self._handled: set[int] = set()  # rows steering the run (or held for it), still pending in the store
@@ -210,7 +212,7 @@ class ChatActor:
         try:
             return await self._apply_row_now(row, view)
         finally:
-            self._history = None  # read with this row's view: never used for another
+            self._history = self._row_commit = None  # this row's: never used for another
 
     async def _apply_row_now(self, row: InboxRow, view: ChatView | None) -> bool:
         trig = classify(row)
@@ -256,6 +258,7 @@ class ChatActor:
                 and trig.msg is not None and trig.msg.location is None)):
             await asyncio.shield(gate)  # only a run's start goes ahead of its message's commit (_run_behind)
             gate = None
+        self._row_commit = gate
         if t.action in signoff_steps.ACTIONS:
             assert session is not None and signoff is not None
             step = await self._signoffs.apply(t, trig, session, signoff)
@@ -265,17 +268,17 @@ class ChatActor:
                 await self._notice(session.id, step.notice)
             self.d.deliver(self.skey, step.queued)
             return True
-        await self._do(t, trig, session, question, waiting, gate)
+        await self._do(t, trig, session, question, waiting)
         return True
 
     async def _do(self, t: Transition, trig: RowTrigger, session: SessionRow | None, question: QuestionRow | None,
-                  waiting: Sequence[QuestionRow] = (), gate: asyncio.Future[Any] | None = None) -> None:
+                  waiting: Sequence[QuestionRow] = ()) -> None:
         row, msg = trig.row, trig.msg
         lang = answer_lang(session, trig)
         store = self.d.store
         if t.action is Action.START_RUN:
             assert msg is not None
-            await self._start_turn(row, msg, session, gate)
+            await self._start_turn(row, msg, session)
         elif t.action in (Action.STEER, Action.HOLD):
             assert msg is not None
             self._steer.offer(row.id, Message.user(msg.text.strip()))
@@ -287,7 +290,7 @@ class ChatActor:
                 self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
         elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
-            await self._answer(row, msg, session, question, resume=t.target is ChatState.WORKING, gate=gate)
+            await self._answer(row, msg, session, question, resume=t.target is ChatState.WORKING)
         elif t.action in (Action.EXPIRE, Action.EXPIRE_ONE):
             assert session is not None and question is not None
             hours = round(self.d.settings.human_timeout_s / 3600, 2)
@@ -326,8 +329,7 @@ class ChatActor:
         return any(r.kind == "question" and r.tool_call_id in unposted
                    for r in await self.d.store.pending_outbox(self.skey))
 
-    async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None,
-                          gate: asyncio.Future[Any] | None = None) -> None:
+    async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None) -> None:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
         new_id = "" if session else uuid.uuid4().hex
         request = msg.text.strip()[:2000]
@@ -341,7 +343,7 @@ class ChatActor:
         fresh = turn_session(session, turn, self.d.clock())
         # the history is read before the write, which adds the message to it
         history = [] if fresh.run_no == 1 else await self._messages(fresh.id)
-        stored = await self._run_behind(fresh, [*history, turn.message], after(gate, self.d.store.start_turn, turn))
+        stored = await self._run_behind(fresh, [*history, turn.message], self.d.store.start_turn(turn))
         assert stored.id == fresh.id, "start_turn wrote another session than the chat task runs"
 
     def _held_notice(self, t: Transition, msg: IncomingMessage, waiting: Sequence[QuestionRow], lang: str) -> Notice:
@@ -350,7 +352,7 @@ class ChatActor:
         return Notice("queued", texts.text("steered" if t.action is Action.STEER else "held", lang))
 
     async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow, *,
-                      resume: bool, gate: asyncio.Future[Any] | None = None) -> None:
+                      resume: bool) -> None:
         content = msg.text.strip()
         if msg.location is not None:
             loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
@@ -360,17 +362,16 @@ class ChatActor:
             session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
         if resume:  # the last question waiting: the run goes on
-            await self._resume(session, answer, "answered", row, gate)
+            await self._resume(session, answer, "answered", row)
         else:
             await resolved(self.d.store, session.id, answer, "answered", row.id)
 
-    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow,
-                      gate: asyncio.Future[Any] | None = None) -> None:
+    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow) -> None:
         """The question's answer (or its expiry) goes on the history and the run goes on."""
         assert answer.tool_call_id is not None
         history = await self._messages(session.id)
         await self._run_behind(resumed(session), [*history, answer],
-                               after(gate, resolved, self.d.store, session.id, answer, status, row.id))
+                               resolved(self.d.store, session.id, answer, status, row.id))
 
     async def _messages(self, session_id: str) -> list[Message]:
         """The session's messages: as read with the view of the row being applied (nothing has
@@ -380,12 +381,13 @@ class ChatActor:
             return list(known[1])
         return await self.d.store.load_messages(session_id)
 
-    async def _run_behind(self, session: SessionRow, history: list[Message], write: Awaitable[T]) -> T:
+    async def _run_behind(self, session: SessionRow, history: list[Message], write: Coroutine[Any, Any, T]) -> T:
         """Start the run while the write that starts it commits. Its first model call needs
         nothing of that commit, and its own writes and its outcome wait for it (the run's journal
-        settles it first), so nothing the run does is seen before the write is on disk. Should
-        the write fail, the run is stopped and the row is tried again."""
-        written = asyncio.ensure_future(write)
+        settles it first), so nothing the run does is seen before the write is on disk. The write
+        itself begins once the row it finishes is committed, when that row is staged. Should the
+        write fail, the run is stopped and the row is tried again."""
+        written = asyncio.ensure_future(after(self._row_commit, write))
         self._spawn(session, history, after=written)
         try:
             return await written

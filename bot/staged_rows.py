@@ -3,14 +3,15 @@
 SessionManager.submit stores a message with Store.stage_inbox and hands the row to the chat's
 actor at once, with the commit still going on (on SQLite the row has its id as soon as the
 writer ran it). The actor may start the message's run meanwhile; everything stored or sent
-because of the row waits for the commit (`gate`, `after`). A row whose commit failed is
+because of the row waits for the commit (`gate`; the actor's `_run_behind` begins the write
+that starts a run through `after`). A row whose commit failed is
 forgotten: it was never stored, and its sender was told so.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from bot.store.base import InboxRow
@@ -53,8 +54,13 @@ class StagedRows:
         self._rows.pop(inbox_id, None)
 
 
-async def after(gate: asyncio.Future[Any] | None, write: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """`write(*args)`, begun only once `gate` (the commit of the row it finishes) is done."""
+async def after(gate: asyncio.Future[Any] | None, write: Coroutine[Any, Any, T]) -> T:
+    """`write`, begun only once `gate` (the commit of the row it finishes) is done; closed
+    unbegun when that commit fails."""
     if gate is not None:
-        await asyncio.shield(gate)
-    return await write(*args)
+        try:
+            await asyncio.shield(gate)
+        except BaseException:
+            write.close()
+            raise
+    return await write

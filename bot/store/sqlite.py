@@ -79,7 +79,7 @@ class SqliteStore:
         return True
 
     async def _one(self, sql: str, args: Sequence[object] = ()) -> Row | None:
-        rows = self._reader.point_all(sql, args)
+        rows = await self._all(sql, args)
         return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Sequence[object] = ()) -> list[Row]:

@@ -59,24 +59,24 @@ class GroupCommitWriter:
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` in a transaction; return once it is committed. `fn` runs on the writer thread."""
-        if self._thread.conn is None:
-            raise StoreClosed("the store is not open")
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Pending(fn, future))
-        if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.create_task(self._flush())
         # A cancelled caller cancels only its wait: the write may already be in a batch, and the
         # flush skips futures that are done.
-        return await future
+        return await self._enqueue(fn, staged=False)[1]
 
     def write_staged(self, fn: Callable[[sqlite3.Connection], T]) -> tuple[asyncio.Future[T], asyncio.Future[T]]:
         """Queue `fn`; two futures: its outcome as soon as it ran in its batch (not yet on disk),
         and the same once committed. Whoever acts on the first must not let anything of it be
         seen before the second (a failed COMMIT fails the second only)."""
+        executed, committed = self._enqueue(fn, staged=True)
+        assert executed is not None
+        return executed, committed
+
+    def _enqueue(self, fn: Callable[[sqlite3.Connection], T], *, staged: bool
+                 ) -> tuple[asyncio.Future[T] | None, asyncio.Future[T]]:
         if self._thread.conn is None:
             raise StoreClosed("the store is not open")
         loop = asyncio.get_running_loop()
-        executed: asyncio.Future[T] = loop.create_future()
+        executed: asyncio.Future[T] | None = loop.create_future() if staged else None
         committed: asyncio.Future[T] = loop.create_future()
         self._queue.append(_Pending(fn, committed, executed))
         if self._flushing is None or self._flushing.done():
