@@ -80,7 +80,7 @@ from bot.store.pg_connect import (
 from bot.store.pg_leases import Lease, Taken
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
-from bot.store.sqlite import _bodies, _body, _question, _signoff, _signoff_row
+from bot.store.sqlite import _bodies, _body, _inbox, _question, _signoff, _signoff_row
 from bot.store.writes import (
     OPEN_SIGNOFF,
     OUTBOX_COLS,
@@ -298,7 +298,7 @@ class PostgresStore:
             f"SELECT {_INBOX_COLS} FROM inbox WHERE chat_key = $1 AND status = 'pending' ORDER BY id LIMIT $2",
             chat_key, limit,
         )
-        return [InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
+        return [_inbox(r) for r in rows]
 
     async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
         # one statement, so one round trip and one snapshot: each part comes back as JSON arrays
@@ -308,7 +308,7 @@ class PostgresStore:
         rows, found, questions, bodies = (json.loads(part) if part is not None else None for part in row)
         session = SessionRow(*found) if found else None
         history = [Message.model_validate_json(b) for b in bodies or []] if session is not None and rows else None
-        return ChatView([InboxRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows or []],
+        return ChatView([_inbox(r) for r in rows or []],
                         session, [_question(r) for r in questions or []], history)
 
     async def chats_with_inbox(self) -> list[str]:
