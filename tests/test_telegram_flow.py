@@ -22,9 +22,10 @@ async def test_a_trip_with_a_question_and_a_reply(tmp_path):
         tg.send_text(CHAT, "Plan a weekend in Shanghai")
         await tg.wait_for(has("Which day do you leave? <Fri> or <Sat>", CHAT), within=10)
 
-        await tg.wait_for(lambda t: "sunny" in t.bot_messages(CHAT)[0].text, within=5)
+        # the question seals the progress message: an edit in place takes its Stop button away
+        await tg.wait_for(lambda t: "sunny" in t.bot_messages(CHAT)[0].text and t.bot_messages(CHAT)[0].edits, within=5)
         progress = tg.bot_messages(CHAT)[0]
-        assert progress.edits, "the progress message was never edited in place"
+        assert not progress.reply_markup
         assert "lookup" in progress.text and "Shanghai" in progress.text, progress.text
         assert "Step" in progress.text and "sunny" in progress.text  # step n/max and the result line
         assert tg.chat_actions(CHAT), "the typing indicator was never shown"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 
 import pytest
 from telegram import Bot
@@ -126,17 +127,24 @@ async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
             progress.apply(ToolFinished(step, f"c{step}", "lookup", True, f"C{step}: sunny"))
             outbox.offer(1, progress)
         await asyncio.wait_for(outbox.lane(1).drained(), 3)
-        assert "Step 11/20" in tg.bot_messages(1)[0].text
-        assert len(tg.bot_messages(1)[0].edits) == 1  # one edit carried all ten steps
+        # made while the chat could not send: held (sent at the gap's end they would land in the
+        # middle of the next model call, just before its question or answer)
+        assert tg.bot_messages(1)[0].edits == [] and progress.has_work() is False
+        await asyncio.sleep(max(0.0, outbox.lane(1).next_at - time.monotonic()))  # the gap is over
+        progress.apply(ToolCalled(12, "c12", "lookup", {"city": "C12"}))  # the model's next reply
+        outbox.offer(1, progress)
+        await asyncio.wait_for(outbox.lane(1).drained(), 3)
+        assert "Step 11/20" in tg.bot_messages(1)[0].text and "C12" in tg.bot_messages(1)[0].text
+        assert len(tg.bot_messages(1)[0].edits) == 1  # one edit carried all eleven steps
         assert not progress.has_work()
         assert await progress.flush() is False  # identical text: nothing sent
-        progress.apply(RunFinished(11))
+        progress.apply(RunFinished(12))
         outbox.offer(1, progress)
         await asyncio.wait_for(outbox.lane(1).drained(), 3)
     finally:
         await outbox.close()
     text = tg.bot_messages(1)[0].text
-    assert "… 5 earlier calls" in text and "C11: sunny" in text
+    assert "… 6 earlier calls" in text and "C11: sunny" in text and "Done" in text
     assert tg.violations == [] and not [r for r in tg.requests if r.error and "not modified" in r.error]
 
 

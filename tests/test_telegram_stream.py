@@ -88,7 +88,8 @@ async def test_a_refused_draft_falls_back_to_progress_edits_and_the_answer_arriv
             FakeTelegram() as tg, telegram_bot(tmp_path, tg, llm.base_url):
         tg.refuse_drafts.add(CHAT)
         tg.send_text(CHAT, "Two days in Hangzhou")
-        await tg.wait_for(has("Hefang Street", CHAT), within=10)
+        # the progress message shows the text too ("✍️"): wait for the answer's own message
+        await tg.wait_for(lambda t: any(m.text == ANSWER for m in t.bot_messages(CHAT)), within=10)
         await tg.wait_for(lambda t: any("✍️" in e for e in [*t.bot_messages(CHAT)[0].edits, t.bot_messages(CHAT)[0].text]),
                           within=10)  # the text was shown while it was written
         assert [r for r in tg.requests if r.method == "sendmessagedraft" and not r.ok]

@@ -83,7 +83,7 @@ class TelegramAdapter:
     platform = PLATFORM
 
     def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
-                 progress_grace: float = 1.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
+                 progress_grace: float = 1.0, progress_patience: float = 4.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
                  poll_timeout: int = 10,
                  outbox: Outbox | None = None, poll_turn: SessionLock | None = None,
                  owns: Callable[[ChatKey], bool] | None = None,
@@ -99,6 +99,7 @@ class TelegramAdapter:
         self.webhook_url = url or ""
         self._secret = secret or ""
         self.progress_grace = progress_grace
+        self.progress_patience = progress_patience  # progress.py: how long a change waits at most
         self.poll_timeout = poll_timeout
         builder = (Application.builder().token(token).base_url(settings.telegram_api_base_url)
                    .connection_pool_size(128).pool_timeout(30).connect_timeout(10).read_timeout(30)
@@ -267,13 +268,29 @@ class TelegramAdapter:
         tracker = self._progress.get(chat_id)
         if tracker is None or tracker.sealed or tracker.run != run.run:  # a new run: its own message and Stop
             tracker = RunProgress(self.transport, chat_id, run.lang, run.max_steps, grace=self.progress_grace,
-                                  ours=lambda: self.owns(chat), run=run.run)
+                                  ours=lambda: self.owns(chat), run=run.run, patience=self.progress_patience,
+                                  interval=self.outbox.group_interval if chat_id < 0 else self.outbox.private_interval)
             tracker.show_writing = chat_id < 0 or chat_id in self._no_drafts
             self._progress[chat_id] = tracker
             # the lane only looks for work when poked: poke it again when the grace ends
             asyncio.get_running_loop().call_later(self.progress_grace, self.outbox.offer, chat_id, tracker)
         tracker.apply(event)
         self.outbox.offer(chat_id, tracker)
+        if not isinstance(event, TextDelta):
+            self._remind(chat_id, tracker)
+
+    def _remind(self, chat_id: int, tracker: RunProgress) -> None:
+        """Offer the progress again when a change it holds back becomes due (one timer a run)."""
+        due_in = tracker.due_in()
+        if tracker.reminder is not None or due_in is None or due_in < 0:
+            return  # already timed, or nothing held, or already due (the lane has it)
+
+        def fire() -> None:
+            tracker.reminder = None
+            self.outbox.offer(chat_id, tracker)
+            self._remind(chat_id, tracker)  # a newer change moved the moment on
+
+        tracker.reminder = asyncio.get_running_loop().call_later(due_in + 0.01, fire)
 
     def _draft(self, chat_id: int, event: TextDelta) -> None:
         """Private chats: the text goes to a draft (the progress message shows it elsewhere)."""

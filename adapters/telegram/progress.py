@@ -5,14 +5,20 @@ send again, so however many events arrive during a wait, only the latest state i
 text identical to the one on screen is never sent at all. A run's progress message is created
 only after `grace` seconds, so a quick run shows the typing indicator and then its reply.
 
-While the run works the message carries a Stop button naming the run (a press once another run
-works stops nothing). Where the answer is not streamed as a
-draft (groups, or a chat whose drafts Telegram refused), the message also shows the last lines
-of what the model is writing.
+When it goes out matters as much: Telegram takes about one message a second per chat
+(`interval`), so a send or an edit holds the chat's next message for that long. A change made
+while the chat could not send (the tool finished just after the model's reply went out, the next
+model call has begun) would go out in the middle of that call, just before the question or the
+answer the call may produce, and the person would wait for it. So a change goes out when it was
+made while the chat was free to send (the model has just replied; a slow tool has finished),
+while a tool runs (no model call is in flight), once the run has paused or ended, or once it has
+waited `patience` seconds (a long model call still shows its step and its Stop button). The question itself is not a progress line: its own
+message says it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +33,7 @@ from adapters.telegram.transport import Transport
 from adapters.telegram.updates import stop_data
 from agent_core.events import (
     Event,
+    QuestionAsked,
     RunFinished,
     StepStarted,
     TextDelta,
@@ -42,6 +49,7 @@ _KEYS = ("city_name", "city", "query", "depart_date", "checkin_date", "checkout_
 _SHOWN_TOOLS = 5
 _WRITING_LINES = 4  # the last lines of the text being written, shown where there is no draft
 _WRITING_CHARS = 600
+ASK_HUMAN = "ask_human"  # its question is posted as its own message
 
 
 def key_args(arguments: dict[str, Any]) -> str:
@@ -74,7 +82,8 @@ class _ToolLine:
 class RunProgress:
     def __init__(self, transport: Transport, chat_id: int, lang: str, max_steps: int,
                  grace: float = 1.0, clock: Any = time.monotonic,
-                 ours: Callable[[], bool] = lambda: True, run: str = "") -> None:
+                 ours: Callable[[], bool] = lambda: True, run: str = "", patience: float = 4.0,
+                 interval: float = 1.0) -> None:
         self.transport = transport
         self.run = run  # the run's reference (bot.chat.run_ref): its Stop button stops that run only
         self.ours = ours  # a process that lost the chat to another (bot.ownership) edits nothing
@@ -94,9 +103,18 @@ class RunProgress:
         self.gave_up = False
         self._clock = clock
         self._visible_at = clock() + grace
+        self.patience = patience
+        self.interval = interval  # the chat's gap between two messages (pacing.Outbox)
+        self._changed_at = clock()  # the last change of what the message would show
+        self._sent_at: float | None = None
+        self.reminder: asyncio.TimerHandle | None = None  # the adapter's timer for a held change
 
     # -- state ------------------------------------------------------------------------------
     def apply(self, event: Event) -> None:
+        if (isinstance(event, ToolCalled | ToolFinished) and event.name == ASK_HUMAN) or isinstance(event, QuestionAsked):
+            return
+        if not isinstance(event, TextDelta) or self.show_writing:
+            self._changed_at = self._clock()
         if isinstance(event, StepStarted):
             self.step = event.step
             self.max_steps = event.max_steps or self.max_steps
@@ -157,8 +175,26 @@ class RunProgress:
             return False
         if self.message_id is None:
             # never start a progress message above a question or answer already posted
-            return not self.sealed and self.finished_steps is None and self._clock() >= self._visible_at
-        return self.html() != self.sent_text or (self.stop_button() is not None) != self.sent_stop
+            return (not self.sealed and self.finished_steps is None and self._clock() >= self._visible_at
+                    and self._due())
+        changed = self.html() != self.sent_text or (self.stop_button() is not None) != self.sent_stop
+        return changed and (self.sealed or self.finished_steps is not None or self._due())
+
+    def due_in(self) -> float | None:
+        """Seconds until a change held now becomes due by patience; None when none is held (a
+        paused or finished run's last edit need not wait: it goes out once the chat may send)."""
+        if self.gave_up or self.sealed or self.finished_steps is not None:
+            return None
+        if self.message_id is not None and self.html() == self.sent_text:
+            return None
+        return 0.0 if self._due() else self._changed_at + self.patience - self._clock()
+
+    def _due(self) -> bool:
+        """May a working run's change go out (see the module's docstring)?"""
+        free_since = self._visible_at if self._sent_at is None else self._sent_at + self.interval
+        tool_running = bool(self.tools) and self.tools[-1].ok is None
+        return (self._changed_at >= free_since or tool_running
+                or self._clock() - self._changed_at >= self.patience)
 
     @property
     def visible_at(self) -> float:
@@ -170,22 +206,25 @@ class RunProgress:
         text, stop = self.html(), self.stop_button()
         if self.message_id is None:
             self.message_id = await self.transport.send_html(self.chat_id, text, markup=stop)
-            self.sent_text, self.sent_stop = text, stop is not None
+            self._sent(text, stop)
             return True
         try:
             await self.transport.edit_html(self.chat_id, self.message_id, text, markup=stop)
         except BadRequest as exc:
             detail = str(exc).lower()
             if "not modified" in detail:
-                self.sent_text, self.sent_stop = text, stop is not None
+                self._sent(text, stop)
                 return True
             if "not found" in detail and not self.sealed:
                 self.message_id = None  # the person deleted it: start a fresh one
                 return True
             self.gave_up = True
             raise
-        self.sent_text, self.sent_stop = text, stop is not None
+        self._sent(text, stop)
         return True
+
+    def _sent(self, text: str, stop: InlineKeyboardMarkup | None) -> None:
+        self.sent_text, self.sent_stop, self._sent_at = text, stop is not None, self._clock()
 
 
 def last_lines(text: str) -> str:
