@@ -62,6 +62,11 @@ NEEDS = {  # optional dependencies (the `bench` extra) each runtime imports
     "langgraph_pg": ("langgraph", "langgraph.checkpoint.postgres", "langchain_openai", "psycopg"),
 }
 PG_URL_ENV = "BENCH_PG_URL"
+# several "ours_pg" processes on one database (bench_pg_scale.py): a chat's question or answer
+# may be posted by whichever process holds its lease; it reaches the process that asked
+# through this NOTIFY channel (as the web page's events reach any process)
+SHARED_EVENTS_ENV = "BENCH_SHARED_EVENTS"
+SHARED_CHANNEL = "bench_events"
 
 
 def missing_deps(name: str) -> list[str]:
@@ -121,6 +126,8 @@ class BenchSurface:
         self.questions = 0
         self.answers = 0
         self.notices: list[str] = []
+        self.forward: Any = None  # async (chat_id, kind, text): to the process that asked (SHARED_EVENTS_ENV)
+        self.forwarded = 0
 
     def expect(self, chat_id: str, kind: str) -> asyncio.Future[str]:
         fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -128,6 +135,15 @@ class BenchSurface:
         return fut
 
     def _resolve(self, chat_id: str, kind: str, text: str) -> None:
+        fut = self.waiters.pop((chat_id, kind), None)
+        if fut is not None and not fut.done():
+            fut.set_result(text)
+        elif fut is None and self.forward is not None:  # asked by another process
+            self.forwarded += 1
+            asyncio.get_running_loop().create_task(self.forward(chat_id, kind, text))
+
+    def heard(self, chat_id: str, kind: str, text: str) -> None:
+        """Another process posted it (SHARED_CHANNEL)."""
         fut = self.waiters.pop((chat_id, kind), None)
         if fut is not None and not fut.done():
             fut.set_result(text)
@@ -219,6 +235,26 @@ class OursDriver:
     async def open(self) -> None:
         self.build()
         await self.runtime.start()
+        if self.db_url and os.environ.get(SHARED_EVENTS_ENV):
+            await self._share_events()
+
+    async def _share_events(self) -> None:
+        import asyncpg
+
+        listen = await asyncpg.connect(self.db_url)
+        send = await asyncpg.create_pool(self.db_url, min_size=1, max_size=4)
+        self._shared = (listen, send)
+        surface = self.surface
+
+        def heard(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
+            chat_id, kind, text = json.loads(payload)
+            surface.heard(chat_id, kind, text)
+
+        async def forward(chat_id: str, kind: str, text: str) -> None:
+            await send.execute("SELECT pg_notify($1, $2)", SHARED_CHANNEL, json.dumps([chat_id, kind, text[:2000]]))
+
+        await listen.add_listener(SHARED_CHANNEL, heard)
+        surface.forward = forward
 
     def build(self) -> None:
         """build_runtime without starting it (bench_recovery times start() alone)."""
@@ -274,6 +310,8 @@ class OursDriver:
             await self.runtime.stop()
         if self.llm is not None:
             await self.llm.aclose()
+        for conn in getattr(self, "_shared", ()):
+            await conn.close()
 
 
 # ------------------------------------------------------------------ LangGraph

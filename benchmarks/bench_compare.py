@@ -118,7 +118,10 @@ async def _concurrent(driver: Any, prefix: str, lanes: int, total: int, stagger_
 
     started = time.monotonic()
     await asyncio.gather(*(lane(k) for k in range(lanes)))
-    return {"times": times, "wall_s": time.monotonic() - started, "errors": errors[:3], "failed": len(errors)}
+    # several processes on one database (bench_pg_scale.py): the posts this one made for another
+    forwarded = getattr(getattr(driver, "surface", None), "forwarded", 0)
+    return {"times": times, "wall_s": time.monotonic() - started, "errors": errors[:3], "failed": len(errors),
+            "forwarded": forwarded}
 
 
 async def _paused(driver: Any, prefix: str, n: int, batch: int = 50) -> None:
@@ -142,14 +145,21 @@ async def _settle_parked(driver: Any, prefix: str, n: int) -> None:
                 await asyncio.sleep(0.01)
 
 
-async def child_serve(name: str, base_url: str, db: Path) -> None:
-    """Answer commands (JSON lines on stdin) with JSON lines on the protocol channel."""
+async def child_serve(name: str, base_url: str, db: Path, tag: str = "", freeze: bool = False) -> None:
+    """Answer commands (JSON lines on stdin) with JSON lines on the protocol channel. `tag`: one
+    of several processes of one runtime on one database (bench_pg_scale.py) warms up its own chats;
+    `freeze`: after the warm-up, take the heap out of the collector's full passes, as bot.py does
+    once it has started (adapters.runtime.freeze_startup_heap)."""
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything a library prints goes to stderr, not into the protocol
     driver = make_driver(name, base_url, db)
     await driver.open()
     for i in range(3):  # warm up: imports, first connections, schema
-        await Timeline.run(driver, f"w-{name}-{i}")
+        await Timeline.run(driver, f"w-{name}{tag}-{i}")
+    if freeze:
+        from adapters.runtime import freeze_startup_heap
+
+        freeze_startup_heap()
     loop = asyncio.get_running_loop()
     proto.write(json.dumps({"ready": True}) + "\n")
     proto.flush()
@@ -219,14 +229,16 @@ async def child_resume(name: str, base_url: str, db: Path, key: str) -> None:
 
 class Child:
     def __init__(self, name: str, fm: FakeModelProcess, db: Path, *, runtime: str | None = None,
-                 root: Path = ROOT) -> None:
-        """`root`: another checkout whose code the child runs (a before/after in one run)."""
+                 root: Path = ROOT, tag: str = "", log: Path | None = None, freeze: bool = False) -> None:
+        """`root`: another checkout whose code the child runs (a before/after in one run); `log`:
+        where its stderr goes (by default nowhere)."""
         self.name = name
         script = str(root / "benchmarks" / "bench_compare.py")
         self.proc = subprocess.Popen(
             [sys.executable, script, "--child", "serve", "--runtime", runtime or name, "--base-url", fm.base_url,
-             "--db", str(db)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=root,
+             "--db", str(db), *(["--tag", tag] if tag else []), *(["--freeze"] if freeze else [])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=root,
+            stderr=log.open("ab") if log is not None else subprocess.DEVNULL,
         )
 
     def read(self) -> dict[str, Any]:
@@ -236,10 +248,13 @@ class Child:
             raise RuntimeError(f"{self.name}: child process ended (rc={self.proc.poll()})")
         return dict(json.loads(line))
 
-    def ask(self, **cmd: Any) -> dict[str, Any]:
+    def send(self, **cmd: Any) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(cmd) + "\n")
         self.proc.stdin.flush()
+
+    def ask(self, **cmd: Any) -> dict[str, Any]:
+        self.send(**cmd)
         return self.read()
 
     def close(self) -> None:
@@ -423,6 +438,8 @@ def main() -> int:
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--key", help=argparse.SUPPRESS)
+    parser.add_argument("--tag", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--freeze", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     guard_network()
     if args.child:
@@ -469,7 +486,7 @@ def main() -> int:
 
 def run_child(args: argparse.Namespace) -> int:
     if args.child == "serve":
-        asyncio.run(child_serve(args.runtime, args.base_url, args.db))
+        asyncio.run(child_serve(args.runtime, args.base_url, args.db, args.tag, args.freeze))
     elif args.child == "rss":
         asyncio.run(child_rss(args.runtime, args.base_url, args.db, args.paused))
     elif args.child == "pause":

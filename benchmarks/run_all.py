@@ -146,12 +146,19 @@ def render(results: dict[str, dict[str, Any]]) -> str:
 
 
 def pg_lines(results: dict[str, dict[str, Any]]) -> list[str]:
-    """Several processes on PostgreSQL (bench_pg_overhead.py, bench_pg_cluster.py), in words."""
+    """Several processes on PostgreSQL (bench_pg_overhead.py, bench_pg_scale.py, bench_pg_cluster.py), in words."""
     out: list[str] = []
     over = results.get("pg_overhead", {}).get("figures")
     if over:
         per = over.get("overhead_per_step_ms") or {}
         out.append("Per-step overhead (ms over the bare client): " + ", ".join(f"{k} {_fmt(v)}" for k, v in per.items()))
+    scale = results.get("pg_scale", {}).get("figures")
+    if scale:
+        one, three = scale.get("one_process") or {}, scale.get("three_processes") or {}
+        out.append(f"PostgreSQL, bench_compare's 50 concurrent chats per process, 1 s model: 1 process "
+                   f"{_fmt(one.get('conv_per_s'))} conv/s, step p99 minus model {_fmt(one.get('step_p99_minus_model_ms'))} ms; "
+                   f"3 processes {_fmt(three.get('conv_per_s'))} conv/s (x{_fmt(scale.get('throughput_ratio'))}), "
+                   f"{_fmt(three.get('step_p99_minus_model_ms'))} ms; CPU cores busy with 3: {three.get('cpu_cores')}")
     cluster = results.get("pg_cluster", {}).get("figures")
     if cluster:
         one, three, take = cluster.get("one_process") or {}, cluster.get("three_processes") or {}, cluster.get("takeover") or {}

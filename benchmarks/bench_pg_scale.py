@@ -1,0 +1,134 @@
+"""bench_compare's 50-concurrent-chats run on PostgreSQL: one process, then three on one database.
+
+The runtime of bench_compare.py's `ours` (adapters.runtime.build_runtime, the scripted four-step
+trip of benchmarks/_common.py, the fake model in its own process with 1 s latency) on PostgreSQL
+(`ours_pg`: chat leases, fenced writes, LISTEN/NOTIFY), in 1 and then in 3 processes on one fresh
+database. Each process keeps 50 conversations in flight (`--lanes`), `--per-lane` of them one
+after the other in each lane, the lanes' starts spread over the model's second, as in
+bench_compare's `conc50_1s`. A chat goes to whichever process takes its lease, not always the one
+that submitted it: the question or answer then reaches the asking process through a NOTIFY
+channel (as the web page's events reach any process; benchmarks/_runtimes.SHARED_EVENTS_ENV),
+and `forwarded` counts them. Each process freezes its heap after its warm-up, as bot.py does after
+start (without it one full collection of the collector stalled a process 190 ms mid-run).
+
+  throughput   conversations/s, all processes together: 3 processes >= 2.5 x one
+  steps        bench_compare's four steps per conversation (request -> question, answer ->
+               third model call, third -> fourth, fourth -> answer seen), pooled: the p99 minus
+               the model's second <= 20 ms
+
+Unlike bench_pg_cluster.py there is no chat platform in the way (Telegram's one message a second
+per chat), so the figure is what the processes and the database add.
+
+    python benchmarks/bench_pg_scale.py [--lanes 50] [--per-lane 2] [--processes 1,3]
+
+Prints ONE JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import emit, guard_network, ms, pct
+from _fake_model import FakeModelProcess, fetch_arrivals
+from _pg_databases import bench_database
+from _runtimes import PG_URL_ENV, SHARED_EVENTS_ENV
+from bench_compare import Child, steps_of
+from bench_pg_cluster import _cpu_s, _pg_pids
+
+MODEL_MS = 1000
+TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0}
+
+
+async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per_lane: int,
+                        args_log: Path | None = None) -> dict[str, Any]:
+    async with bench_database(f"scale{n}") as url:
+        os.environ[PG_URL_ENV], os.environ[SHARED_EVENTS_ENV] = url, "1"  # the children read them at start
+        children = [Child(f"p{i}", fm, tmp / f"unused-{n}-{i}.sqlite3", runtime="ours_pg", tag=f"_{n}p{i}",
+                          log=args_log / f"p{n}-{i}.log" if args_log else None, freeze=True)
+                    for i in range(n)]
+        try:
+            for child in children:
+                child.read()  # ready (warmed up)
+            prefix = f"k{n}-L{MODEL_MS}-"
+            cpu0, t0 = _cpu(fm, children), time.monotonic()
+            for i, child in enumerate(children):  # all at once: each process its own 50 lanes
+                child.send(cmd="conc", prefix=f"{prefix}p{i}-", lanes=lanes, total=lanes * per_lane,
+                           stagger_s=MODEL_MS / 1000)
+            results = [await asyncio.to_thread(child.read) for child in children]
+            cpu1, spent = _cpu(fm, children), time.monotonic() - t0
+        finally:
+            for child in children:
+                child.close()
+        arrivals = await fetch_arrivals(fm.control, prefix)
+    times = {k: v for res in results for k, v in res["times"].items()}
+    if os.environ.get("BENCH_DUMP"):  # the raw timelines, to look into a tail
+        dump = json.dumps({"times": times, "arrivals": arrivals})
+        await asyncio.to_thread(Path(os.environ["BENCH_DUMP"]).write_text, dump)
+    pooled, resumes, by_step = steps_of(times, arrivals)
+    wall = max(res["wall_s"] for res in results)
+    p99 = pct(pooled, 99)
+    return {
+        "processes": n, "conversations": len(times), "failed": sum(res["failed"] for res in results),
+        "errors": [e for res in results for e in res["errors"]][:3],
+        "conv_per_s": round(len(times) / wall, 2) if wall > 0 else None,
+        "step_median_ms": ms(statistics.median(pooled)) if pooled else None,
+        "step_p99_ms": ms(p99), "step_p99_minus_model_ms": ms(p99 - MODEL_MS / 1000),
+        "steps_p99_minus_model_ms": [ms(pct(s, 99) - MODEL_MS / 1000) for s in by_step],
+        "resume_p99_ms": ms(pct(resumes, 99)),
+        "forwarded": sum(res.get("forwarded", 0) for res in results),
+        # cores busy over the run; the machine has os.cpu_count() of them
+        "cpu_cores": {k: round((cpu1[k] - cpu0[k]) / spent, 2) for k in cpu0},
+        "cpu_ms_per_conversation": {k: round((cpu1[k] - cpu0[k]) * 1000 / max(len(times), 1), 1) for k in cpu0},
+    }
+
+
+def _cpu(fm: FakeModelProcess, children: list[Child]) -> dict[str, float]:
+    return {"bots": sum(_cpu_s(c.proc.pid) for c in children), "postgres": sum(_cpu_s(p) for p in _pg_pids()),
+            "model": _cpu_s(fm.pid)}
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    started = time.monotonic()
+    out: dict[int, dict[str, Any]] = {}
+    with FakeModelProcess() as fm, tempfile.TemporaryDirectory(prefix="bench-pg-scale-") as tmp_name:
+        for n in args.processes:
+            out[n] = await run_processes(fm, Path(tmp_name), n, args.lanes, args.per_lane, args.logs)
+    one, three = out.get(1, {}), out.get(3, {})
+    ratio = round(three["conv_per_s"] / one["conv_per_s"], 2) if one.get("conv_per_s") and three.get("conv_per_s") else None
+    p99s = [r["step_p99_minus_model_ms"] for r in out.values() if r.get("step_p99_minus_model_ms") is not None]
+    checks = {
+        "every_conversation_finished": all(not r["failed"] for r in out.values()),
+        "three_ge_2_5x_one": ratio is not None and ratio >= TARGETS["ratio_min"],
+        "step_p99_minus_model_le_20ms": bool(p99s) and max(p99s) <= TARGETS["step_p99_minus_model_max_ms"],
+    }
+    return {"bench": "pg_scale", "cores": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
+            "model_ms": MODEL_MS, "lanes_per_process": args.lanes, "per_lane": args.per_lane,
+            "one_process": one, "three_processes": three, "throughput_ratio": ratio,
+            "step_p99_minus_model_ms_worst": max(p99s) if p99s else None,
+            "checks": checks, "ok": all(checks.values()), "wall_s": round(time.monotonic() - started, 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lanes", type=int, default=50, help="conversations in flight per process")
+    parser.add_argument("--per-lane", type=int, default=2, help="conversations one after the other in each lane")
+    parser.add_argument("--processes", default="1,3")
+    parser.add_argument("--logs", type=Path, help="a folder for the processes' stderr")
+    args = parser.parse_args()
+    args.processes = [int(p) for p in args.processes.split(",") if p.strip()]
+    guard_network()
+    emit(asyncio.run(run(args)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
