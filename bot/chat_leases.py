@@ -17,7 +17,12 @@ the database's clock, a fencing number). This object is that process's side of i
   stopped past its lease (SIGSTOP, a frozen VM) wakes up with that time gone and sends nothing
   until a renewal succeeds, which it cannot once the chat was taken over.
 - Wake-ups: a LISTEN on the inbox channel wakes the chat named by each NOTIFY (add_inbox and
-  add_events send them, from any process), and a sweep every `sweep_s` (a third of the lease,
+  add_events send them, from any process; every process hears every one). A chat whose claim
+  lost to a live lease elsewhere is not claimed again on a NOTIFY until that lease could have run
+  out (`_foreign`): its holder heard the same NOTIFY, and each further try would be a round trip
+  and a transaction for nothing (a process storing a message still claims at once, and the sweep
+  is not held back). A holder that released the chat hears the NOTIFY and claims it again; one
+  that died leaves it to the sweep, and a sweep every `sweep_s` (a third of the lease,
   at most SWEEP_MAX_S; and after every reconnect of the LISTEN connection) wakes chats with work
   and no live owner: a dead owner's chats are taken within the lease plus SWEEP_MAX_S.
 - The database lost: claims fail (no new leases), renewals fail, and once a lease's time has
@@ -45,6 +50,7 @@ from bot.store.postgres import PostgresStore
 log = logging.getLogger(__name__)
 
 SWEEP_MAX_S = 0.5  # one indexed query per process: cheap, and it bounds a takeover's delay
+FOREIGN_MAX = 10_000  # chats remembered as held elsewhere; past it the run-out ones are dropped
 LINGER_MAX_S = 2.0
 
 
@@ -64,6 +70,7 @@ class LeasedOwnership:
         self.owner = owner or new_owner_id()
         self._clock = clock
         self._held: dict[str, _Held] = {}
+        self._foreign: dict[str, float] = {}  # chat -> until (monotonic): its claim lost to a live lease
         self._releasing: dict[str, asyncio.Task[None]] = {}
         self._sweep_lock = asyncio.Lock()
         self._lingering: dict[str, asyncio.TimerHandle] = {}
@@ -135,7 +142,9 @@ class LeasedOwnership:
             log.warning("cannot take the lease of %s: %s", chat_key, exc)
             return None
         if taken is None:
+            self._held_elsewhere(chat_key, asked + self.lease_s)
             return None
+        self._foreign.pop(chat_key, None)
         self._held[chat_key] = _Held(taken.lease, asked + self.lease_s)
         return Claim(chat_key, taken.lease, fresh=True, working_session=taken.working_session,
                      outbox_pending=taken.outbox_pending)
@@ -211,7 +220,18 @@ class LeasedOwnership:
             self._give_up(key, "a write was refused")
 
     # -- wake-ups --------------------------------------------------------------------------
+    def _held_elsewhere(self, chat_key: str, until: float) -> None:
+        if len(self._foreign) >= FOREIGN_MAX:
+            now = self._clock()
+            self._foreign = {k: t for k, t in self._foreign.items() if t > now}
+        self._foreign[chat_key] = until
+
     async def _notified(self, channel: str, chat_key: str) -> None:
+        until = self._foreign.get(chat_key)
+        if until is not None:
+            if self._clock() < until:
+                return  # held live elsewhere when we last tried: its holder heard this NOTIFY too
+            del self._foreign[chat_key]
         self._wake(chat_key)
 
     async def _sweeping(self) -> None:

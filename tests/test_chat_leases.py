@@ -130,3 +130,52 @@ async def test_messages_set_aside_for_a_waiting_question_are_not_work_for_the_sw
     assert await store_a.unowned_chats_with_work() == []  # set aside for the question: no work
     await store_a.add_inbox("test", "s3", KEY, "{}")  # the answer, say
     assert await store_a.unowned_chats_with_work() == [KEY]
+
+
+async def test_a_notify_for_a_chat_held_live_elsewhere_is_not_claimed_again_until_that_lease_could_end(stores) -> None:
+    """Every process hears every NOTIFY: one whose claim lost to a live lease does not try again
+    (a round trip and a transaction each) until that lease could have run out; the sweep is not
+    held back, and a process storing a message still claims at once."""
+    store_a, store_b = stores
+    clock = Clock()
+    woken: asyncio.Queue[str] = asyncio.Queue()
+    a = LeasedOwnership(store_a, LEASE_S, owner="proc-a")
+    b = LeasedOwnership(store_b, 60.0, owner="proc-b", clock=clock)  # its own loops never run here
+    other = "test:lease-other:"
+    await b.start(woken.put_nowait, lambda key: None)
+    try:
+        async with asyncio.timeout(5):  # the start-up sweep's wake-ups, if any, are over
+            await b.sweep()
+        while not woken.empty():
+            woken.get_nowait()
+        assert await a.claim(KEY) is not None
+        assert await b.claim(KEY) is None  # held live by A: B remembers it
+
+        async def notified_in_order() -> list[str]:
+            """Wake-ups of two NOTIFYs, KEY's first: once `other` is woken, KEY's was handled."""
+            await store_a.add_inbox("test", f"k{clock.now}", KEY, "{}")
+            await store_a.add_inbox("test", f"o{clock.now}", other, "{}")
+            seen = []
+            async with asyncio.timeout(5):
+                while not seen or seen[-1] != other:
+                    seen.append(await woken.get())
+            return seen
+
+        assert await notified_in_order() == [other]  # A heard it too; B spends no claim on it
+        clock.now += 60.0  # A's lease could have run out since B tried: B tries again
+        assert await notified_in_order() == [KEY, other]
+        assert await b.claim(KEY) is None  # still A's: remembered again
+        assert await notified_in_order() == [other]
+        await b.sweep()  # the sweep is not held back, and A is alive: KEY is not woken
+        assert KEY not in {woken.get_nowait() for _ in range(woken.qsize())}  # (`other` has no owner)
+        async with asyncio.timeout(LEASE_S * 5):  # A dies (renews no more): the sweep wakes it
+            while KEY not in {woken.get_nowait() for _ in range(woken.qsize())}:
+                await b.sweep()
+                await asyncio.sleep(0.05)  # the lease runs out on the server's clock: poll it
+        assert await b.claim(KEY) is not None  # taken: no longer remembered as elsewhere
+        await store_a.add_inbox("test", "after", KEY, "{}")
+        async with asyncio.timeout(5):
+            while await woken.get() != KEY:
+                pass
+    finally:
+        await b.stop()
