@@ -83,8 +83,8 @@ class TelegramAdapter:
     platform = PLATFORM
 
     def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
-                 progress_grace: float = 1.0, progress_patience: float = 4.0, typing_interval: float = 4.0, typing_delay: float = 0.5,
-                 poll_timeout: int = 10,
+                 progress_grace: float = 1.0, progress_patience: float = 4.0, typing_interval: float = 4.0,
+                 typing_delay: float = 0.5, poll_timeout: int = 10,
                  outbox: Outbox | None = None, poll_turn: SessionLock | None = None,
                  owns: Callable[[ChatKey], bool] | None = None,
                  processes: Callable[[], Awaitable[int]] | None = None) -> None:

@@ -12,8 +12,12 @@ model call has begun) would go out in the middle of that call, just before the q
 answer the call may produce, and the person would wait for it. So a change goes out when it was
 made while the chat was free to send (the model has just replied; a slow tool has finished),
 while a tool runs (no model call is in flight), once the run has paused or ended, or once it has
-waited `patience` seconds (a long model call still shows its step and its Stop button). The question itself is not a progress line: its own
-message says it.
+waited `patience` seconds (a long model call still shows its step and its Stop button). The
+question itself is not a progress line: its own message says it.
+
+While the run works the message carries a Stop button naming the run (a press once another run
+works stops nothing). Where the answer is not streamed as a draft (groups, or a chat whose
+drafts Telegram refused), the message also shows the last lines of what the model is writing.
 """
 
 from __future__ import annotations
