@@ -105,6 +105,28 @@ def ms(seconds: float, nd: int = 2) -> float | None:
     return None if seconds is None or math.isnan(seconds) else round(seconds * 1000, nd)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (0 once it is gone), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_pids() -> list[int]:
+    """The machine's PostgreSQL server processes (each backend is one)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "comm").read_text().strip() == "postgres":
+                    pids.append(int(d.name))
+            except OSError:
+                pass
+    return pids
+
+
 def rss_bytes() -> int:
     import psutil
 

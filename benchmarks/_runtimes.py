@@ -135,15 +135,14 @@ class BenchSurface:
         return fut
 
     def _resolve(self, chat_id: str, kind: str, text: str) -> None:
-        fut = self.waiters.pop((chat_id, kind), None)
-        if fut is not None and not fut.done():
-            fut.set_result(text)
-        elif fut is None and self.forward is not None:  # asked by another process
+        if (chat_id, kind) not in self.waiters and self.forward is not None:  # asked by another process
             self.forwarded += 1
             asyncio.get_running_loop().create_task(self.forward(chat_id, kind, text))
+        else:
+            self.heard(chat_id, kind, text)
 
     def heard(self, chat_id: str, kind: str, text: str) -> None:
-        """Another process posted it (SHARED_CHANNEL)."""
+        """Posted here, or by another process (SHARED_CHANNEL)."""
         fut = self.waiters.pop((chat_id, kind), None)
         if fut is not None and not fut.done():
             fut.set_result(text)
@@ -231,6 +230,7 @@ class OursDriver:
         self.surface = BenchSurface()
         self.runtime: Any = None
         self.llm: Any = None
+        self._shared: tuple[Any, ...] = ()  # SHARED_EVENTS_ENV: the LISTEN connection and the NOTIFY pool
 
     async def open(self) -> None:
         self.build()
@@ -310,7 +310,7 @@ class OursDriver:
             await self.runtime.stop()
         if self.llm is not None:
             await self.llm.aclose()
-        for conn in getattr(self, "_shared", ()):
+        for conn in self._shared:
             await conn.close()
 
 

@@ -234,11 +234,12 @@ class Child:
         where its stderr goes (by default nowhere)."""
         self.name = name
         script = str(root / "benchmarks" / "bench_compare.py")
+        self._log = log.open("ab") if log is not None else None
         self.proc = subprocess.Popen(
             [sys.executable, script, "--child", "serve", "--runtime", runtime or name, "--base-url", fm.base_url,
              "--db", str(db), *(["--tag", tag] if tag else []), *(["--freeze"] if freeze else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=root,
-            stderr=log.open("ab") if log is not None else subprocess.DEVNULL,
+            stderr=self._log if self._log is not None else subprocess.DEVNULL,
         )
 
     def read(self) -> dict[str, Any]:
@@ -265,6 +266,8 @@ class Child:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self._log is not None:
+            self._log.close()
 
 
 def run_json(args: list[str], timeout: float = 120) -> dict[str, Any]:

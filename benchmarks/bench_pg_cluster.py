@@ -53,7 +53,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from _common import ANSWER, QUESTION, REQUEST, emit, guard_network, ms, pct
+from _common import (
+    ANSWER,
+    QUESTION,
+    REQUEST,
+    cpu_seconds,
+    emit,
+    guard_network,
+    ms,
+    pct,
+    postgres_pids,
+)
 from _fake_model import FakeModelProcess, fetch_arrivals
 from _pg_databases import bench_database
 from bench_compare import steps_of
@@ -107,29 +117,9 @@ async def _teardown(lb: Balancer, tg: FakeTelegram, bots: list[BotProcess]) -> N
     await lb.__aexit__(None, None, None)
 
 
-def _cpu_s(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _pg_pids() -> list[int]:
-    pids = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if (d / "comm").read_text().strip() == "postgres":
-                    pids.append(int(d.name))
-            except OSError:
-                pass
-    return pids
-
-
 def _cpu_snapshot(fm: FakeModelProcess, bots: list[BotProcess]) -> dict[str, float]:
-    return {"harness": time.process_time(), "model": _cpu_s(fm.pid),
-            "bots": sum(_cpu_s(b.pid) for b in bots), "postgres": sum(_cpu_s(p) for p in _pg_pids())}
+    return {"harness": time.process_time(), "model": cpu_seconds(fm.pid),
+            "bots": sum(cpu_seconds(b.pid) for b in bots), "postgres": sum(cpu_seconds(p) for p in postgres_pids())}
 
 
 def _tg_stats(tg: FakeTelegram, since: float, wall: float, convs: int) -> dict[str, Any]:

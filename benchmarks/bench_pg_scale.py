@@ -37,12 +37,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import emit, guard_network, ms, pct
+from _common import cpu_seconds, emit, guard_network, ms, pct, postgres_pids
 from _fake_model import FakeModelProcess, fetch_arrivals
 from _pg_databases import bench_database
 from _runtimes import PG_URL_ENV, SHARED_EVENTS_ENV
 from bench_compare import Child, steps_of
-from bench_pg_cluster import _cpu_s, _pg_pids
 
 MODEL_MS = 1000
 TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0}
@@ -92,8 +91,8 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
 
 
 def _cpu(fm: FakeModelProcess, children: list[Child]) -> dict[str, float]:
-    return {"bots": sum(_cpu_s(c.proc.pid) for c in children), "postgres": sum(_cpu_s(p) for p in _pg_pids()),
-            "model": _cpu_s(fm.pid)}
+    return {"bots": sum(cpu_seconds(c.proc.pid) for c in children),
+            "postgres": sum(cpu_seconds(p) for p in postgres_pids()), "model": cpu_seconds(fm.pid)}
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -27,6 +27,8 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from _common import cpu_seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -148,13 +150,6 @@ def _rss_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
-def _cpu_s(pid: int) -> float:
-    import psutil
-
-    t = psutil.Process(pid).cpu_times()
-    return float(t.user + t.system)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=500)
@@ -178,7 +173,7 @@ def main() -> int:
             port = json.loads(server.stdout.readline())["port"]
             base_url = f"http://127.0.0.1:{port}"
             idle_rss = _rss_mb(server.pid)
-            cpu_before = _cpu_s(server.pid)
+            cpu_before = cpu_seconds(server.pid)
             ctx = mp.get_context("spawn")
             out: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
             procs = max(1, min(args.procs, args.clients))
@@ -205,7 +200,7 @@ def main() -> int:
                 w.join(timeout=10)
             peak = max(peak, _rss_mb(server.pid))
             end_rss = _rss_mb(server.pid)
-            server_cpu = _cpu_s(server.pid) - cpu_before
+            server_cpu = cpu_seconds(server.pid) - cpu_before
         finally:
             server.send_signal(signal.SIGTERM)
             try:

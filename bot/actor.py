@@ -253,9 +253,7 @@ class ChatActor:
         )
         t = decide(state, trig.trigger, facts)
         gate = self._staged.gate(row)
-        if gate is not None and not (t.action is Action.START_RUN or (
-                t.action in (Action.ANSWER, Action.ANSWER_ONE) and t.target is ChatState.WORKING
-                and trig.msg is not None and trig.msg.location is None)):
+        if gate is not None and not _starts_a_run(t, trig):
             await asyncio.shield(gate)  # only a run's start goes ahead of its message's commit (_run_behind)
             gate = None
         self._row_commit = gate
@@ -506,3 +504,12 @@ def _for_run_working(msg: IncomingMessage | None, session: SessionRow | None) ->
         return True
     return (state_of(session) is ChatState.WORKING and session is not None
             and msg.run == run_ref(session.id, session.run_no))
+
+
+def _starts_a_run(t: Transition, trig: RowTrigger) -> bool:
+    """Does the row start a run (a turn, or an answer that lets the paused run go on) whose
+    first model call may begin while the row commits? Any other transition waits for it."""
+    if t.action is Action.START_RUN:
+        return True
+    return (t.action in (Action.ANSWER, Action.ANSWER_ONE) and t.target is ChatState.WORKING
+            and trig.msg is not None and trig.msg.location is None)

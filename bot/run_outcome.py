@@ -2,8 +2,9 @@
 team plan's files or its sign-off request beside it), the notice of a failed or crashed run.
 
 Each is one store transaction with its outbox rows; a pause and a finished run store the
-segment's token usage in it too, the other outcomes queue it beside theirs. The chat's actor (bot.actor) applies outcomes one at a time, in its
-own task, and delivers the rows returned. `interrupt` also ends a run the person stopped.
+segment's token usage in it too, the other outcomes queue it beside theirs. The chat's actor
+(bot.actor) applies outcomes one at a time, in its own task, and delivers the rows returned.
+`interrupt` also ends a run the person stopped.
 """
 
 from __future__ import annotations

@@ -90,6 +90,10 @@ class SqliteStore:
         """A read over the whole database (start-up, the operator's lists, gauges): on the reader thread."""
         return await self._reader.scan(sql, args)
 
+    async def _scan_one(self, sql: str, args: Sequence[object] = ()) -> Row | None:
+        rows = await self._scan(sql, args)
+        return rows[0] if rows else None
+
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
         return await self._writer.write(partial(writes.add_inbox, platform=platform, dedup_id=dedup_id,
@@ -245,14 +249,13 @@ class SqliteStore:
         return [_question(r) for r in rows]
 
     async def next_deadline(self, after: float = 0.0) -> float | None:
-        rows = await self._scan(
+        row = await self._scan_one(
             "SELECT MIN(t) FROM (SELECT deadline AS t FROM questions WHERE status = 'waiting' "
             "UNION ALL SELECT remind_at FROM questions WHERE status = 'waiting' AND remind_at IS NOT NULL "
             f"UNION ALL SELECT CASE WHEN reminded = 0 THEN remind_at ELSE deadline END FROM signoffs WHERE {OPEN_SIGNOFF} "
             f"UNION ALL SELECT deadline FROM signoffs WHERE {OPEN_SIGNOFF}) AS due WHERE t > ?",
             (after,),
         )
-        row = rows[0] if rows else None
         return float(row[0]) if row and row[0] is not None else None
 
     async def due_reminders(self, now: float) -> list[QuestionRow]:
@@ -355,15 +358,14 @@ class SqliteStore:
         await self._writer.write(partial(writes.outbox_failed, outbox_id=outbox_id, error=error))
 
     async def counts(self) -> StoreCounts:
-        rows = await self._scan(
+        row = await self._scan_one(
             "SELECT (SELECT COUNT(*) FROM questions WHERE status = 'waiting'), "
             "(SELECT COUNT(*) FROM sessions WHERE state = 'asking' AND closed = 0), "
             "(SELECT COUNT(*) FROM outbox WHERE status = 'pending'), "
             "(SELECT COUNT(*) FROM outbox WHERE status = 'failed'), "
             "(SELECT COUNT(*) FROM inbox WHERE status = 'pending')"
         )
-        assert rows
-        row = rows[0]
+        assert row is not None
         return StoreCounts(*(int(v) for v in row))
 
 
