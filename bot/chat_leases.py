@@ -16,15 +16,18 @@ the database's clock, a fencing number). This object is that process's side of i
   process's monotonic clock from *before* the renewal was asked for, has not run out. A process
   stopped past its lease (SIGSTOP, a frozen VM) wakes up with that time gone and sends nothing
   until a renewal succeeds, which it cannot once the chat was taken over.
-- Wake-ups: a LISTEN on the inbox channel wakes the chat named by each NOTIFY (add_inbox and
-  add_events send them, from any process; every process hears every one). A chat whose claim
-  lost to a live lease elsewhere is not claimed again on a NOTIFY until that lease could have run
-  out (`_foreign`): its holder heard the same NOTIFY, and each further try would be a round trip
-  and a transaction for nothing (a process storing a message still claims at once, and the sweep
-  is not held back). A holder that released the chat hears the NOTIFY and claims it again; one
-  that died leaves it to the sweep, and a sweep every `sweep_s` (a third of the lease,
-  at most SWEEP_MAX_S; and after every reconnect of the LISTEN connection) wakes chats with work
-  and no live owner: a dead owner's chats are taken within the lease plus SWEEP_MAX_S.
+- Wake-ups: a LISTEN on the inbox channel hears the chat named by each NOTIFY (add_inbox and
+  add_events send them, from any process; every process hears every one). Only the process that
+  can use it acts on it: the chat's holder (its actor reads the new row), and a process that
+  released the chat moments ago (`_recent`: a message stored while the release was committing
+  found the lease still held, so its storer did not take it). Nobody else claims on a NOTIFY:
+  the process that stored the message claims the chat itself (SessionManager.submit; deadlines
+  and redeliveries likewise), so the others' claims could only lose, each a round trip and a
+  transaction, for every new chat. A chat whose owner died is the sweep's: a sweep every
+  `sweep_s` (a third of the lease, at most SWEEP_MAX_S; and after every reconnect of the LISTEN
+  connection) wakes chats with work and no live owner in every process: a dead owner's chats
+  are taken within the lease plus SWEEP_MAX_S, and a storer that could not claim (the database
+  failed it) is covered too.
 - The database lost: claims fail (no new leases), renewals fail, and once a lease's time has
   run out here the chat is given up (another process may take it). Everything comes back by
   itself when the database does: the listener reconnects and sweeps.
@@ -50,7 +53,7 @@ from bot.store.postgres import PostgresStore
 log = logging.getLogger(__name__)
 
 SWEEP_MAX_S = 0.5  # one indexed query per process: cheap, and it bounds a takeover's delay
-FOREIGN_MAX = 10_000  # chats remembered as held elsewhere; past it the run-out ones are dropped
+RECENT_MAX = 10_000  # chats remembered as released here; past it the run-out ones are dropped
 LINGER_MAX_S = 2.0
 
 
@@ -70,7 +73,7 @@ class LeasedOwnership:
         self.owner = owner or new_owner_id()
         self._clock = clock
         self._held: dict[str, _Held] = {}
-        self._foreign: dict[str, float] = {}  # chat -> until (monotonic): its claim lost to a live lease
+        self._recent: dict[str, float] = {}  # chat -> until (monotonic): released here, see _notified
         self._releasing: dict[str, asyncio.Task[None]] = {}
         self._sweep_lock = asyncio.Lock()
         self._lingering: dict[str, asyncio.TimerHandle] = {}
@@ -142,9 +145,8 @@ class LeasedOwnership:
             log.warning("cannot take the lease of %s: %s", chat_key, exc)
             return None
         if taken is None:
-            self._held_elsewhere(chat_key, asked + self.lease_s)
-            return None
-        self._foreign.pop(chat_key, None)
+            return None  # held live elsewhere: its holder hears the NOTIFY of whatever woke us
+        self._recent.pop(chat_key, None)
         self._held[chat_key] = _Held(taken.lease, asked + self.lease_s)
         return Claim(chat_key, taken.lease, fresh=True, working_session=taken.working_session,
                      outbox_pending=taken.outbox_pending)
@@ -167,6 +169,7 @@ class LeasedOwnership:
         held = self._held.pop(chat_key, None)
         if held is None:
             return
+        self._remember_released(chat_key)
         task = asyncio.create_task(self._release(held.lease), name=f"release:{chat_key}")
         self._releasing[chat_key] = task
         task.add_done_callback(lambda t: self._releasing.pop(chat_key, None) if self._releasing.get(chat_key) is t else None)
@@ -220,19 +223,22 @@ class LeasedOwnership:
             self._give_up(key, "a write was refused")
 
     # -- wake-ups --------------------------------------------------------------------------
-    def _held_elsewhere(self, chat_key: str, until: float) -> None:
-        if len(self._foreign) >= FOREIGN_MAX:
-            now = self._clock()
-            self._foreign = {k: t for k, t in self._foreign.items() if t > now}
-        self._foreign[chat_key] = until
+    def _remember_released(self, chat_key: str) -> None:
+        now = self._clock()
+        if len(self._recent) >= RECENT_MAX:
+            self._recent = {k: t for k, t in self._recent.items() if t > now}
+        self._recent[chat_key] = now + self.lease_s
 
     async def _notified(self, channel: str, chat_key: str) -> None:
-        until = self._foreign.get(chat_key)
+        if chat_key in self._held or chat_key in self._releasing:
+            self._wake(chat_key)
+            return
+        until = self._recent.get(chat_key)
         if until is not None:
             if self._clock() < until:
-                return  # held live elsewhere when we last tried: its holder heard this NOTIFY too
-            del self._foreign[chat_key]
-        self._wake(chat_key)
+                self._wake(chat_key)  # its claim forgets it once granted; lost, it stays till `until`
+            else:
+                del self._recent[chat_key]
 
     async def _sweeping(self) -> None:
         while True:

@@ -132,16 +132,18 @@ async def test_messages_set_aside_for_a_waiting_question_are_not_work_for_the_sw
     assert await store_a.unowned_chats_with_work() == [KEY]
 
 
-async def test_a_notify_for_a_chat_held_live_elsewhere_is_not_claimed_again_until_that_lease_could_end(stores) -> None:
-    """Every process hears every NOTIFY: one whose claim lost to a live lease does not try again
-    (a round trip and a transaction each) until that lease could have run out; the sweep is not
-    held back, and a process storing a message still claims at once."""
+async def test_a_notify_wakes_only_the_holder_and_a_process_that_released_the_chat_just_now(stores) -> None:
+    """Every process hears every NOTIFY, but only the chat's holder acts on it, or a process that
+    released the chat moments ago (the message's storer found the lease still held). Any other
+    claim could only lose: the storer claims the chat itself. The sweep still wakes a chat whose
+    owner died, in every process."""
     store_a, store_b = stores
     clock = Clock()
     woken: asyncio.Queue[str] = asyncio.Queue()
-    a = LeasedOwnership(store_a, LEASE_S, owner="proc-a")
-    b = LeasedOwnership(store_b, 60.0, owner="proc-b", clock=clock)  # its own loops never run here
-    other = "test:lease-other:"
+    a = LeasedOwnership(store_a, LEASE_S, owner="proc-a")  # it renews what it holds; its wake-ups go nowhere
+    b = LeasedOwnership(store_b, LEASE_S, owner="proc-b", clock=clock)
+    mine = "test:lease-mine:"
+    await a.start(lambda key: None, lambda key: None)
     await b.start(woken.put_nowait, lambda key: None)
     try:
         async with asyncio.timeout(5):  # the start-up sweep's wake-ups, if any, are over
@@ -149,33 +151,61 @@ async def test_a_notify_for_a_chat_held_live_elsewhere_is_not_claimed_again_unti
         while not woken.empty():
             woken.get_nowait()
         assert await a.claim(KEY) is not None
-        assert await b.claim(KEY) is None  # held live by A: B remembers it
+        assert await b.claim(mine) is not None
 
         async def notified_in_order() -> list[str]:
-            """Wake-ups of two NOTIFYs, KEY's first: once `other` is woken, KEY's was handled."""
+            """Wake-ups of two NOTIFYs, KEY's first: once `mine` is woken, KEY's was handled."""
             await store_a.add_inbox("test", f"k{clock.now}", KEY, "{}")
-            await store_a.add_inbox("test", f"o{clock.now}", other, "{}")
+            await store_a.add_inbox("test", f"m{clock.now}", mine, "{}")
             seen = []
             async with asyncio.timeout(5):
-                while not seen or seen[-1] != other:
+                while not seen or seen[-1] != mine:
                     seen.append(await woken.get())
             return seen
 
-        assert await notified_in_order() == [other]  # A heard it too; B spends no claim on it
-        clock.now += 60.0  # A's lease could have run out since B tried: B tries again
-        assert await notified_in_order() == [KEY, other]
-        assert await b.claim(KEY) is None  # still A's: remembered again
-        assert await notified_in_order() == [other]
-        await b.sweep()  # the sweep is not held back, and A is alive: KEY is not woken
-        assert KEY not in {woken.get_nowait() for _ in range(woken.qsize())}  # (`other` has no owner)
-        async with asyncio.timeout(LEASE_S * 5):  # A dies (renews no more): the sweep wakes it
-            while KEY not in {woken.get_nowait() for _ in range(woken.qsize())}:
+        assert await notified_in_order() == [mine]  # A's chat: B never held it, B spends no claim
+        b.release(mine)  # after the linger: released, and remembered as released just now
+        async with asyncio.timeout(5):
+            while await store_a.current_lease(mine) is not None:  # the release is committed
+                await asyncio.sleep(0.02)
+        sentinel = "test:lease-sentinel:"
+        assert await b.claim(sentinel) is not None
+        await b.sweep()  # once it returns, no sweep that saw `mine` unowned is still waking it
+        while not woken.empty():
+            woken.get_nowait()
+        await store_a.add_inbox("test", "after-release", mine, "{}")
+        await store_a.add_inbox("test", "after-release-s", sentinel, "{}")
+        seen_before: list[str] = []
+        async with asyncio.timeout(5):  # NOTIFYs arrive in order: `mine`'s came first
+            while not seen_before or seen_before[-1] != sentinel:
+                seen_before.append(await woken.get())
+        assert mine in seen_before  # released just now: B takes it back
+        assert await b.claim(mine) is not None
+        b.release(mine)
+        async with asyncio.timeout(5):
+            while await store_a.current_lease(mine) is not None:
+                await asyncio.sleep(0.02)
+        clock.now += 60.0  # long after the release: B leaves the chat to whoever holds it
+        assert await a.claim(mine) is not None
+        await b.sweep()  # once it returns, no sweep that saw `mine` unowned is still waking it
+        while not woken.empty():
+            woken.get_nowait()
+        await store_a.add_inbox("test", "late-m", mine, "{}")
+        await store_a.add_inbox("test", "late-k", KEY, "{}")
+        await store_a.add_inbox("test", "late-s", sentinel, "{}")
+        async with asyncio.timeout(5):  # NOTIFYs arrive in order: the first two woke nothing
+            assert await woken.get() == sentinel
+        await a.stop()  # A goes away (its leases released): the sweep wakes its chats with work
+        seen: set[str] = set()
+        async with asyncio.timeout(5):
+            while not {KEY, mine} <= seen:
                 await b.sweep()
-                await asyncio.sleep(0.05)  # the lease runs out on the server's clock: poll it
-        assert await b.claim(KEY) is not None  # taken: no longer remembered as elsewhere
+                seen |= {woken.get_nowait() for _ in range(woken.qsize())}
+        assert await b.claim(KEY) is not None  # now B is the holder and is woken
         await store_a.add_inbox("test", "after", KEY, "{}")
         async with asyncio.timeout(5):
             while await woken.get() != KEY:
                 pass
     finally:
+        await a.stop()
         await b.stop()
