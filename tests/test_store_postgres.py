@@ -478,6 +478,39 @@ async def test_every_connection_ends_a_transaction_left_idle(two):
     assert pool.get_max_size() == 4
 
 
+async def test_a_new_connection_writes_a_whole_conversation_without_looking_up_a_type(pg_url):
+    """asyncpg knows text[] and oid[]; any other array type (bigint[], double precision[]) it
+    looks up with a catalog query the first time a connection meets it, which cost the server
+    20-60 ms on every connection a pool opened under load. The store sends such arrays as text[]."""
+    store = PostgresStore(pg_url, pool_min=1, pool_max=1)
+    await store.open()
+    try:
+        pool = store._need_pool()
+        async with pool.acquire() as conn:  # the pool's one connection, new: it has met no type yet
+            queries: list[str] = []
+            conn.add_query_logger(lambda q: queries.append(q.query))
+        taken = await store.take_lease(KEY, "proc-a", 60)
+        assert taken is not None
+        with store.fenced(taken.lease):
+            session_id = await session_of(store)
+            await store.append(session_id, [Message.assistant("thinking")], step=1, inbox_done=[1])
+            [outbox_id] = await store.pause(session_id, [Message.assistant("asking")], [question(session_id)], step=2)
+            await store.outbox_sent(outbox_id, 1, "m1")
+            answer = await store.add_inbox("test", "2", KEY, "{}")
+            assert await store.resolve_question(session_id, "call_q", Message.user("Fri"), status="answered",
+                                                inbox_id=answer)
+            usage = RunUsage(session_id, 1, "m", 10, 5, 2, 0.01, 3, "answered")
+            ids = await store.finish_run(session_id, [Message.assistant("done")], outbox=[("answer", "{}")],
+                                         inbox_done=[answer or 0], usage=usage)
+        assert len(ids) == 1 and all(isinstance(i, int) for i in ids)
+        renewed = await store.renew_leases([taken.lease], 60)
+        assert renewed[KEY].fence == taken.lease.fence
+        assert any("bot_finish_run" in q for q in queries)  # the logger saw the conversation
+        assert [q for q in queries if "pg_type" in q] == []
+    finally:
+        await store.close()
+
+
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

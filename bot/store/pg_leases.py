@@ -159,10 +159,10 @@ async def renew_many(conn: asyncpg.Connection, leases: Sequence[Lease], ttl_s: f
         return {}
     rows = await conn.fetch(
         "UPDATE chat_leases l SET expires_at = now() + make_interval(secs => $4) "
-        "FROM unnest($2::text[], $3::bigint[]) AS h(chat_key, fence) "
+        "FROM unnest($2::text[], $3::text[]::bigint[]) AS h(chat_key, fence) "
         "WHERE l.chat_key = h.chat_key AND l.fence = h.fence AND l.owner = $1 "
         "RETURNING l.chat_key, l.fence, extract(epoch FROM l.expires_at)::float8",
-        leases[0].owner, [x.chat_key for x in leases], [x.fence for x in leases], float(ttl_s),
+        leases[0].owner, [x.chat_key for x in leases], [str(x.fence) for x in leases], float(ttl_s),  # text[]: pg_calls
     )
     return {r[0]: Lease(r[0], leases[0].owner, r[1], r[2]) for r in rows}
 

@@ -8,7 +8,8 @@ the dialect, so a write added to writes.py ports by copying its function here an
   `execute` returns (`"UPDATE 1"`, see `_count`);
 - `INSERT OR REPLACE` -> `INSERT ... ON CONFLICT (key) DO UPDATE SET ...`;
 - many rows: `executemany` -> one statement over `unnest($n::text[])` (an UPDATE by ids:
-  `id = ANY($n::bigint[])`).
+  `id = ANY($n::text[]::bigint[])`: numbers go as text[], which asyncpg knows without a catalog
+  query, see bot.store.pg_calls).
 
 Every statement is a round trip to the server, so the writes of every step (start_turn,
 append_step, pause, finish_run, resolve_question, add_usage, outbox_sent) are not here: they are
@@ -96,7 +97,8 @@ async def add_events(conn: Conn, events: Sequence[ChatEvent]) -> None:
 
 async def close_inbox(conn: Conn, inbox_ids: Sequence[int]) -> None:
     if inbox_ids:
-        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = ANY($1::bigint[])", list(inbox_ids))
+        await conn.execute("UPDATE inbox SET status = 'done' WHERE id = ANY($1::text[]::bigint[])",
+                           [str(i) for i in inbox_ids])
 
 
 async def fail_inbox(conn: Conn, inbox_id: int, error: str) -> None:
