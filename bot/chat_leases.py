@@ -17,8 +17,11 @@ the database's clock, a fencing number). This object is that process's side of i
   stopped past its lease (SIGSTOP, a frozen VM) wakes up with that time gone and sends nothing
   until a renewal succeeds, which it cannot once the chat was taken over.
 - Wake-ups: a LISTEN on the inbox channel hears the chat named by each NOTIFY (add_inbox and
-  add_events send them, from any process; every process hears every one). Only the process that
-  can use it acts on it: the chat's holder (its actor reads the new row), and a process that
+  add_events send them, from any process; every process hears every one). A process storing a
+  message for a chat it runs, or claims at that moment, sends none (PostgreSQL commits one
+  notifying transaction at a time, so each NOTIFY is a queue for all); when that claim finds the
+  chat held elsewhere, `tell_holder` NOTIFYs it then. Only the process that can use a NOTIFY
+  acts on it: the chat's holder (its actor reads the new row), and a process that
   released the chat moments ago (`_recent`: a message stored while the release was committing
   found the lease still held, so its storer did not take it). Nobody else claims on a NOTIFY:
   the process that stored the message claims the chat itself (SessionManager.submit; deadlines
@@ -223,6 +226,12 @@ class LeasedOwnership:
             self._give_up(key, "a write was refused")
 
     # -- wake-ups --------------------------------------------------------------------------
+    async def tell_holder(self, chat_key: str) -> None:
+        try:
+            await self.store.notify_chat(chat_key)
+        except StoreError as exc:  # the row is stored: the sweep finds it once the holder lets go
+            log.warning("could not wake the holder of %s: %s", chat_key, exc)
+
     def _remember_released(self, chat_key: str) -> None:
         now = self._clock()
         if len(self._recent) >= RECENT_MAX:

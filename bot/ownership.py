@@ -12,6 +12,7 @@ quiet, and lost when another process took the chat over.
         ...start the chat's actor...
     ownership.holds(key)                   # may this process send to the chat now?
     ownership.release(key)                 # the chat went quiet (actor ended, nothing to send)
+    await ownership.tell_holder(key)       # an update stored here for a chat held elsewhere
 
 `holds` is checked before every send, edit or progress update of a chat: a process whose lease
 ran out (it was stopped, or lost the database) sends nothing to that chat, even before the
@@ -58,6 +59,10 @@ class Ownership(Protocol):
     def lost_now(self, chat_key: str) -> None:
         """A write of the chat was refused (LeaseLost): the chat is no longer this process's."""
 
+    async def tell_holder(self, chat_key: str) -> None:
+        """Wake the process that holds the chat: an update was stored here without waking anyone
+        (this process meant to run the chat) and the claim found the chat held elsewhere."""
+
     async def start(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None: ...
 
     async def stop(self) -> None: ...
@@ -84,6 +89,9 @@ class LocalOwnership:
         return None
 
     def lost_now(self, chat_key: str) -> None:
+        return None
+
+    async def tell_holder(self, chat_key: str) -> None:
         return None
 
     async def start(self, wake: Callable[[str], None], lost: Callable[[str], None]) -> None:

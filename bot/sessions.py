@@ -23,7 +23,6 @@ import math
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 from opentelemetry.trace import Tracer
 
@@ -54,7 +53,7 @@ from bot.review import PlanReviewer
 from bot.runs import RunDriver
 from bot.settings import Settings
 from bot.staged_rows import Staged
-from bot.store.base import ChatEvent, InboxRow, Store
+from bot.store.base import ChatEvent, InboxRow, StagedInbox, Store
 from bot.trip_trace import TripTracer
 
 log = logging.getLogger(__name__)
@@ -162,8 +161,13 @@ class SessionManager:
             await self.progress.notice_now(msg.chat, problem)
             return SubmitOutcome.INVALID
         key, body = str(msg.chat), message_to_json(msg)
-        staging = asyncio.ensure_future(self.store.stage_inbox(platform, msg.dedup_id, key, body))
-        self._claim_early(key, staging)
+        # The chat runs here (its actor does, or this process claims it now): no other process
+        # is woken, unless the claim finds the chat held elsewhere (_claim then tells its holder).
+        early = self._claims_early(key)
+        here = early or self.ownership.immediate or key in self._actors
+        staging = asyncio.ensure_future(self.store.stage_inbox(platform, msg.dedup_id, key, body, notify=not here))
+        if early:
+            self._claiming[key] = asyncio.create_task(self._claim(key, after=staging), name=f"claim:{key}")
         staged = await staging
         if staged.inbox_id is None:
             await staged.committed
@@ -197,14 +201,13 @@ class SessionManager:
             actor.stage(*staged)
         actor.wake()
 
-    def _claim_early(self, key: str, stored: asyncio.Future[Any]) -> None:
+    def _claims_early(self, key: str) -> bool:
         """A chat this process does not run yet (PostgreSQL): ask for its lease while its message
         is being stored, instead of after (a round trip and a commit fewer before the reply
         starts). The claim starts the actor only once the row's write is over, so the actor's
         first read finds it; a duplicate or a failed write leaves an actor with nothing to do,
         which ends and gives the chat up as a quiet chat does."""
-        if self._started and not self.ownership.immediate and key not in self._actors and key not in self._claiming:
-            self._claiming[key] = asyncio.create_task(self._claim(key, after=stored), name=f"claim:{key}")
+        return self._started and not self.ownership.immediate and key not in self._actors and key not in self._claiming
 
     def redeliver(self, key: str) -> None:
         """A row of the chat was put back in its outbox (the operator's retry): send it."""
@@ -213,13 +216,15 @@ class SessionManager:
         else:  # the process that claims the chat opens its delivery lane
             self.wake(key)
 
-    async def _claim(self, key: str, after: asyncio.Future[Any] | None = None) -> None:
-        """`after`: the inbox write the claim was started beside (`_claim_early`); the actor
+    async def _claim(self, key: str, after: asyncio.Future[StagedInbox] | None = None) -> None:
+        """`after`: the inbox write the claim was started beside (`_claims_early`); the actor
         starts once it is over, whatever its outcome (submit reports that)."""
         try:
             claim = await self.ownership.claim(key)
-            if claim is None:
-                return  # held live elsewhere: its owner was woken by the same NOTIFY
+            if claim is None:  # held live elsewhere: its holder was woken by the NOTIFY that woke
+                if after is not None:  # us, or, for an update stored here without one, is now
+                    await self._tell_holder(key, after)
+                return
             if after is not None:  # the resume event (if any) comes after the row, as without it
                 await asyncio.wait([after])
             if not self._started:
@@ -233,6 +238,13 @@ class SessionManager:
             self.ownership.release(key)
         finally:
             self._claiming.pop(key, None)
+
+    async def _tell_holder(self, key: str, stored: asyncio.Future[StagedInbox]) -> None:
+        await asyncio.wait([stored])
+        if stored.cancelled() or stored.exception() is not None or stored.result().inbox_id is None:
+            return  # nothing new stored (a duplicate woke the holder when it was first stored)
+        await asyncio.wait([stored.result().committed])
+        await self.ownership.tell_holder(key)
 
     async def _resume_taken_over(self, claim: Claim) -> None:
         """A run left working by an owner that died (or stalled past its lease) is re-driven here

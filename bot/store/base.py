@@ -255,10 +255,12 @@ class Store(Protocol):
     # the inbox: every message and every event of a chat, durable before anything acts on it
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
         """Store an incoming update; None when (platform, dedup_id) was seen before."""
-    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> StagedInbox:
+    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
+                          notify: bool = True) -> StagedInbox:
         """add_inbox, returning as soon as the row has its id, perhaps before it is committed:
         the chat's task may prepare its answer while the commit goes on (bot.actor), as long as
-        nothing of it is stored or sent before `committed` is done."""
+        nothing of it is stored or sent before `committed` is done. `notify=False`: the caller
+        runs the chat itself, so other processes are not woken (PostgreSQL sends no NOTIFY)."""
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
         """Store events for their chats' tasks, in one transaction (duplicates are dropped)."""
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:

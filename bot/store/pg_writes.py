@@ -66,16 +66,22 @@ async def append(conn: Conn, session_id: str, bodies: Sequence[str], *, locked: 
         )
 
 
+_ADD_INBOX = ("WITH stored AS (INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
+              "VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING RETURNING id) ")
+
+
 async def add_inbox(conn: Conn, platform: str, dedup_id: str, chat_key: str, body: str,
-                    received_at: float | None = None) -> int | None:
+                    received_at: float | None = None, *, notify: bool = True) -> int | None:
     # One statement (PostgresStore runs it without BEGIN and COMMIT): a stored row wakes the
     # chat's owner, in whichever process (the NOTIFY is sent at commit); a duplicate, none.
-    inbox_id: int | None = await conn.fetchval(
-        "WITH stored AS (INSERT INTO inbox (platform, dedup_id, chat_key, body, status, received_at) "
-        "VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING RETURNING id) "
-        "SELECT id, pg_notify($6, $3) FROM stored",
-        platform, dedup_id, chat_key, body, time.time() if received_at is None else received_at, INBOX_CHANNEL,
-    )
+    # `notify=False` when the storing process runs the chat itself: a NOTIFY is not free, since
+    # PostgreSQL lets one notifying transaction at a time commit (a lock held through the
+    # commit's flush, across all databases), and under load the others queue behind it.
+    at = time.time() if received_at is None else received_at
+    if not notify:
+        return await conn.fetchval(_ADD_INBOX + "SELECT id FROM stored", platform, dedup_id, chat_key, body, at)
+    inbox_id: int | None = await conn.fetchval(_ADD_INBOX + "SELECT id, pg_notify($6, $3) FROM stored",
+                                               platform, dedup_id, chat_key, body, at, INBOX_CHANNEL)
     return inbox_id
 
 

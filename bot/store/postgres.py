@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from agent_core.schema import Message
-from bot.store import pg_calls, pg_leases, pg_writes
+from bot.store import pg_calls, pg_leases, pg_notify, pg_writes
 from bot.store.base import (
     ChatEvent,
     ChatView,
@@ -80,6 +80,7 @@ from bot.store.pg_connect import (
 from bot.store.pg_leases import Lease, Taken
 from bot.store.pg_migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
 from bot.store.pg_notify import Listener, OnConnect, OnNotify
+from bot.store.pg_writes import INBOX_CHANNEL
 from bot.store.sqlite import _bodies, _body, _inbox, _question, _signoff, _signoff_row
 from bot.store.writes import (
     OPEN_SIGNOFF,
@@ -250,6 +251,12 @@ class PostgresStore:
     async def unowned_chats_with_inbox(self, limit: int = 100) -> list[str]:
         return await self._transaction(partial(pg_leases.unowned_chats_with_inbox, limit=limit), None)
 
+    async def notify_chat(self, chat_key: str) -> None:
+        """Wake the chat's owner, in whichever process (an update stored with `notify=False` by a
+        process that then found the chat held elsewhere)."""
+        await self._transaction(partial(pg_notify.notify, channel=INBOX_CHANNEL, payload=chat_key), None,
+                                single=True)
+
     def listener(self, channels: Sequence[str], on_notify: OnNotify, *, on_connect: OnConnect | None = None,
                  application_name: str = APPLICATION_NAME, **kwargs: float) -> Listener:
         """A Listener on this store's database (not started: `await listener.start()`)."""
@@ -266,7 +273,7 @@ class PostgresStore:
 
     # -- inbox -----------------------------------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str,
-                        received_at: float | None = None) -> int | None:
+                        received_at: float | None = None, *, notify: bool = True) -> int | None:
         # Never fenced: any process stores an update for any chat (and wakes its owner).
         # A posted question is answered only by inbox rows with ids above the watermark that
         # outbox_sent records. SQLite's single writer commits in call order, so an update stored
@@ -277,13 +284,15 @@ class PostgresStore:
         if self._recording_posts:
             await asyncio.wait(set(self._recording_posts))
         return await self._transaction(partial(pg_writes.add_inbox, platform=platform, dedup_id=dedup_id,
-                                               chat_key=chat_key, body=body, received_at=received_at),
+                                               chat_key=chat_key, body=body, received_at=received_at,
+                                               notify=notify),
                                        None, single=True)
 
-    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> StagedInbox:
+    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
+                          notify: bool = True) -> StagedInbox:
         # One statement commits as it writes: nothing to start before the commit here.
         received_at = time.time()
-        inbox_id = await self.add_inbox(platform, dedup_id, chat_key, body, received_at)
+        inbox_id = await self.add_inbox(platform, dedup_id, chat_key, body, received_at, notify=notify)
         committed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         committed.set_result(None)
         return StagedInbox(inbox_id, received_at, committed)

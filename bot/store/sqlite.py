@@ -99,7 +99,9 @@ class SqliteStore:
         return await self._writer.write(partial(writes.add_inbox, platform=platform, dedup_id=dedup_id,
                                                 chat_key=chat_key, body=body))
 
-    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> StagedInbox:
+    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
+                          notify: bool = True) -> StagedInbox:
+        # one process serves every chat: there is nobody to notify
         received_at = time.time()
         executed, committed = self._writer.write_staged(partial(
             writes.add_inbox, platform=platform, dedup_id=dedup_id, chat_key=chat_key, body=body,
