@@ -147,9 +147,9 @@ class LeasedOwnership:
         except StoreError as exc:  # the database is gone: take nothing new; the sweep tries again
             log.warning("cannot take the lease of %s: %s", chat_key, exc)
             return None
+        self._recent.pop(chat_key, None)  # granted, or held by another process, which is told
         if taken is None:
-            return None  # held live elsewhere: its holder hears the NOTIFY of whatever woke us
-        self._recent.pop(chat_key, None)
+            return None
         self._held[chat_key] = _Held(taken.lease, asked + self.lease_s)
         return Claim(chat_key, taken.lease, fresh=True, working_session=taken.working_session,
                      outbox_pending=taken.outbox_pending)
@@ -245,7 +245,7 @@ class LeasedOwnership:
         until = self._recent.get(chat_key)
         if until is not None:
             if self._clock() < until:
-                self._wake(chat_key)  # its claim forgets it once granted; lost, it stays till `until`
+                self._wake(chat_key)  # once: the claim forgets it, granted or not
             else:
                 del self._recent[chat_key]
 
