@@ -132,6 +132,20 @@ async def test_messages_set_aside_for_a_waiting_question_are_not_work_for_the_sw
     assert await store_a.unowned_chats_with_work() == [KEY]
 
 
+async def until_released(store: PostgresStore, key: str) -> None:
+    async with asyncio.timeout(5):
+        while await store.current_lease(key) is not None:  # the release is committed
+            await asyncio.sleep(0.02)
+
+
+async def settled(own: LeasedOwnership, woken: asyncio.Queue[str]) -> None:
+    """Once a sweep returns, no sweep that read the table before it is still waking chats: what
+    was woken so far is forgotten."""
+    await own.sweep()
+    while not woken.empty():
+        woken.get_nowait()
+
+
 async def test_a_notify_wakes_only_the_holder_and_a_process_that_released_the_chat_just_now(stores) -> None:
     """Every process hears every NOTIFY, but only the chat's holder acts on it, or a process that
     released the chat moments ago (the message's storer found the lease still held). Any other
@@ -147,9 +161,7 @@ async def test_a_notify_wakes_only_the_holder_and_a_process_that_released_the_ch
     await b.start(woken.put_nowait, lambda key: None)
     try:
         async with asyncio.timeout(5):  # the start-up sweep's wake-ups, if any, are over
-            await b.sweep()
-        while not woken.empty():
-            woken.get_nowait()
+            await settled(b, woken)
         assert await a.claim(KEY) is not None
         assert await b.claim(mine) is not None
 
@@ -165,14 +177,10 @@ async def test_a_notify_wakes_only_the_holder_and_a_process_that_released_the_ch
 
         assert await notified_in_order() == [mine]  # A's chat: B never held it, B spends no claim
         b.release(mine)  # after the linger: released, and remembered as released just now
-        async with asyncio.timeout(5):
-            while await store_a.current_lease(mine) is not None:  # the release is committed
-                await asyncio.sleep(0.02)
+        await until_released(store_a, mine)
         sentinel = "test:lease-sentinel:"
         assert await b.claim(sentinel) is not None
-        await b.sweep()  # once it returns, no sweep that saw `mine` unowned is still waking it
-        while not woken.empty():
-            woken.get_nowait()
+        await settled(b, woken)  # no sweep that saw `mine` unowned is still waking it
         await store_a.add_inbox("test", "after-release", mine, "{}")
         await store_a.add_inbox("test", "after-release-s", sentinel, "{}")
         seen_before: list[str] = []
@@ -182,14 +190,10 @@ async def test_a_notify_wakes_only_the_holder_and_a_process_that_released_the_ch
         assert mine in seen_before  # released just now: B takes it back
         assert await b.claim(mine) is not None
         b.release(mine)
-        async with asyncio.timeout(5):
-            while await store_a.current_lease(mine) is not None:
-                await asyncio.sleep(0.02)
+        await until_released(store_a, mine)
         clock.now += 60.0  # long after the release: B leaves the chat to whoever holds it
         assert await a.claim(mine) is not None
-        await b.sweep()  # once it returns, no sweep that saw `mine` unowned is still waking it
-        while not woken.empty():
-            woken.get_nowait()
+        await settled(b, woken)
         await store_a.add_inbox("test", "late-m", mine, "{}")
         await store_a.add_inbox("test", "late-k", KEY, "{}")
         await store_a.add_inbox("test", "late-s", sentinel, "{}")
