@@ -63,6 +63,7 @@ from _common import (
     ms,
     pct,
     postgres_pids,
+    speed_probe_ms,
 )
 from _fake_model import FakeModelProcess, fetch_arrivals
 from _pg_databases import bench_database
@@ -214,7 +215,7 @@ async def takeover(tmp: Path, fm: FakeModelProcess, chats: int, lease_s: float) 
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    started = time.monotonic()
+    started, probe_before = time.monotonic(), speed_probe_ms()
     with FakeModelProcess() as fm, tempfile.TemporaryDirectory(prefix="bench-pg-cluster-") as tmp_name:
         tmp = args.keep or Path(tmp_name)
         tmp.mkdir(parents=True, exist_ok=True)
@@ -233,7 +234,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         and take["takeover_max_s"] <= args.lease_s + TARGETS["takeover_over_lease_max_s"],
     }
     return {"bench": "pg_cluster", "cores": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "one_process": one, "three_processes": three, "throughput_ratio": ratio,
+            "speed_probe_ms": {"before": probe_before, "after": speed_probe_ms()}, "one_process": one, "three_processes": three, "throughput_ratio": ratio,
             "step_p99_minus_model_ms_worst": p99, "bot_step_p99_minus_model_ms_worst": max(bots) if bots else None,
             "takeover": take, "checks": checks,
             "ok": all(checks.values()), "wall_s": round(time.monotonic() - started, 1)}

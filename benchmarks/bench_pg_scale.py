@@ -12,6 +12,8 @@ and `forwarded` counts them. Each process freezes its heap after its warm-up, as
 start (without it one full collection of the collector stalled a process 190 ms mid-run).
 
   throughput   conversations/s, all processes together: 3 processes >= 2.5 x one
+  speed_probe_ms  a fixed Python loop, before and after (_common.speed_probe_ms): this machine's
+               speed moves by up to half from one minute to the next, and the figures with it
   steps        bench_compare's four steps per conversation (request -> question, answer ->
                third model call, third -> fourth, fourth -> answer seen), pooled: the p99 minus
                the model's second <= 20 ms
@@ -37,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import cpu_seconds, emit, guard_network, ms, pct, postgres_pids
+from _common import cpu_seconds, emit, guard_network, ms, pct, postgres_pids, speed_probe_ms
 from _fake_model import FakeModelProcess, fetch_arrivals
 from _pg_databases import bench_database
 from _runtimes import PG_URL_ENV, SHARED_EVENTS_ENV
@@ -96,7 +98,7 @@ def _cpu(fm: FakeModelProcess, children: list[Child]) -> dict[str, float]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    started = time.monotonic()
+    started, probe_before = time.monotonic(), speed_probe_ms()
     out: dict[int, dict[str, Any]] = {}
     with FakeModelProcess() as fm, tempfile.TemporaryDirectory(prefix="bench-pg-scale-") as tmp_name:
         for n in args.processes:
@@ -110,7 +112,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "step_p99_minus_model_le_20ms": bool(p99s) and max(p99s) <= TARGETS["step_p99_minus_model_max_ms"],
     }
     return {"bench": "pg_scale", "cores": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "model_ms": MODEL_MS, "lanes_per_process": args.lanes, "per_lane": args.per_lane,
+            "speed_probe_ms": {"before": probe_before, "after": speed_probe_ms()}, "model_ms": MODEL_MS, "lanes_per_process": args.lanes, "per_lane": args.per_lane,
             "one_process": one, "three_processes": three, "throughput_ratio": ratio,
             "step_p99_minus_model_ms_worst": max(p99s) if p99s else None,
             "checks": checks, "ok": all(checks.values()), "wall_s": round(time.monotonic() - started, 1)}
