@@ -115,6 +115,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def component_cpu(model_pid: int, bot_pids: Iterable[int]) -> dict[str, float]:
+    """CPU seconds so far of the bot processes, every PostgreSQL process and the fake model (a
+    snapshot: take one before and one after, and subtract)."""
+    return {"bots": sum(cpu_seconds(p) for p in bot_pids), "postgres": sum(cpu_seconds(p) for p in postgres_pids()),
+            "model": cpu_seconds(model_pid)}
+
+
 def speed_probe_ms(rounds: int = 3) -> float:
     """The best of `rounds` runs of a fixed pure-Python loop (2 million additions), in ms. The
     shared machine's speed moves: a loop of 10 million took 0.61 s and 0.91 s a minute apart, and

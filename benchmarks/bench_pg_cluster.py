@@ -57,12 +57,11 @@ from _common import (
     ANSWER,
     QUESTION,
     REQUEST,
-    cpu_seconds,
+    component_cpu,
     emit,
     guard_network,
     ms,
     pct,
-    postgres_pids,
     speed_probe_ms,
 )
 from _fake_model import FakeModelProcess, fetch_arrivals
@@ -119,8 +118,7 @@ async def _teardown(lb: Balancer, tg: FakeTelegram, bots: list[BotProcess]) -> N
 
 
 def _cpu_snapshot(fm: FakeModelProcess, bots: list[BotProcess]) -> dict[str, float]:
-    return {"harness": time.process_time(), "model": cpu_seconds(fm.pid),
-            "bots": sum(cpu_seconds(b.pid) for b in bots), "postgres": sum(cpu_seconds(p) for p in postgres_pids())}
+    return {"harness": time.process_time(), **component_cpu(fm.pid, [b.pid for b in bots])}
 
 
 def _tg_stats(tg: FakeTelegram, since: float, wall: float, convs: int) -> dict[str, Any]:
@@ -234,7 +232,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         and take["takeover_max_s"] <= args.lease_s + TARGETS["takeover_over_lease_max_s"],
     }
     return {"bench": "pg_cluster", "cores": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "speed_probe_ms": {"before": probe_before, "after": speed_probe_ms()}, "one_process": one, "three_processes": three, "throughput_ratio": ratio,
+            "speed_probe_ms": {"before": probe_before, "after": speed_probe_ms()},
+            "one_process": one, "three_processes": three, "throughput_ratio": ratio,
             "step_p99_minus_model_ms_worst": p99, "bot_step_p99_minus_model_ms_worst": max(bots) if bots else None,
             "takeover": take, "checks": checks,
             "ok": all(checks.values()), "wall_s": round(time.monotonic() - started, 1)}

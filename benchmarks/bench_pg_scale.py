@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import cpu_seconds, emit, guard_network, ms, pct, postgres_pids, speed_probe_ms
+from _common import component_cpu, emit, guard_network, ms, pct, speed_probe_ms
 from _fake_model import FakeModelProcess, fetch_arrivals
 from _pg_databases import bench_database
 from _runtimes import PG_URL_ENV, SHARED_EVENTS_ENV
@@ -59,13 +59,13 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
         try:
             for child in children:
                 child.read()  # ready (warmed up)
-            prefix = f"k{n}-L{MODEL_MS}-"
-            cpu0, t0 = _cpu(fm, children), time.monotonic()
+            prefix, pids = f"k{n}-L{MODEL_MS}-", [c.proc.pid for c in children]
+            cpu0, t0 = component_cpu(fm.pid, pids), time.monotonic()
             for i, child in enumerate(children):  # all at once: each process its own 50 lanes
                 child.send(cmd="conc", prefix=f"{prefix}p{i}-", lanes=lanes, total=lanes * per_lane,
                            stagger_s=MODEL_MS / 1000)
             results = [await asyncio.to_thread(child.read) for child in children]
-            cpu1, spent = _cpu(fm, children), time.monotonic() - t0
+            cpu1, spent = component_cpu(fm.pid, pids), time.monotonic() - t0
         finally:
             for child in children:
                 child.close()
@@ -90,11 +90,6 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
         "cpu_cores": {k: round((cpu1[k] - cpu0[k]) / spent, 2) for k in cpu0},
         "cpu_ms_per_conversation": {k: round((cpu1[k] - cpu0[k]) * 1000 / max(len(times), 1), 1) for k in cpu0},
     }
-
-
-def _cpu(fm: FakeModelProcess, children: list[Child]) -> dict[str, float]:
-    return {"bots": sum(cpu_seconds(c.proc.pid) for c in children),
-            "postgres": sum(cpu_seconds(p) for p in postgres_pids()), "model": cpu_seconds(fm.pid)}
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -239,15 +239,10 @@ class LeasedOwnership:
         self._recent[chat_key] = now + self.lease_s
 
     async def _notified(self, channel: str, chat_key: str) -> None:
-        if chat_key in self._held or chat_key in self._releasing:
+        # a chat released here lately is woken once: the claim forgets it, granted or not
+        lately = self._recent.get(chat_key, 0.0) > self._clock()
+        if chat_key in self._held or chat_key in self._releasing or lately:
             self._wake(chat_key)
-            return
-        until = self._recent.get(chat_key)
-        if until is not None:
-            if self._clock() < until:
-                self._wake(chat_key)  # once: the claim forgets it, granted or not
-            else:
-                del self._recent[chat_key]
 
     async def _sweeping(self) -> None:
         while True:

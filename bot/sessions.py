@@ -164,7 +164,7 @@ class SessionManager:
         # The chat runs here (its actor does, or this process claims it now): no other process
         # is woken, unless the claim finds the chat held elsewhere (_claim then tells its holder).
         early = self._claims_early(key)
-        here = early or self.ownership.immediate or key in self._actors
+        here = early or key in self._actors
         staging = asyncio.ensure_future(self.store.stage_inbox(platform, msg.dedup_id, key, body, notify=not here))
         if early:
             self._claiming[key] = asyncio.create_task(self._claim(key, after=staging), name=f"claim:{key}")
@@ -221,8 +221,8 @@ class SessionManager:
         starts once it is over, whatever its outcome (submit reports that)."""
         try:
             claim = await self.ownership.claim(key)
-            if claim is None:  # held live elsewhere: its holder was woken by the NOTIFY that woke
-                if after is not None:  # us, or, for an update stored here without one, is now
+            if claim is None:  # held live elsewhere
+                if after is not None:  # stored here without a NOTIFY: wake the holder now
                     await self._tell_holder(key, after)
                 return
             if after is not None:  # the resume event (if any) comes after the row, as without it

@@ -35,6 +35,7 @@ from telegram.error import BadRequest
 from adapters.telegram import texts
 from adapters.telegram.transport import Transport
 from adapters.telegram.updates import stop_data
+from agent_core.agents.toolcall import ASK_HUMAN
 from agent_core.events import (
     Event,
     QuestionAsked,
@@ -53,7 +54,6 @@ _KEYS = ("city_name", "city", "query", "depart_date", "checkin_date", "checkout_
 _SHOWN_TOOLS = 5
 _WRITING_LINES = 4  # the last lines of the text being written, shown where there is no draft
 _WRITING_CHARS = 600
-ASK_HUMAN = "ask_human"  # its question is posted as its own message
 
 
 def key_args(arguments: dict[str, Any]) -> str:
@@ -116,7 +116,7 @@ class RunProgress:
     # -- state ------------------------------------------------------------------------------
     def apply(self, event: Event) -> None:
         if (isinstance(event, ToolCalled | ToolFinished) and event.name == ASK_HUMAN) or isinstance(event, QuestionAsked):
-            return
+            return  # the question is posted as its own message
         if not isinstance(event, TextDelta) or self.show_writing:
             self._changed_at = self._clock()
         if isinstance(event, StepStarted):

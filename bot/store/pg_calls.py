@@ -9,14 +9,11 @@ transaction has committed. The rest of the writes stay in bot.store.pg_writes (r
 sign-offs, reminders, failures), run by PostgresStore.write as before.
 
 Each function here takes the connection and the writer's lease (None: unfenced) and returns what
-its twin in bot.store.writes returns.
-
-Arrays go over the wire as text[] (`_params`' casts, `_texts`): asyncpg knows text[] and oid[]
-and looks up any other array type (bigint[], double precision[]) with a catalog query the first
-time a connection meets it. That query cost the server 20-60 ms on each connection a pool opened
-under load (benchmarks/bench_pg_scale.py, 3 processes: a third of PostgreSQL's time in the run). A lost lease comes back as SQLSTATE LEASE_LOST, which
-PostgresStore.call turns into LeaseLost. Porting a write here: its function in a new migration
-(CREATE OR REPLACE for a changed one), its call here, and the store's method through `call`.
+its twin in bot.store.writes returns. A lost lease comes back as SQLSTATE LEASE_LOST, which
+PostgresStore.call turns into LeaseLost. Arrays of numbers go as text[], cast in the statement
+(`_params`, pg_connect.text_array), and the outbox ids come back as text[] too. Porting a write
+here: its function in a new migration (CREATE OR REPLACE for a changed one), its call here, and
+the store's method through `call`.
 """
 
 from __future__ import annotations
@@ -29,6 +26,7 @@ from typing import Any, TypeAlias
 import asyncpg
 
 from bot.store.base import RunUsage, TurnStart
+from bot.store.pg_connect import text_array
 from bot.store.pg_leases import Lease
 from bot.store.writes import SESSION_COLS
 
@@ -38,21 +36,15 @@ LEASE_LOST = "BL001"  # raised by bot_check_fence (migration 0008)
 
 
 def _params(n: int, casts: dict[int, str] | None = None) -> str:
-    """`$1, ..., $n`; `casts`: parameter -> array type it is sent as text[] for (see above)."""
+    """`$1, ..., $n`; `casts`: parameter -> the array type it is sent as text[] for."""
     casts = casts or {}
     return ", ".join(f"${i}::text[]::{casts[i]}" if i in casts else f"${i}" for i in range(1, n + 1))
-
-
-def _texts(values: Sequence[int | float | None]) -> list[str | None]:
-    """An array of numbers as text[] (repr of a float reads back as the same double)."""
-    return [None if v is None else repr(v) for v in values]
 
 
 def _ids(texts: Sequence[str]) -> list[int]:
     return [int(t) for t in texts]
 
 
-# the outbox ids come back as text[] too
 _APPEND_STEP = f"SELECT bot_append_step({_params(7, {7: 'bigint[]'})})"
 _PAUSE = f"SELECT bot_pause({_params(25, {7: 'bigint[]', 12: 'float8[]', 13: 'float8[]', 14: 'float8[]'})})::text[]"
 _FINISH_RUN = f"SELECT bot_finish_run({_params(30, {6: 'bigint[]'})})::text[]"
@@ -87,7 +79,7 @@ async def start_turn(conn: Conn, lease: Lease | None, turn: TurnStart, body: str
 
 async def append_step(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str], step: int,
                       inbox_done: Sequence[int]) -> None:
-    await conn.execute(_APPEND_STEP, *fence_args(lease), session_id, list(bodies), step, _texts(inbox_done))
+    await conn.execute(_APPEND_STEP, *fence_args(lease), session_id, list(bodies), step, text_array(inbox_done))
 
 
 async def pause(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequence[str], questions: Sequence[Row],
@@ -96,9 +88,9 @@ async def pause(conn: Conn, lease: Lease | None, session_id: str, bodies: Sequen
     deadline, remind_at, addressee), as PostgresStore.pause builds them; one outbox id each."""
     columns = [[q[i] for q in questions] for i in range(1, 9)]
     for i in (4, 5, 6):  # asked_at, deadline, remind_at
-        columns[i] = _texts(columns[i])
+        columns[i] = text_array(columns[i])
     ids = await conn.fetchval(
-        _PAUSE, *fence_args(lease), session_id, list(bodies), step, _texts(inbox_done), *columns, *usage_args(usage),
+        _PAUSE, *fence_args(lease), session_id, list(bodies), step, text_array(inbox_done), *columns, *usage_args(usage),
         time.time(),
     )
     return _ids(ids)
@@ -109,7 +101,7 @@ async def finish_run(conn: Conn, lease: Lease | None, session_id: str, bodies: S
                      signoff: Row | None = None, usage: RunUsage | None = None) -> list[int]:
     ids = await conn.fetchval(
         _FINISH_RUN,
-        *fence_args(lease), session_id, list(bodies), _texts(inbox_done), [k for k, _ in outbox],
+        *fence_args(lease), session_id, list(bodies), text_array(inbox_done), [k for k, _ in outbox],
         [b for _, b in outbox], *(signoff if signoff is not None else (None,) * 12), *usage_args(usage), time.time(),
     )
     return _ids(ids)

@@ -19,6 +19,7 @@ is served by 20 connections at about 3,000 writes/s on 2 cores: more would not b
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -64,6 +65,15 @@ def session_settings(idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_
         # the default since PostgreSQL 9.1, made sure of: pg_leases.literal relies on it
         "standard_conforming_strings": "on",
     }
+
+
+def text_array(values: Sequence[int | float | None]) -> list[str | None]:
+    """Numbers for an array parameter sent as text[] and cast in the statement
+    (`$1::text[]::bigint[]`). asyncpg knows text[] and oid[]; any other array type (bigint[],
+    double precision[]) it looks up with a catalog query the first time a connection meets it,
+    which cost the server 40-60 ms on each connection a pool opened under load
+    (benchmarks/bench_pg_scale.py). repr of a float reads back as the same double."""
+    return [None if v is None else repr(v) for v in values]
 
 
 def redact(url: str) -> str:

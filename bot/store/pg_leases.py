@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from bot.store.base import LeaseLost
+from bot.store.pg_connect import text_array
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,7 @@ async def renew_many(conn: asyncpg.Connection, leases: Sequence[Lease], ttl_s: f
         "FROM unnest($2::text[], $3::text[]::bigint[]) AS h(chat_key, fence) "
         "WHERE l.chat_key = h.chat_key AND l.fence = h.fence AND l.owner = $1 "
         "RETURNING l.chat_key, l.fence, extract(epoch FROM l.expires_at)::float8",
-        leases[0].owner, [x.chat_key for x in leases], [str(x.fence) for x in leases], float(ttl_s),  # text[]: pg_calls
+        leases[0].owner, [x.chat_key for x in leases], text_array([x.fence for x in leases]), float(ttl_s),
     )
     return {r[0]: Lease(r[0], leases[0].owner, r[1], r[2]) for r in rows}
 

@@ -8,8 +8,7 @@ the dialect, so a write added to writes.py ports by copying its function here an
   `execute` returns (`"UPDATE 1"`, see `_count`);
 - `INSERT OR REPLACE` -> `INSERT ... ON CONFLICT (key) DO UPDATE SET ...`;
 - many rows: `executemany` -> one statement over `unnest($n::text[])` (an UPDATE by ids:
-  `id = ANY($n::text[]::bigint[])`: numbers go as text[], which asyncpg knows without a catalog
-  query, see bot.store.pg_calls).
+  `id = ANY($n::text[]::bigint[])`: numbers go as text[], pg_connect.text_array).
 
 Every statement is a round trip to the server, so the writes of every step (start_turn,
 append_step, pause, finish_run, resolve_question, add_usage, outbox_sent) are not here: they are
@@ -36,6 +35,7 @@ from typing import Any, TypeAlias
 import asyncpg
 
 from bot.store.base import ChatEvent
+from bot.store.pg_connect import text_array
 from bot.store.writes import OPEN_SIGNOFF
 
 Conn: TypeAlias = asyncpg.Connection
@@ -104,7 +104,7 @@ async def add_events(conn: Conn, events: Sequence[ChatEvent]) -> None:
 async def close_inbox(conn: Conn, inbox_ids: Sequence[int]) -> None:
     if inbox_ids:
         await conn.execute("UPDATE inbox SET status = 'done' WHERE id = ANY($1::text[]::bigint[])",
-                           [str(i) for i in inbox_ids])
+                           text_array(inbox_ids))
 
 
 async def fail_inbox(conn: Conn, inbox_id: int, error: str) -> None:
