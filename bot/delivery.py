@@ -77,6 +77,7 @@ class Audience:
     lang: str
     user_id: str = ""
     user_name: str = ""
+    run: str = ""  # the run the row ends (run_ref), on answers: a surface settles that run's progress
 
 
 def answer_body(answer: AnswerReady, verdict: Verdict | None, audience: Audience, steps: int) -> str:
@@ -90,6 +91,7 @@ def answer_body(answer: AnswerReady, verdict: Verdict | None, audience: Audience
                 "rounds": verdict.rounds, "graded": verdict.graded,
             },
             "lang": audience.lang, "user_id": audience.user_id, "user_name": audience.user_name, "steps": steps,
+            "run": audience.run,
         },
         ensure_ascii=False,
     )
@@ -136,6 +138,7 @@ def notice_from_body(body: str) -> Notice:
 def audience_of(body: str) -> tuple[Audience, int, bool, str]:
     """The audience of any row's body, with the steps of the run it ends (if it ends one)."""
     data = json.loads(body)
-    audience = Audience(data.get("lang") or "zh", data.get("user_id") or "", data.get("user_name") or "")
+    audience = Audience(data.get("lang") or "zh", data.get("user_id") or "", data.get("user_name") or "",
+                        data.get("run") or "")
     ends = bool(data.get("ends_run")) or "plan" in data
     return audience, int(data.get("steps") or 0), ends, str(data.get("reason") or "")

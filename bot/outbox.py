@@ -240,14 +240,14 @@ class DeliveryWorker:
         self.metrics.deliveries.labels(row.kind, "sent").inc()
         audience, steps, ends_run, reason = audience_of(row.body)
         if ends_run:
-            run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps)
+            run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps, audience.run)
             await self.progress.show(chat, RunFinished(steps, {"error": reason} if reason else {}), run)
 
     async def _attempt(self, surface: Surface, chat: ChatKey, row: OutboxRow, parts: _RowParts) -> None:
         if not self.owns(row.chat_key):  # checked before every attempt: a retry can come late
             raise LeaseLost(row.chat_key, 0, None, None)
         audience, _steps, _ends, _reason = audience_of(row.body)
-        run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps)
+        run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps, audience.run)
         try:
             if row.kind == "question":
                 # read before every attempt: the one that reached the chat sets what may answer it

@@ -17,7 +17,7 @@ from agent_core.schema import Message
 from bot import texts
 from bot.actor_deps import ActorDeps
 from bot.addressing import addressee_for
-from bot.chat import ChatKey, Notice
+from bot.chat import ChatKey, Notice, run_ref
 from bot.chat_machine import Action, ChatState, Facts, Transition, Trigger, decide
 from bot.delivery import Audience, answer_body, notice_body, question_body
 from bot.runs import Crashed, Failed, Finished, Paused, RunOutcome
@@ -85,7 +85,7 @@ class RunEnds:
     async def _finish(self, session: SessionRow, outcome: Finished, t: Transition, approvers: list[str],
                       gone: list[str]) -> list[OutboxRow]:
         lang, desk = session.lang, self.signoffs.desk
-        audience = Audience(lang, session.asker_id, session.asker_name)
+        audience = Audience(lang, session.asker_id, session.asker_name, run_ref(session.id, session.run_no))
         outbox = [("answer", answer_body(outcome.answer, outcome.verdict, audience, outcome.steps))]
         if gone:  # an approver who left the channel cannot see the request: said, and not asked
             outbox.append(("notice", desk.gone(gone, bool(approvers), lang)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from adapters.slack.progress import ProgressBoard
-from agent_core.events import StepStarted, ToolCalled
+from agent_core.events import RunFinished, StepStarted, ToolCalled
 from bot.chat import ChatKey, RunInfo
 
 CHAT = ChatKey("slack", "C1", "171.0001")
@@ -104,3 +104,24 @@ async def test_the_stop_button_names_its_run_and_a_new_run_gets_its_own_message(
     await board.close()
     assert ("ts2", "s1.2") in slack.stops and ("ts2", None) in slack.stops  # its own button, gone at the end
     assert [stop for ts, stop in slack.stops if ts == "ts1"] == ["s1.1", None]  # the first never names the second
+
+
+async def test_the_end_of_a_run_overtaken_by_the_next_reaches_its_own_message_only():
+    """The person wrote again as the first run's answer went out: the second run opened its
+    message before the first run's answer settled the first. The first run's end ("done") goes
+    to the first message; the second keeps its Stop button and its working status."""
+    slack = _Slack()
+    board = ProgressBoard(slack.post, slack.edit, interval=0.0)
+    second = RunInfo("s1", "en", "U1", "Ann", 10, "s1.2")
+    board.update(CHAT, StepStarted(1, 10), RUN)
+    await _until(lambda: slack.posts)
+    board.update(CHAT, StepStarted(1, 10), second)
+    await _until(lambda: len(slack.posts) == 2)
+    await board.settle(CHAT, "done", RUN.run)  # the first run's answer is posted
+    board.update(CHAT, RunFinished(1), RUN)  # and its end shown
+    await _until(lambda: any(e.startswith("✅") for e in slack.edits))
+    assert [stop for ts, stop in slack.stops if ts == "ts2"] == ["s1.2"]  # untouched: still working
+    await board.settle(CHAT, "done", second.run)
+    await board.close()
+    assert [stop for ts, stop in slack.stops if ts == "ts2"] == ["s1.2", None]
+    assert sum(e.startswith("✅") for e in slack.edits) == 2  # each message ends once, as done

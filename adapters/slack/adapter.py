@@ -328,7 +328,7 @@ class SlackAdapter:
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
                           run: RunInfo, parts: PartLog) -> None:
         streamed = await self.streams.finish(chat)
-        await self._board.settle(chat, "done")
+        await self._board.settle(chat, "done", run.run)
         posts = render.answer(answer, verdict, run.lang)
         if streamed is not None and streamed.ts and parts.done == 0 and streamed.text.strip() == answer.text.strip():
             # the streamed message becomes the answer's first part (the plan card, the verdict)

@@ -10,7 +10,9 @@ question, answer, status, answer. The final edit of the status text ("paused", "
 hold the question or the answer back: it follows any edit already on the wire, in the background.
 While the segment runs, its message carries a Stop button naming the run (`stop` is the run's
 reference for post and edit, None once it ends: the final edit takes the button away). Events of
-a new run while the last one's status is still open (its end not yet posted) open a new message.
+a new run while the last one's status is still open (its end not yet posted) open a new message;
+the last one's message is closed then, and its outcome still reaches it when the run's answer,
+question or notice settles it (`settle(..., run=)`), never the new run's message.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class _Status:
     closed: bool = False
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    final: asyncio.Task[None] | None = None  # the final edit on its way: a later one waits for it
 
     def render(self) -> str:
         head = self.head or t("working", self.lang, step=self.step, max=self.max_steps or "?")
@@ -95,6 +98,7 @@ class ProgressBoard:
         self._edit = edit
         self._interval = interval
         self._threads: dict[ChatKey, _Status] = {}
+        self._overtaken: dict[ChatKey, _Status] = {}  # a run's segment closed when the next run began
         self._finals: set[asyncio.Task[None]] = set()  # final edits of settled segments
 
     def update(self, chat: ChatKey, event: Event, run: RunInfo) -> bool:
@@ -103,7 +107,7 @@ class ProgressBoard:
         Returns True when this event opened a new segment (a new status message)."""
         status = self._threads.get(chat)
         if isinstance(event, RunFinished):
-            if status is not None:  # a finish never opens a new status message by itself
+            if status is not None and (not run.run or status.run == run.run):  # nor ends another run's
                 status.head = t("done", status.lang, steps=event.steps or status.step)
                 status.dirty = True
                 self._wake(chat, status)
@@ -120,14 +124,23 @@ class ProgressBoard:
         return opened
 
     def _settle_later(self, chat: ChatKey) -> None:
-        task = asyncio.create_task(self._settled(chat, self._threads.pop(chat, None), None),
-                                   name=f"slack-progress-settle-{chat}")
+        status = self._overtaken[chat] = self._threads.pop(chat)
+        task = asyncio.create_task(self._settled(chat, status, None), name=f"slack-progress-settle-{chat}")
         self._finals.add(task)
         task.add_done_callback(self._finals.discard)
 
-    async def settle(self, chat: ChatKey, outcome: Outcome | None = None) -> None:
-        """Forget the segment once its status message is in the thread; its final state follows."""
-        status = self._threads.pop(chat, None)
+    async def settle(self, chat: ChatKey, outcome: Outcome | None = None, run: str | None = None) -> None:
+        """Forget the segment once its status message is in the thread; its final state follows.
+        `run`: the run the outcome is of, when known (an answer's row names it): a newer run's
+        segment is left alone (the run's own, closed when the newer one began, gets the outcome)."""
+        status = self._threads.get(chat)
+        if run and (status is None or status.run != run):
+            earlier = self._overtaken.get(chat)
+            if earlier is not None and earlier.run == run:
+                del self._overtaken[chat]
+                await self._settled(chat, earlier, outcome)
+            return
+        self._threads.pop(chat, None)
         await self._settled(chat, status, outcome)
 
     async def _settled(self, chat: ChatKey, status: _Status | None, outcome: Outcome | None) -> None:
@@ -145,18 +158,20 @@ class ProgressBoard:
             await asyncio.gather(writer, return_exceptions=True)
         if status.ts is None:
             return  # nothing was posted (or the post failed): nothing to finish
-        final = asyncio.create_task(self._finish(chat, status, writer), name=f"slack-progress-final-{chat}")
+        final = status.final = asyncio.create_task(self._finish(chat, status, writer, status.final),
+                                                   name=f"slack-progress-final-{chat}")
         self._finals.add(final)
         final.add_done_callback(self._finals.discard)
 
-    async def _finish(self, chat: ChatKey, status: _Status, writer: asyncio.Task[None] | None) -> None:
-        if writer is not None:  # an edit still on the wire must not land after the final text
-            await asyncio.gather(writer, return_exceptions=True)
+    async def _finish(self, chat: ChatKey, status: _Status, *before: asyncio.Task[None] | None) -> None:
+        # an edit still on the wire (the writer's, an earlier final's) must not land after this text
+        await asyncio.gather(*(t for t in before if t is not None), return_exceptions=True)
         await self._write(chat, status)
 
     async def close(self) -> None:
         for chat in list(self._threads):
             await self.settle(chat)
+        self._overtaken.clear()
         await asyncio.gather(*self._finals, return_exceptions=True)
 
     def _wake(self, chat: ChatKey, status: _Status) -> None:
