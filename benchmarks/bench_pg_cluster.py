@@ -34,6 +34,8 @@ Steps 1 and 4 end when the person sees the question or the plan, so they include
 one-message-a-second per chat: a progress edit sent just before the question holds it back up
 to a second. `bot_step_p99_minus_model_ms` is the same figure for steps 2 and 3 (model call to
 model call, the bot's own work: the answer's webhook, its storage, the wake-up, the writes).
+`machine` is the whole machine's load over a throughput run (benchmarks/_machine_load.py): cores
+busy on average and in the busiest second, and the share of time some task waited for a CPU.
 
     python benchmarks/bench_pg_cluster.py [--lanes 50] [--per-lane 1] [--think-s 60] [--lease-s 5]
 
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -65,6 +68,7 @@ from _common import (
     speed_probe_ms,
 )
 from _fake_model import FakeModelProcess, fetch_arrivals
+from _machine_load import MachineLoad
 from _pg_databases import bench_database
 from bench_compare import steps_of
 
@@ -157,13 +161,17 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
 
             started = time.monotonic()
             cpu0 = _cpu_snapshot(fm, bots)
-            await asyncio.gather(*(lane(k) for k in range(lanes * n)))
+            with MachineLoad() as load:
+                await asyncio.gather(*(lane(k) for k in range(lanes * n)))
             wall = time.monotonic() - started
             cpu1 = _cpu_snapshot(fm, bots)
             telegram = _tg_stats(tg, started, wall, len(times))
             arrivals = await fetch_arrivals(fm.control, prefix)
         finally:
             await _teardown(lb, tg, bots)
+    if os.environ.get("BENCH_DUMP"):  # the raw timelines, to look into a tail (as bench_pg_scale)
+        dump = json.dumps({"times": times, "arrivals": arrivals})
+        await asyncio.to_thread(Path(f"{os.environ['BENCH_DUMP']}.{n}p").write_text, dump)
     pooled, resumes, by_step = steps_of(times, arrivals)
     p99 = pct(pooled, 99)
     bot_p99 = pct(by_step[1] + by_step[2], 99)
@@ -176,7 +184,7 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
             # Little's law: conversations in flight over a conversation's mean length
             "conv_per_s_steady": round(lanes * n / statistics.mean(lengths), 2) if lengths else None,
             "served_by": sorted(lb.served.values()), "telegram": telegram,
-            "cpu_share": {k: round((cpu1[k] - cpu0[k]) / wall, 2) for k in cpu0}}
+            "cpu_share": {k: round((cpu1[k] - cpu0[k]) / wall, 2) for k in cpu0}, "machine": load.figures()}
 
 
 async def takeover(tmp: Path, fm: FakeModelProcess, chats: int, lease_s: float) -> dict[str, Any]:

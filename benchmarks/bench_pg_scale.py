@@ -17,6 +17,11 @@ start (without it one full collection of the collector stalled a process 190 ms 
   steps        bench_compare's four steps per conversation (request -> question, answer ->
                third model call, third -> fourth, fourth -> answer seen), pooled: the p99 minus
                the model's second <= 20 ms
+  machine      the whole machine over the run (_machine_load): cores busy on average and in
+               the busiest second, and the share of time some task waited for a CPU. The lanes
+               move in step, so the question-and-answer second and the second in which every lane
+               starts its next conversation carry most of the CPU; when the busiest second needs
+               all the cores, the p99 is hundreds of ms, whatever the average
 
 Unlike bench_pg_cluster.py there is no chat platform in the way (Telegram's one message a second
 per chat), so the figure is what the processes and the database add.
@@ -41,6 +46,7 @@ from typing import Any
 
 from _common import component_cpu, emit, guard_network, ms, pct, speed_probe_ms
 from _fake_model import FakeModelProcess, fetch_arrivals
+from _machine_load import MachineLoad
 from _pg_databases import bench_database
 from _runtimes import PG_URL_ENV, SHARED_EVENTS_ENV
 from bench_compare import Child, steps_of
@@ -61,10 +67,11 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
                 child.read()  # ready (warmed up)
             prefix, pids = f"k{n}-L{MODEL_MS}-", [c.proc.pid for c in children]
             cpu0, t0 = component_cpu(fm.pid, pids), time.monotonic()
-            for i, child in enumerate(children):  # all at once: each process its own 50 lanes
-                child.send(cmd="conc", prefix=f"{prefix}p{i}-", lanes=lanes, total=lanes * per_lane,
-                           stagger_s=MODEL_MS / 1000)
-            results = [await asyncio.to_thread(child.read) for child in children]
+            with MachineLoad() as load:
+                for i, child in enumerate(children):  # all at once: each process its own 50 lanes
+                    child.send(cmd="conc", prefix=f"{prefix}p{i}-", lanes=lanes, total=lanes * per_lane,
+                               stagger_s=MODEL_MS / 1000)
+                results = [await asyncio.to_thread(child.read) for child in children]
             cpu1, spent = component_cpu(fm.pid, pids), time.monotonic() - t0
         finally:
             for child in children:
@@ -89,6 +96,7 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
         # cores busy over the run; the machine has os.cpu_count() of them
         "cpu_cores": {k: round((cpu1[k] - cpu0[k]) / spent, 2) for k in cpu0},
         "cpu_ms_per_conversation": {k: round((cpu1[k] - cpu0[k]) * 1000 / max(len(times), 1), 1) for k in cpu0},
+        "machine": load.figures(),
     }
 
 
