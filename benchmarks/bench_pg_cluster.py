@@ -166,11 +166,12 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
             wall = time.monotonic() - started
             cpu1 = _cpu_snapshot(fm, bots)
             telegram = _tg_stats(tg, started, wall, len(times))
+            sent = [(r.at, r.method, r.chat_id) for r in tg.requests if r.at >= started]
             arrivals = await fetch_arrivals(fm.control, prefix)
         finally:
             await _teardown(lb, tg, bots)
     if os.environ.get("BENCH_DUMP"):  # the raw timelines, to look into a tail (as bench_pg_scale)
-        dump = json.dumps({"times": times, "arrivals": arrivals})
+        dump = json.dumps({"times": times, "arrivals": arrivals, "telegram": sent})
         await asyncio.to_thread(Path(f"{os.environ['BENCH_DUMP']}.{n}p").write_text, dump)
     pooled, resumes, by_step = steps_of(times, arrivals)
     p99 = pct(pooled, 99)
