@@ -54,17 +54,20 @@ class Runtime:
     server: HttpServer | None
     adapters: list[Adapter] = field(default_factory=list)
 
-    async def start(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+    async def start(self, timeout_s: float = STARTUP_TIMEOUT_S, *,
+                    before_serving: Callable[[], object] | None = None) -> None:
         """Start everything, or raise StartupError (one line: what failed, which setting to
         look at) after stopping whatever had started. Each surface that reaches an outside
-        service gets `timeout_s` to do so."""
+        service gets `timeout_s` to do so. `before_serving` runs once the store is open and
+        before anything takes work (recovery, leases, webhooks, polling, the HTTP server): bot.py
+        freezes its startup heap there (`freeze_startup_heap`)."""
         try:
-            await self._start(timeout_s)
+            await self._start(timeout_s, before_serving)
         except BaseException:
             await self.stop()
             raise
 
-    async def _start(self, timeout_s: float) -> None:
+    async def _start(self, timeout_s: float, before_serving: Callable[[], object] | None) -> None:
         if self.server is not None:  # a taken port fails first, before anything is reached
             try:
                 self.server.bind()
@@ -74,6 +77,8 @@ class Runtime:
             await self.store.open()
         except (OSError, sqlite3.Error) as exc:
             raise StartupError(f"cannot open the database {self.settings.db_path}: {one_line(exc)} (check BOT_DB_PATH)") from None
+        if before_serving is not None:
+            before_serving()
         await self.manager.start()  # recovery first: surfaces are attached, inbound not yet open
         for adapter in self.adapters:
             hint = HINTS.get(adapter.platform, "check its settings")
@@ -123,9 +128,11 @@ def freeze_startup_heap() -> int:
     A full pass walks every tracked object and holds the GIL throughout: with the startup
     objects in it, one cost 25-50 ms, and when it landed in a burst of chats it stalled every
     run and the store's writer thread at once (the 200-chat Telegram benchmark lost ~40 ms per
-    chat to it). `gc.freeze()` is Python's documented remedy for long-running servers. Called by
-    bot.py after `Runtime.start()`, not by `start()` itself: it changes the whole process, which
-    a test suite building many runtimes in one interpreter must not have.
+    chat to it). `gc.freeze()` is Python's documented remedy for long-running servers. bot.py passes it to
+    `Runtime.start(before_serving=...)`, so its own full pass (170 ms on a slow 2-core machine)
+    is over before the process answers /healthz, takes a lease or is sent a webhook; `start()`
+    does not call it by itself: it changes the whole process, which a test suite building many
+    runtimes in one interpreter must not have.
     """
     gc.collect()
     gc.freeze()

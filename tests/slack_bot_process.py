@@ -29,8 +29,7 @@ async def serve(args: argparse.Namespace) -> None:
     )
     runtime = build_runtime(settings, model=slack_model(latency_s=args.latency_ms / 1000), tools=tools(),
                             prompt=prompt)
-    await runtime.start()
-    freeze_startup_heap()  # as bot.py does
+    await runtime.start(before_serving=freeze_startup_heap)  # as bot.py does
     assert runtime.server is not None
     print(json.dumps({"port": runtime.server.port, "base_url": runtime.server.base_url}), flush=True)
     await until_signalled()

@@ -54,8 +54,7 @@ async def serve(args: argparse.Namespace) -> None:
             sink.write(json.dumps(asdict(d)) + "\n")
 
         adapter.outbox.observers.append(record)
-    await runtime.start()
-    freeze_startup_heap()  # as bot.py does
+    await runtime.start(before_serving=freeze_startup_heap)  # as bot.py does
     print(json.dumps({"ready": True}), flush=True)
     await until_signalled()
     await runtime.stop()

@@ -158,8 +158,8 @@ def stop_on_signals() -> asyncio.Event:
 async def _serve(settings: Settings, resources: contextlib.AsyncExitStack, logs: ChatLogContext | None) -> None:
     runtime = assemble(settings, resources, serve_http=True, logs=logs)
     stop = stop_on_signals()
-    await runtime.start(reach_timeout())  # stops what it started and raises StartupError when a part fails
-    freeze_startup_heap()
+    # stops what it started and raises StartupError when a part fails
+    await runtime.start(reach_timeout(), before_serving=freeze_startup_heap)
     assert runtime.server is not None
     print(f"Travel bot ready: open {runtime.server.base_url} in a browser", flush=True)
     for line in describe(settings):
@@ -180,8 +180,7 @@ async def _chat(settings: Settings, resources: contextlib.AsyncExitStack, logs: 
     surface = ConsoleSurface()
     runtime = assemble(settings, resources, serve_http=False, extra=[surface], logs=logs)
     stop = stop_on_signals()  # Ctrl-C ends the chat at once, cleanly
-    await runtime.start(reach_timeout())
-    freeze_startup_heap()
+    await runtime.start(reach_timeout(), before_serving=freeze_startup_heap)
     for line in describe(settings):
         print(line, flush=True)
     try:
