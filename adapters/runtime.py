@@ -122,17 +122,17 @@ class Runtime:
 
 
 def freeze_startup_heap() -> int:
-    """Take everything alive once the bot has started (modules, classes, settings, caches: about
+    """Take everything alive once the bot is built (modules, classes, settings, caches: about
     90,000 objects) out of the garbage collector's full passes; return how many.
 
     A full pass walks every tracked object and holds the GIL throughout: with the startup
     objects in it, one cost 25-50 ms, and when it landed in a burst of chats it stalled every
     run and the store's writer thread at once (the 200-chat Telegram benchmark lost ~40 ms per
-    chat to it). `gc.freeze()` is Python's documented remedy for long-running servers. bot.py passes it to
-    `Runtime.start(before_serving=...)`, so its own full pass (170 ms on a slow 2-core machine)
-    is over before the process answers /healthz, takes a lease or is sent a webhook; `start()`
-    does not call it by itself: it changes the whole process, which a test suite building many
-    runtimes in one interpreter must not have.
+    chat to it). `gc.freeze()` is Python's documented remedy for long-running servers. bot.py
+    passes it to `Runtime.start(before_serving=...)`, so its own full pass (170 ms on a slow
+    2-core machine) is over before the process answers /healthz, takes a lease or is sent a
+    webhook; `start()` does not call it by itself: it changes the whole process, which a test
+    suite building many runtimes in one interpreter must not have.
     """
     gc.collect()
     gc.freeze()
