@@ -115,7 +115,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "step_p99_minus_model_le_20ms": bool(p99s) and max(p99s) <= TARGETS["step_p99_minus_model_max_ms"],
     }
     return {"bench": "pg_scale", "cores": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "speed_probe_ms": {"before": probe_before, "after": speed_probe_ms()}, "model_ms": MODEL_MS, "lanes_per_process": args.lanes, "per_lane": args.per_lane,
+            "speed_probe_ms": {"before": probe_before, "after": speed_probe_ms()},
+            "model_ms": MODEL_MS, "lanes_per_process": args.lanes, "per_lane": args.per_lane,
             "one_process": one, "three_processes": three, "throughput_ratio": ratio,
             "step_p99_minus_model_ms_worst": max(p99s) if p99s else None,
             "checks": checks, "ok": all(checks.values()), "wall_s": round(time.monotonic() - started, 1)}

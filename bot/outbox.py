@@ -221,9 +221,13 @@ class DeliveryWorker:
         surface = self.surfaces.get(chat.platform)
         parts = _RowParts(self.store, row)
         try:
+            # read once per delivery: every attempt and the run's end use what the body says
+            audience, steps, ends_run, end_reason = audience_of(row.body)
+            run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps,
+                          audience.run)
             if surface is None:
                 raise DeliveryError(f"no {chat.platform} surface is configured", permanent=True)
-            await self._retrying(self._attempt, surface, chat, row, parts)
+            await self._retrying(self._attempt, surface, chat, row, run, parts)
         except LeaseLost:
             raise
         except Exception as exc:
@@ -238,16 +242,12 @@ class DeliveryWorker:
         if row.kind == "question":  # a message that came meanwhile waits for this (bot.actor)
             self.on_posted(row.chat_key)
         self.metrics.deliveries.labels(row.kind, "sent").inc()
-        audience, steps, ends_run, reason = audience_of(row.body)
         if ends_run:
-            run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps, audience.run)
-            await self.progress.show(chat, RunFinished(steps, {"error": reason} if reason else {}), run)
+            await self.progress.show(chat, RunFinished(steps, {"error": end_reason} if end_reason else {}), run)
 
-    async def _attempt(self, surface: Surface, chat: ChatKey, row: OutboxRow, parts: _RowParts) -> None:
+    async def _attempt(self, surface: Surface, chat: ChatKey, row: OutboxRow, run: RunInfo, parts: _RowParts) -> None:
         if not self.owns(row.chat_key):  # checked before every attempt: a retry can come late
             raise LeaseLost(row.chat_key, 0, None, None)
-        audience, _steps, _ends, _reason = audience_of(row.body)
-        run = RunInfo(row.session_id, audience.lang, audience.user_id, audience.user_name, self.max_steps, audience.run)
         try:
             if row.kind == "question":
                 # read before every attempt: the one that reached the chat sets what may answer it
