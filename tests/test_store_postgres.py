@@ -478,6 +478,25 @@ async def test_every_connection_ends_a_transaction_left_idle(two):
     assert pool.get_max_size() == 4
 
 
+async def test_the_whole_pool_is_open_once_the_store_is(pg_url):
+    """A pool that grows when a burst arrives opens each connection while the cores are busy
+    with the burst, and the steps that asked for one wait for it (pg_connect's docstring)."""
+    store = PostgresStore(pg_url, pool_max=5)
+    await store.open()
+    try:
+        async def server_processes() -> int:  # the one asking is one of them
+            return int(await store._need_pool().fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND application_name = 'travel-bot'"))
+
+        deadline = time.monotonic() + 5  # the migration's connection may take a moment to go
+        while (count := await server_processes()) != 5 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert count == 5  # before any chat asked for a connection
+    finally:
+        await store.close()
+
+
 async def test_a_new_connection_writes_a_whole_conversation_without_looking_up_a_type(pg_url):
     """asyncpg knows text[] and oid[]; any other array type (bigint[], double precision[]) it
     looks up with a catalog query the first time a connection meets it, which cost the server

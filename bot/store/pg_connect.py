@@ -14,6 +14,15 @@ One process uses at most POOL_MAX pooled connections plus one dedicated LISTEN c
 later, one for the poller's advisory lock): 3 x (20 + 2) = 66, so three processes fit with
 room for psql, migrations and monitoring. The 50-chat burst in benchmarks/bench_pg_drivers.py
 is served by 20 connections at about 3,000 writes/s on 2 cores: more would not be faster.
+
+The store opens its whole pool at start and keeps it (`create_pool`'s `min_size` is the
+store's pool_max, and no idle connection is closed). A pool that grows when load arrives opens
+each connection at the worst moment: a new connection costs a server process, its catalog
+caches, a first compile of each server function and a Parse of each statement, some 15-20 ms
+of CPU, and the step that asked for it waits for all of that while the cores are busy with
+the burst. In benchmarks/bench_pg_scale.py (three processes, 50 chats each starting within a
+second) the pools grew from 2 to 20 in the first two seconds and the step p99 minus the model
+was 300-420 ms; with the pools opened at start it was 30-39 ms.
 """
 
 from __future__ import annotations
@@ -27,7 +36,6 @@ import asyncpg
 
 from bot.store.base import StoreUnavailable
 
-POOL_MIN = 2
 POOL_MAX = 20
 CONNECT_TIMEOUT_S = 10.0
 IDLE_IN_TRANSACTION_TIMEOUT_S = 5.0  # a third of the default lease (BOT_LEASE_S=15)
@@ -126,13 +134,17 @@ async def _keep(conn: asyncpg.Connection) -> None:
 
 
 async def create_pool(
-    url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX,
+    url: str, *, min_size: int | None = None, max_size: int = POOL_MAX,
     idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
 ) -> asyncpg.Pool:
-    """The store's pool; its first `min_size` connections are opened now (StoreUnavailable if down)."""
+    """The store's pool; its first `min_size` connections (all `max_size` by default) are opened
+    now and kept open while idle (StoreUnavailable if down)."""
     kwargs: dict[str, Any] = {
-        "min_size": min(min_size, max_size), "max_size": max_size, "timeout": CONNECT_TIMEOUT_S,
-        "server_settings": session_settings(idle_in_transaction_s), "reset": _keep,
+        "min_size": max_size if min_size is None else min(min_size, max_size), "max_size": max_size,
+        "timeout": CONNECT_TIMEOUT_S, "server_settings": session_settings(idle_in_transaction_s), "reset": _keep,
+        # asyncpg closes a connection idle for 300 s, min_size or not: the next burst after a
+        # quiet spell would open them again while it waits (see the module's docstring)
+        "max_inactive_connection_lifetime": 0,
     }
     try:
         pool = await asyncpg.create_pool(url, **kwargs)

@@ -72,7 +72,6 @@ from bot.store.pg_connect import (
     LEASES_APPLICATION_NAME,
     LOST_ERRORS,
     POOL_MAX,
-    POOL_MIN,
     connect,
     create_pool,
     unavailable,
@@ -113,7 +112,7 @@ PING_TIMEOUT_S = 2.0
 
 class PostgresStore:
     def __init__(
-        self, url: str, *, pool_min: int = POOL_MIN, pool_max: int = POOL_MAX,
+        self, url: str, *, pool_min: int | None = None, pool_max: int = POOL_MAX,
         idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S, migrations_dir: Any = PG_MIGRATIONS_DIR,
     ) -> None:
         self.url = url
