@@ -497,6 +497,32 @@ async def test_the_whole_pool_is_open_once_the_store_is(pg_url):
         await store.close()
 
 
+async def test_each_pooled_connection_meets_the_steps_functions_before_a_chat_does_and_writes_nothing(pg_url):
+    """A PL/pgSQL function's first call on a connection compiles it (pg_calls.warm)."""
+    admin = await asyncpg.connect(pg_url)
+    try:
+        database = await admin.fetchval("SELECT current_database()")
+        await admin.execute(f'ALTER DATABASE "{database}" SET track_functions = \'pl\'')  # for new connections
+        store = PostgresStore(pg_url, pool_max=3)
+        await store.open()
+        try:
+            async def calls() -> dict[str, int]:
+                rows = await admin.fetch("SELECT funcname, calls FROM pg_stat_user_functions")
+                return {r["funcname"]: r["calls"] for r in rows}
+
+            deadline = time.monotonic() + 10  # a backend reports its counts within a second or so
+            while (seen := await calls()).get("bot_outbox_sent", 0) < 3 and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            for name in ("bot_append_step", "bot_pause", "bot_finish_run", "bot_resolve_question", "bot_outbox_sent"):
+                assert seen.get(name) == 3, (name, seen)
+            for table in ("sessions", "messages", "questions", "outbox", "inbox", "runs"):
+                assert await admin.fetchval(f"SELECT count(*) FROM {table}") == 0, table
+        finally:
+            await store.close()
+    finally:
+        await admin.close()
+
+
 async def test_a_new_connection_writes_a_whole_conversation_without_looking_up_a_type(pg_url):
     """asyncpg knows text[] and oid[]; any other array type (bigint[], double precision[]) it
     looks up with a catalog query the first time a connection meets it, which cost the server

@@ -20,7 +20,8 @@ store's pool_max, and no idle connection is closed). A pool that grows when load
 each connection at the worst moment: a new connection costs a server process, its catalog
 caches, a first compile of each server function and a Parse of each statement, some 15-20 ms
 of CPU, and the step that asked for it waits for all of that while the cores are busy with
-the burst. In benchmarks/bench_pg_scale.py (three processes, 50 chats each starting within a
+the burst. The store also has each new connection call the steps' functions once
+(`pg_calls.warm`), so a process's first burst does not compile them either. In benchmarks/bench_pg_scale.py (three processes, 50 chats each starting within a
 second) the pools grew from 2 to 20 in the first two seconds, whose steps all took 300-800 ms
 over the model; three alternating pairs of runs gave a step p99 minus the model of 45-275 ms
 with the pools opened at start, against 293-676 ms.
@@ -29,7 +30,7 @@ with the pools opened at start, against 293-676 ms.
 from __future__ import annotations
 
 import socket
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -137,12 +138,15 @@ async def _keep(conn: asyncpg.Connection) -> None:
 async def create_pool(
     url: str, *, min_size: int | None = None, max_size: int = POOL_MAX,
     idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
+    init: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
 ) -> asyncpg.Pool:
     """The store's pool; its first `min_size` connections (all `max_size` by default) are opened
-    now and kept open while idle (StoreUnavailable if down)."""
+    now and kept open while idle (StoreUnavailable if down). `init` runs on each new connection
+    before the pool hands it out."""
     kwargs: dict[str, Any] = {
         "min_size": max_size if min_size is None else min(min_size, max_size), "max_size": max_size,
         "timeout": CONNECT_TIMEOUT_S, "server_settings": session_settings(idle_in_transaction_s), "reset": _keep,
+        "init": init,
         # asyncpg closes a connection idle for 300 s, min_size or not: the next burst after a
         # quiet spell would open them again while it waits (see the module's docstring)
         "max_inactive_connection_lifetime": 0,

@@ -137,7 +137,8 @@ class PostgresStore:
             with contextlib.suppress(Exception):
                 await conn.close()
         self._pool = await create_pool(
-            self.url, min_size=self.pool_min, max_size=self.pool_max, idle_in_transaction_s=self.idle_in_transaction_s
+            self.url, min_size=self.pool_min, max_size=self.pool_max, idle_in_transaction_s=self.idle_in_transaction_s,
+            init=pg_calls.warm,
         )
 
     async def close(self) -> None:
