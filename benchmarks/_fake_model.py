@@ -3,9 +3,12 @@
 Every runtime under test talks to it over HTTP on 127.0.0.1. It serves the scripted trip of
 benchmarks/_common.py (ask_human -> train_search -> hotel_search -> answer), with the model
 latency written in the conversation key ("-L1000-" = 1 s), records nothing but the arrival time
-of each request per conversation, and hands those out on a small control port:
+of each request per conversation and the time its reply was ready to go (the latency over: the
+fake's own event loop, busy with other requests, wakes up late at times), and hands those out on
+a small control port:
 
     GET /arrivals?prefix=P   -> {key: [monotonic seconds, ...]} for keys starting with P (then forgotten)
+    GET /ready?prefix=P      -> the same for the replies' ready times
 
     python benchmarks/_fake_model.py      prints {"base_url": ..., "control": ...} once it listens
 
@@ -34,22 +37,25 @@ from tests.fakes.process import until_signalled
 @dataclass
 class Arrivals:
     by_key: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    ready: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
-    def take(self, prefix: str) -> dict[str, list[float]]:
-        keys = [k for k in self.by_key if k.startswith(prefix)]
-        return {k: self.by_key.pop(k) for k in keys}
+    def take(self, prefix: str, ready: bool = False) -> dict[str, list[float]]:
+        times = self.ready if ready else self.by_key
+        keys = [k for k in times if k.startswith(prefix)]
+        return {k: times.pop(k) for k in keys}
 
 
 def make_responder(arrivals: Arrivals):  # type: ignore[no-untyped-def]
-    def respond(rec: RecordedRequest) -> Reply:
+    async def respond(rec: RecordedRequest) -> Reply:
         arrivals.by_key[rec.key].append(time.monotonic())
         name, args = next_turn(rec.messages)
-        latency = latency_of(rec.key)
+        await asyncio.sleep(latency_of(rec.key) / 1000)  # the model's latency, held here to stamp its end
+        arrivals.ready[rec.key].append(time.monotonic())
         if name == "final":
-            return reply(FINAL, latency_ms=latency)
+            return reply(FINAL)
         if name == "missing":
-            return reply(MISSING, latency_ms=latency)
-        return reply(tool_calls=[call(name, args)], latency_ms=latency)
+            return reply(MISSING)
+        return reply(tool_calls=[call(name, args)])
 
     return respond
 
@@ -62,8 +68,12 @@ async def serve() -> None:
     async def take(request: web.Request) -> web.Response:
         return web.json_response(arrivals.take(request.query.get("prefix", "")))
 
+    async def take_ready(request: web.Request) -> web.Response:
+        return web.json_response(arrivals.take(request.query.get("prefix", ""), ready=True))
+
     app = web.Application()
     app.router.add_get("/arrivals", take)
+    app.router.add_get("/ready", take_ready)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -111,11 +121,12 @@ class FakeModelProcess:
         return self.proc.pid
 
 
-async def fetch_arrivals(control: str, prefix: str) -> dict[str, list[float]]:
+async def fetch_arrivals(control: str, prefix: str, ready: bool = False) -> dict[str, list[float]]:
+    """The requests' arrival times by conversation (`ready`: their replies' ready times)."""
     import httpx
 
     async with httpx.AsyncClient(timeout=30) as client:
-        res = await client.get(f"{control}/arrivals", params={"prefix": prefix})
+        res = await client.get(f"{control}/{'ready' if ready else 'arrivals'}", params={"prefix": prefix})
         res.raise_for_status()
         return dict(res.json())
 
