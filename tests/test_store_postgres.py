@@ -475,6 +475,8 @@ async def test_every_connection_ends_a_transaction_left_idle(two):
     pool = a._need_pool()
     assert await pool.fetchval("SHOW idle_in_transaction_session_timeout") == "5s"
     assert await pool.fetchval("SHOW application_name") == "travel-bot"
+    # kept open for the process's life: the server keeps an idle connection's path alive
+    assert await pool.fetchval("SHOW tcp_keepalives_idle") == "60"
     assert pool.get_max_size() == 4
 
 

@@ -8,6 +8,11 @@ they share one set of session settings:
   takes on its chat's lease row. The server ends such a session after this long, so the
   stopped process blocks its successor's takeover for at most this, well inside a lease.
 - `application_name`: `pg_stat_activity` shows which connections are the bot's.
+- `tcp_keepalives_*`: the pool keeps its connections for the process's life (below), and a
+  connection that carries nothing for minutes can be dropped without a word by a NAT, a
+  firewall or a cloud load balancer (many drop a flow idle for 5-6 minutes). The server probes
+  an idle connection every minute, which keeps such a path open, and closes one whose peer is
+  gone. (libpq turns keepalives on by default; asyncpg leaves the socket as it is.)
 
 Pool size. PostgreSQL's default `max_connections` is 100, 3 of them reserved for superusers.
 One process uses at most POOL_MAX pooled connections plus one dedicated LISTEN connection (and,
@@ -74,6 +79,8 @@ def session_settings(idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_
         "application_name": application_name,
         # the default since PostgreSQL 9.1, made sure of: pg_leases.literal relies on it
         "standard_conforming_strings": "on",
+        # seconds; ignored on a Unix socket (see the module's docstring)
+        "tcp_keepalives_idle": "60", "tcp_keepalives_interval": "10", "tcp_keepalives_count": "3",
     }
 
 
