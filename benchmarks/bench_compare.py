@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -283,6 +284,13 @@ def run_json(args: list[str], timeout: float = 120) -> dict[str, Any]:
     return out
 
 
+def conversation_steps(times: Sequence[float], r: Sequence[float]) -> list[float]:
+    """One conversation's four steps: its times (request, question seen, answer, final seen) and
+    its model calls' arrivals."""
+    t0, tq, ta, tf = times
+    return [tq - t0, r[2] - ta, r[3] - r[2], tf - r[3]]
+
+
 def steps_of(times: dict[str, list[float]], arrivals: dict[str, list[float]]) -> tuple[list[float], list[float], list[list[float]]]:
     """Per-step wall times (all four steps pooled), resume latencies, and the steps one by one."""
     pooled: list[float] = []
@@ -292,7 +300,7 @@ def steps_of(times: dict[str, list[float]], arrivals: dict[str, list[float]]) ->
         r = arrivals.get(key, [])
         if len(r) != 4:
             continue
-        steps = [tq - t0, r[2] - ta, r[3] - r[2], tf - r[3]]
+        steps = conversation_steps((t0, tq, ta, tf), r)
         pooled.extend(steps)
         for i, s in enumerate(steps):
             by_step[i].append(s)

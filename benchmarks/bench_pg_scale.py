@@ -61,7 +61,7 @@ from _fake_model import FakeModelProcess, fetch_arrivals
 from _machine_load import MachineLoad
 from _pg_databases import bench_database
 from _runtimes import PG_URL_ENV, SHARED_EVENTS_ENV
-from bench_compare import Child, steps_of
+from bench_compare import Child, conversation_steps, steps_of
 
 MODEL_MS = 1000
 TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0}
@@ -89,7 +89,8 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
                 child.close()
         arrivals, ready = await fetch_arrivals(fm.control, prefix), await fetch_arrivals(fm.control, prefix, ready=True)
         cold_arrivals = await fetch_arrivals(fm.control, cold_prefix)
-    first = steps_of({k: v for res in cold for k, v in res["times"].items()}, cold_arrivals)
+    first_pooled, first_resumes, first_by_step = steps_of(
+        {k: v for res in cold for k, v in res["times"].items()}, cold_arrivals)
     times = {k: v for res in results for k, v in res["times"].items()}
     if os.environ.get("BENCH_DUMP"):  # the raw timelines, to look into a tail
         dump = json.dumps({"times": times, "arrivals": arrivals})
@@ -102,8 +103,8 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
         "errors": [e for res in results for e in res["errors"]][:3],
         "conv_per_s": round(len(times) / wall, 2) if wall > 0 else None,
         "step_median_ms": ms(statistics.median(pooled)) if pooled else None,
-        "step_p99_ms": ms(p99), "step_p99_minus_model_ms": ms(p99 - MODEL_MS / 1000),
-        "steps_p99_minus_model_ms": [ms(pct(s, 99) - MODEL_MS / 1000) for s in by_step],
+        "step_p99_ms": ms(p99), "step_p99_minus_model_ms": p99_minus_model(pooled),
+        "steps_p99_minus_model_ms": [p99_minus_model(s) for s in by_step],
         "resume_p99_ms": ms(pct(resumes, 99)),
         **model_lateness(times, arrivals, ready),
         "forwarded": sum(res.get("forwarded", 0) for res in results),
@@ -111,10 +112,14 @@ async def run_processes(fm: FakeModelProcess, tmp: Path, n: int, lanes: int, per
         "cpu_cores": {k: round((cpu1[k] - cpu0[k]) / spent, 2) for k in cpu0},
         "cpu_ms_per_conversation": {k: round((cpu1[k] - cpu0[k]) * 1000 / max(len(times), 1), 1) for k in cpu0},
         "machine": load.figures(),
-        "first_burst": {"conversations": len(first[0]) // 4, "failed": sum(res["failed"] for res in cold),
-                        "step_p99_minus_model_ms": ms(pct(first[0], 99) - MODEL_MS / 1000),
-                        "steps_p99_minus_model_ms": [ms(pct(s, 99) - MODEL_MS / 1000) for s in first[2]]},
+        "first_burst": {"conversations": len(first_resumes), "failed": sum(res["failed"] for res in cold),
+                        "step_p99_minus_model_ms": p99_minus_model(first_pooled),
+                        "steps_p99_minus_model_ms": [p99_minus_model(s) for s in first_by_step]},
     }
+
+
+def p99_minus_model(steps: list[float]) -> float:
+    return ms(pct(steps, 99) - MODEL_MS / 1000)
 
 
 def model_lateness(times: dict[str, list[float]], arrivals: dict[str, list[float]],
@@ -123,13 +128,13 @@ def model_lateness(times: dict[str, list[float]], arrivals: dict[str, list[float
     bots' doing), and the steps' p99 minus each step's model call as it was held."""
     late: list[float] = []
     minus_held: list[float] = []
-    for key, (t0, tq, ta, tf) in times.items():
+    for key, conversation in times.items():
         r, g = arrivals.get(key, []), ready.get(key, [])
         if len(r) != 4 or len(g) != 4:
             continue
         held = [g[i] - r[i] for i in range(4)]
         late.extend(h - MODEL_MS / 1000 for h in held)
-        steps = [tq - t0, r[2] - ta, r[3] - r[2], tf - r[3]]
+        steps = conversation_steps(conversation, r)
         minus_held.extend(step - h for step, h in zip(steps, held, strict=True))
     if not late:
         return {}
