@@ -92,8 +92,8 @@ class Variant:
         self.llm = LLM(LLMConfig(model="gpt-4o-mini", api_key="sk-bench", base_url=base_url, max_retries=4,
                                  backoff_base_s=0.02, backoff_cap_s=0.1), observer=Observer())
         if name != "tenacity":
-            async def once(attempt: Any, kwargs: Any) -> Any:
-                outcome = await attempt(kwargs)
+            async def once(attempt: Any, kwargs: Any, failures: list[str]) -> Any:
+                outcome = await attempt(kwargs, failures)
                 return GaveUp(outcome, 1) if isinstance(outcome, openai.APIError) else outcome
 
             self.llm._client = openai.AsyncOpenAI(api_key="sk-bench", base_url=base_url, timeout=60,
