@@ -1,0 +1,271 @@
+"""The model client's aiohttp transport (agent_core.model_transport), seen through the LLM client
+against raw HTTP servers on 127.0.0.1 that do what real endpoints do at the connection level:
+keep connections alive, compress bodies, hang up, speak garbage, stream and notice a reader that
+left."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import queue
+import socket
+import ssl
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import trustme
+from aiohttp import web
+
+from agent_core.errors import LLMUnavailable
+from agent_core.llm import LLM
+from agent_core.llm_config import LLMConfig
+from agent_core.schema import Message
+
+HELLO = [Message.user("hello")]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def completion(text: str) -> dict[str, object]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}
+
+
+@dataclass
+class Errors:
+    kinds: list[str] = field(default_factory=list)
+
+    def on_call(self, seconds: float, prompt_tokens: int, completion_tokens: int) -> None:
+        pass
+
+    def on_error(self, kind: str) -> None:
+        self.kinds.append(kind)
+
+
+def make_llm(base_url: str, errors: Errors | None = None, **settings: object) -> LLM:
+    chosen: dict[str, object] = {"timeout_s": 5.0, "max_retries": 0, **settings}
+    config = LLMConfig(model="test-model", api_key="sk-test", base_url=base_url, **chosen)  # type: ignore[arg-type]
+    return LLM(config, observer=errors)
+
+
+@asynccontextmanager
+async def endpoint(handler: Handler, tls: ssl.SSLContext | None = None) -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=tls)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1"
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+def authority() -> trustme.CA:
+    return trustme.CA()
+
+
+def server_tls(ca: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    return context
+
+
+async def test_calls_in_a_row_share_one_connection() -> None:
+    peers: list[object] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        assert request.transport is not None
+        peers.append(request.transport.get_extra_info("peername"))
+        return web.json_response(completion(f"reply {len(peers)}"))
+
+    async with endpoint(handler) as url:
+        llm = make_llm(url)
+        try:
+            assert [await llm.ask(HELLO) for _ in range(5)] == [f"reply {n}" for n in range(1, 6)]
+        finally:
+            await llm.aclose()
+    assert len(peers) == 5 and len(set(peers)) == 1, peers
+
+
+async def test_a_compressed_reply_is_read() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        assert "gzip" in request.headers.get("Accept-Encoding", "")
+        body = gzip.compress(json.dumps(completion("packed")).encode())
+        return web.Response(body=body, headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
+
+    async with endpoint(handler) as url:
+        llm = make_llm(url)
+        try:
+            assert await llm.ask(HELLO) == "packed"
+        finally:
+            await llm.aclose()
+
+
+async def test_the_request_arrives_whole_with_its_headers() -> None:
+    seen: list[tuple[dict[str, object], str, str]] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append((await request.json(), request.headers["Authorization"], request.headers["Content-Type"]))
+        return web.json_response(completion("ok"))
+
+    async with endpoint(handler) as url:
+        llm = make_llm(url)
+        try:
+            await llm.ask([Message.user("你好, Shanghai")])
+        finally:
+            await llm.aclose()
+    ((body, auth, ctype),) = seen
+    assert body["model"] == "test-model" and body["messages"] == [{"role": "user", "content": "你好, Shanghai"}]
+    assert auth == "Bearer sk-test" and ctype == "application/json"
+
+
+async def test_a_tls_endpoint_signed_by_an_authority_the_machine_trusts_is_reached(
+    authority: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response(completion("over tls"))
+
+    bundle = tmp_path / "ca.pem"
+    authority.cert_pem.write_to_path(str(bundle))
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))  # the trust httpx2 would have used
+    async with endpoint(handler, server_tls(authority)) as url:
+        llm = make_llm(url)
+        try:
+            assert await llm.ask(HELLO) == "over tls"
+        finally:
+            await llm.aclose()
+
+
+async def test_a_tls_endpoint_with_a_certificate_nobody_trusts_is_refused(authority: trustme.CA) -> None:
+    served: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        served.append(request.path)
+        return web.json_response(completion("should not be read"))
+
+    errors = Errors()
+    async with endpoint(handler, server_tls(authority)) as url:
+        llm = make_llm(url, errors)
+        try:
+            with pytest.raises(LLMUnavailable) as raised:
+                await llm.ask(HELLO)
+        finally:
+            await llm.aclose()
+    assert served == [] and errors.kinds == ["connection", "unavailable"]
+    assert "APIConnectionError" in str(raised.value)
+
+
+async def test_a_refused_connection_is_a_connection_fault() -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    errors = Errors()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors)
+    try:
+        with pytest.raises(LLMUnavailable) as raised:
+            await llm.ask(HELLO)
+    finally:
+        await llm.aclose()
+    assert errors.kinds == ["connection", "unavailable"]  # the attempt, then the call given up
+    assert "APIConnectionError" in str(raised.value)
+
+
+async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
+    async def garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(65536)
+        writer.write(b"SMTP READY\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(garbage, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    errors = Errors()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors)
+    try:
+        with pytest.raises(LLMUnavailable):
+            await llm.ask(HELLO)
+    finally:
+        await llm.aclose()
+        server.close()
+        await server.wait_closed()
+    assert errors.kinds == ["connection", "unavailable"]  # the attempt, then the call given up
+
+
+async def test_a_reply_that_never_comes_is_a_timeout() -> None:
+    released = asyncio.Event()
+
+    async def slow(request: web.Request) -> web.Response:
+        await released.wait()
+        return web.json_response(completion("late"))
+
+    errors = Errors()
+    async with endpoint(slow) as url:
+        llm = make_llm(url, errors, timeout_s=0.3)
+        try:
+            with pytest.raises(LLMUnavailable):
+                await llm.ask(HELLO)
+        finally:
+            released.set()  # the server's handlers outlive their client's hang-up
+            await llm.aclose()
+    assert errors.kinds == ["timeout", "unavailable"]
+
+
+async def test_a_stream_left_early_hangs_up_so_the_model_stops_writing() -> None:
+    ended = asyncio.Event()
+
+    async def streaming(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        try:
+            for n in range(1000):
+                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+                         "choices": [{"index": 0, "delta": {"content": f"word{n} "}, "finish_reason": None}]}
+                await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                await asyncio.sleep(0.02)
+        finally:
+            ended.set()  # a write to a closed connection raised, or the handler was cancelled
+        return response
+
+    async with endpoint(streaming) as url:
+        llm = make_llm(url, stream=True)
+        try:
+            async for piece in llm.stream_tool(HELLO):
+                assert isinstance(piece, str) and piece.startswith("word0")
+                break
+            await asyncio.wait_for(ended.wait(), timeout=5)
+        finally:
+            await llm.aclose()
+
+
+def test_one_client_serves_one_event_loop_after_another() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response(completion("again"))
+
+    urls: queue.Queue[str] = queue.Queue()
+    stop = threading.Event()
+
+    async def serve() -> None:
+        async with endpoint(handler) as url:
+            urls.put(url)
+            while not stop.is_set():
+                await asyncio.sleep(0.01)
+
+    server = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
+    server.start()
+    try:
+        llm = make_llm(urls.get(timeout=10))
+        assert asyncio.run(llm.ask(HELLO)) == "again"
+        assert asyncio.run(llm.ask(HELLO)) == "again"  # a new loop: the first loop's connections went with it
+        asyncio.run(llm.aclose())
+    finally:
+        stop.set()
+        server.join(timeout=10)
