@@ -27,7 +27,6 @@ client mounts them by URL), so only direct connections come here.
 from __future__ import annotations
 
 import asyncio
-import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 
@@ -44,14 +43,14 @@ class ModelTransport(httpx2.AsyncBaseTransport):
         self._keepalive_s = keepalive_s
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._tls: ssl.SSLContext | None = None
+        # made here, as httpx2's own transport makes it, not on the first call (loading the
+        # certificates takes tens of ms); httpx2's: the same trust, SSL_CERT_FILE/_DIR honoured
+        self._tls = httpx2.create_ssl_context()
 
     def _session_here(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._session is None or self._loop is not loop or self._session.closed:
             # a session belongs to its loop: a client used again under a new loop needs a new one
-            if self._tls is None:  # httpx2's: the same certificates trusted (SSL_CERT_FILE/_DIR honoured)
-                self._tls = httpx2.create_ssl_context()
             connector = aiohttp.TCPConnector(limit=self._max_connections, keepalive_timeout=self._keepalive_s,
                                              ssl=self._tls)
             self._session = aiohttp.ClientSession(connector=connector, auto_decompress=False,

@@ -75,7 +75,6 @@ class Variant:
 
         from agent_core.llm import LLM, GaveUp
         from agent_core.llm_config import LLMConfig
-        from agent_core.model_transport import ModelTransport
         from agent_core.schema import Message
 
         variant = self
@@ -97,9 +96,8 @@ class Variant:
                 outcome = await attempt(kwargs, failures)
                 return GaveUp(outcome, 1) if isinstance(outcome, openai.APIError) else outcome
 
-            self.llm._client = openai.AsyncOpenAI(  # the shipped transport, as the shipped client has
-                api_key="sk-bench", base_url=base_url, timeout=60, max_retries=4 if name == "sdk" else 0,
-                http_client=openai.DefaultAsyncHttpxClient(transport=ModelTransport()))
+            # the same client and transport, only the SDK's retries set
+            self.llm._client = self.llm._client.with_options(timeout=60, max_retries=4 if name == "sdk" else 0)
             self.llm._retrying = once  # type: ignore[assignment]
 
     async def call(self, text: str) -> str:

@@ -34,6 +34,9 @@ from agent_core.schema import Message
 
 MODEL_MS = 200
 TRANSPORTS = ("ours", "httpx2")
+TOOLS = [{"type": "function", "function": {"name": name, "description": f"{name} (the scripted trip's tools)",
+                                            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}
+         for name in ("ask_human", "train_search", "hotel_search", "terminate")]
 
 
 def make(base_url: str, name: str, stream: bool) -> LLM:
@@ -55,11 +58,6 @@ async def one_round(llm: LLM, prefix: str, conc: int, stream: bool) -> tuple[flo
     cpu0, wall0 = time.process_time(), time.perf_counter()
     await asyncio.gather(*(call(i) for i in range(conc)))
     return (time.process_time() - cpu0) * 1000 / conc, (time.perf_counter() - wall0) * 1000 - MODEL_MS
-
-
-TOOLS = [{"type": "function", "function": {"name": name, "description": f"{name} (the scripted trip's tools)",
-                                            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}
-         for name in ("ask_human", "train_search", "hotel_search", "terminate")]
 
 
 async def measure(base_url: str, conc: int, rounds: int) -> dict[str, Any]:

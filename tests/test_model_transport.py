@@ -14,7 +14,6 @@ import ssl
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from agent_core.errors import LLMUnavailable
 from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
 from agent_core.schema import Message
+from tests.test_llm_retries import Recorder
 
 HELLO = [Message.user("hello")]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -36,18 +36,7 @@ def completion(text: str) -> dict[str, object]:
             "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}
 
 
-@dataclass
-class Errors:
-    kinds: list[str] = field(default_factory=list)
-
-    def on_call(self, seconds: float, prompt_tokens: int, completion_tokens: int) -> None:
-        pass
-
-    def on_error(self, kind: str) -> None:
-        self.kinds.append(kind)
-
-
-def make_llm(base_url: str, errors: Errors | None = None, **settings: object) -> LLM:
+def make_llm(base_url: str, errors: Recorder | None = None, **settings: object) -> LLM:
     chosen: dict[str, object] = {"timeout_s": 5.0, "max_retries": 0, **settings}
     config = LLMConfig(model="test-model", api_key="sk-test", base_url=base_url, **chosen)  # type: ignore[arg-type]
     return LLM(config, observer=errors)
@@ -152,7 +141,7 @@ async def test_a_tls_endpoint_with_a_certificate_nobody_trusts_is_refused(author
         served.append(request.path)
         return web.json_response(completion("should not be read"))
 
-    errors = Errors()
+    errors = Recorder()
     async with endpoint(handler, server_tls(authority)) as url:
         llm = make_llm(url, errors)
         try:
@@ -160,7 +149,7 @@ async def test_a_tls_endpoint_with_a_certificate_nobody_trusts_is_refused(author
                 await llm.ask(HELLO)
         finally:
             await llm.aclose()
-    assert served == [] and errors.kinds == ["connection", "unavailable"]
+    assert served == [] and errors.errors == ["connection", "unavailable"]
     assert "APIConnectionError" in str(raised.value)
 
 
@@ -168,14 +157,14 @@ async def test_a_refused_connection_is_a_connection_fault() -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    errors = Errors()
+    errors = Recorder()
     llm = make_llm(f"http://127.0.0.1:{port}/v1", errors)
     try:
         with pytest.raises(LLMUnavailable) as raised:
             await llm.ask(HELLO)
     finally:
         await llm.aclose()
-    assert errors.kinds == ["connection", "unavailable"]  # the attempt, then the call given up
+    assert errors.errors == ["connection", "unavailable"]  # the attempt, then the call given up
     assert "APIConnectionError" in str(raised.value)
 
 
@@ -188,7 +177,7 @@ async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
 
     server = await asyncio.start_server(garbage, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    errors = Errors()
+    errors = Recorder()
     llm = make_llm(f"http://127.0.0.1:{port}/v1", errors)
     try:
         with pytest.raises(LLMUnavailable):
@@ -197,7 +186,7 @@ async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
         await llm.aclose()
         server.close()
         await server.wait_closed()
-    assert errors.kinds == ["connection", "unavailable"]  # the attempt, then the call given up
+    assert errors.errors == ["connection", "unavailable"]  # the attempt, then the call given up
 
 
 async def test_a_reply_that_never_comes_is_a_timeout() -> None:
@@ -207,7 +196,7 @@ async def test_a_reply_that_never_comes_is_a_timeout() -> None:
         await released.wait()
         return web.json_response(completion("late"))
 
-    errors = Errors()
+    errors = Recorder()
     async with endpoint(slow) as url:
         llm = make_llm(url, errors, timeout_s=0.3)
         try:
@@ -216,7 +205,7 @@ async def test_a_reply_that_never_comes_is_a_timeout() -> None:
         finally:
             released.set()  # the server's handlers outlive their client's hang-up
             await llm.aclose()
-    assert errors.kinds == ["timeout", "unavailable"]
+    assert errors.errors == ["timeout", "unavailable"]
 
 
 async def test_a_stream_left_early_hangs_up_so_the_model_stops_writing() -> None:
