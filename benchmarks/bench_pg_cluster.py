@@ -30,8 +30,9 @@ takes. People answer in tens of seconds; with `--think-s 60` the 150 conversatio
 is what the processes add. `telegram` in the output says how many were sent, the busiest
 second and how many went over 30 in a second (`global_violations`).
 
-Steps 1 and 4 end when the person sees the question or the plan, so they include Telegram's
-one-message-a-second per chat: a progress edit sent just before the question holds it back up
+Steps 1 and 4 end when the fake Bot API stored the question or the plan (the message's
+`sent_at`; `seen_late_ms` is how much later the harness's waiter saw it), so they include
+Telegram's one-message-a-second per chat: a progress edit sent just before the question holds it back up
 to a second. `bot_step_p99_minus_model_ms` is the same figure for steps 2 and 3 (model call to
 model call, the bot's own work: the answer's webhook, its storage, the wake-up, the writes).
 `machine` is the whole machine's load over a throughput run (benchmarks/_machine_load.py): cores
@@ -74,6 +75,7 @@ from bench_compare import steps_of
 
 from tests.bot_cluster import Balancer, BotProcess, cluster_env, owners
 from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_state import StoredMessage
 
 FINAL_MARK = "Bund View Hotel"  # in the scripted final answer (_common.FINAL)
 QUESTION_MARK = "❓"
@@ -83,24 +85,27 @@ WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections: updates of diffe
 TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0, "takeover_over_lease_max_s": 1.0}
 
 
-def _asked(tg: FakeTelegram, chat: int) -> bool:
-    return any(QUESTION in m.text and m.text.lstrip().startswith(QUESTION_MARK) for m in tg.bot_messages(chat))
+def _question(tg: FakeTelegram, chat: int) -> StoredMessage | None:
+    return next((m for m in tg.bot_messages(chat) if QUESTION in m.text and m.text.lstrip().startswith(QUESTION_MARK)), None)
 
 
-def _planned(tg: FakeTelegram, chat: int) -> bool:
-    return any(FINAL_MARK in m.text and not m.text.lstrip().startswith(QUESTION_MARK) for m in tg.bot_messages(chat))
+def _plan(tg: FakeTelegram, chat: int) -> StoredMessage | None:
+    return next((m for m in tg.bot_messages(chat) if FINAL_MARK in m.text and not m.text.lstrip().startswith(QUESTION_MARK)), None)
 
 
-async def _conversation(tg: FakeTelegram, chat: int, key: str, think_s: float) -> list[float]:
+async def _conversation(tg: FakeTelegram, chat: int, key: str, think_s: float, seen: list[float]) -> list[float]:
     t0 = time.monotonic()
     tg.send_text(chat, f"[conv:{key}] {REQUEST}")
-    await tg.wait_for(lambda t: _asked(t, chat), within=60)
-    tq = time.monotonic()
+    await tg.wait_for(lambda t: _question(t, chat) is not None, within=60)
+    question = _question(tg, chat)
+    seen.append(time.monotonic() - question.sent_at)
     await asyncio.sleep(think_s)
     ta = time.monotonic()
     tg.send_text(chat, ANSWER)
-    await tg.wait_for(lambda t: _planned(t, chat), within=60)
-    return [t0, tq, ta, time.monotonic()]
+    await tg.wait_for(lambda t: _plan(t, chat) is not None, within=60)
+    plan = _plan(tg, chat)
+    seen.append(time.monotonic() - plan.sent_at)
+    return [t0, question.sent_at, ta, plan.sent_at]
 
 
 async def _cluster(tmp: Path, db: str, fm: FakeModelProcess, n: int, **extra: str) -> tuple[Balancer, FakeTelegram, list[BotProcess]]:
@@ -146,6 +151,7 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
             prefix = f"tp{n}-L{int(MODEL_S * 1000)}-"
             times: dict[str, list[float]] = {}
             stuck: list[int] = []
+            seen: list[float] = []
             counter = iter(range(lanes * n * per_lane))
 
             async def lane(k: int) -> None:
@@ -154,7 +160,7 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
                 for i in counter:
                     chat = 8_000_000 + n * 100_000 + i
                     try:
-                        times[f"{prefix}{i}"] = await _conversation(tg, chat, f"{prefix}{i}", think_s)
+                        times[f"{prefix}{i}"] = await _conversation(tg, chat, f"{prefix}{i}", think_s, seen)
                     except AssertionError:  # not done within a minute: count it, show it, go on
                         stuck.append(chat)
                         print(f"stuck: chat {chat}: {[m.summary() for m in tg.bot_messages(chat)]}", file=sys.stderr)
@@ -182,6 +188,7 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
             "step_p99_ms": ms(p99), "step_p99_minus_model_ms": ms(p99 - MODEL_S),
             "steps_p99_ms": [ms(pct(s, 99)) for s in by_step],
             "bot_step_p99_minus_model_ms": ms(bot_p99 - MODEL_S), "resume_p99_ms": ms(pct(resumes, 99)),
+            "seen_late_ms": {"median": ms(statistics.median(seen)) if seen else None, "p99": ms(pct(seen, 99))},
             # Little's law: conversations in flight over a conversation's mean length
             "conv_per_s_steady": round(lanes * n / statistics.mean(lengths), 2) if lengths else None,
             "served_by": sorted(lb.served.values()), "telegram": telegram,
