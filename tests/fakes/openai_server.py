@@ -331,6 +331,9 @@ class FakeOpenAI:
     # -- handlers
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        # stamped before the body is parsed and checked: that work is the server's, as a real
+        # model server's parsing is part of its latency, not of the client's time
+        received_at = time.monotonic()
         try:
             body: object = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -339,7 +342,7 @@ class FakeOpenAI:
             key=DEFAULT_KEY,
             body=body if isinstance(body, dict) else {},
             headers=dict(request.headers),
-            received_at=time.monotonic(),
+            received_at=received_at,
         )
         self.request_count += 1
         if self._record:
