@@ -5,9 +5,9 @@ benchmarks/_common.py (ask_human -> train_search -> hotel_search -> answer), wit
 latency written in the conversation key ("-L1000-" = 1 s), records nothing but the arrival time
 of each request per conversation and the time its reply was ready to go (the latency over: the
 fake's own event loop, busy with other requests, wakes up late at times), and hands those out on
-a small control port. A request arrives when the server starts on it: the fake's parsing and
-strict checks of the body (0.6 ms at the median, 2.5 at p99, with 50 conversations) are within
-the model's latency, as a real model server's are, instead of in the steps of the client.
+a small control port. A request arrives once its body is in, before the fake parses and checks
+it: that work (0.6 ms at the median, 2.5 at p99, with 50 conversations) is within the model's
+latency, as a real model server's is, instead of in the steps of the client.
 
     GET /arrivals?prefix=P   -> {key: [monotonic seconds, ...]} for keys starting with P (then forgotten)
     GET /ready?prefix=P      -> the same for the replies' ready times
@@ -49,8 +49,8 @@ class Arrivals:
 
 def make_responder(arrivals: Arrivals):  # type: ignore[no-untyped-def]
     async def respond(rec: RecordedRequest) -> Reply:
-        # the model's latency counts from the request's arrival, before the fake parsed and
-        # checked it (its own work, not the client's), and is held here to stamp its end
+        # the model's latency counts from the request's arrival (its body in), before the fake
+        # parsed and checked it (its own work, not the client's), and is held here to stamp its end
         arrivals.by_key[rec.key].append(rec.received_at)
         name, args = next_turn(rec.messages)
         await asyncio.sleep(max(0.0, rec.received_at + latency_of(rec.key) / 1000 - time.monotonic()))

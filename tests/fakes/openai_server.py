@@ -331,11 +331,13 @@ class FakeOpenAI:
     # -- handlers
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
-        # stamped before the body is parsed and checked: that work is the server's, as a real
-        # model server's parsing is part of its latency, not of the client's time
+        raw = await request.read()
+        # stamped once the whole request is in (a body the client is slow to write is the
+        # client's time) and before it is parsed and checked: that work is the server's, as a
+        # real model server's parsing is part of its latency
         received_at = time.monotonic()
         try:
-            body: object = await request.json()
+            body: object = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = None
         rec = RecordedRequest(
