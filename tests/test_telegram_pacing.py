@@ -113,6 +113,35 @@ async def test_urgent_sends_go_before_progress_in_the_global_queue(tg, transport
     assert order == [1, 3, 2]  # the answer overtook the progress message that waited longer
 
 
+class _Noted:
+    """A progress source that notes when it is flushed."""
+
+    def __init__(self, order: list[str]) -> None:
+        self.order, self.pending = order, True
+
+    def has_work(self) -> bool:
+        return self.pending
+
+    async def flush(self) -> bool:
+        self.pending = False
+        self.order.append("progress")
+        return True
+
+
+async def test_progress_lets_work_made_ready_after_it_go_first():
+    """A run's event offers progress just before the run sends its next model request, whose
+    body aiohttp writes from a task of its own, made after the lane's: that work goes first, and
+    the edit's (a millisecond or two of CPU) after it, not in the model request's way."""
+    outbox, order = Outbox(), list[str]()
+    try:
+        outbox.offer(1, _Noted(order))
+        asyncio.get_running_loop().call_soon(order.append, "model request")
+        await asyncio.wait_for(outbox.lane(1).drained(), 3)
+    finally:
+        await outbox.close()
+    assert order == ["model request", "progress"]
+
+
 async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
     tg.send_text(1, "hi")
     outbox = Outbox()
