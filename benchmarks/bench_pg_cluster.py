@@ -13,6 +13,8 @@ wait for the plan.
                conversations/s, and the per-step p99 minus the model's second (steps as in
                bench_compare.py: from the model server's arrival times and the client's).
                Target: 3 processes >= 2.5 x one; step p99 minus model <= 20 ms.
+               Each process first serves one conversation (`warm_up`, printed apart), as
+               bench_pg_scale's first burst.
   takeover     3 processes (BOT_LEASE_S=--lease-s), 30 chats whose first model call is held
                (3 s); the process holding most of them is SIGKILLed; for each of its chats, the
                time from the kill to that chat's next model call, from another process.
@@ -33,7 +35,9 @@ second and how many went over 30 in a second (`global_violations`).
 Steps 1 and 4 end when the fake Bot API stored the question or the plan (the message's
 `sent_at`; `seen_late_ms` is how much later the harness's waiter saw it), so they include
 Telegram's one-message-a-second per chat: a progress edit sent just before the question holds it back up
-to a second. `bot_step_p99_minus_model_ms` is the same figure for steps 2 and 3 (model call to
+to a second. `model_late_ms` and `step_p99_minus_model_as_held_ms` are bench_pg_scale's: how late the fake
+model's replies were ready after its second, and the p99 with each step's model call as held.
+`bot_step_p99_minus_model_ms` is the step p99 minus the model for steps 2 and 3 (model call to
 model call, the bot's own work: the answer's webhook, its storage, the wake-up, the writes).
 `machine` is the whole machine's load over a throughput run (benchmarks/_machine_load.py): cores
 busy on average and in the busiest second, and the share of time some task waited for a CPU.
@@ -72,6 +76,7 @@ from _fake_model import FakeModelProcess, fetch_arrivals
 from _machine_load import MachineLoad
 from _pg_databases import bench_database
 from bench_compare import steps_of
+from bench_pg_scale import model_lateness
 
 from tests.bot_cluster import Balancer, BotProcess, cluster_env, owners
 from tests.fakes.telegram_api import FakeTelegram
@@ -144,6 +149,19 @@ def _tg_stats(tg: FakeTelegram, since: float, wall: float, convs: int) -> dict[s
             "global_violations": sum(1 for v in tg.violations if v.kind == "global")}
 
 
+async def _warm_up(tg: FakeTelegram, fm: FakeModelProcess, n: int) -> dict[str, Any]:
+    """One conversation a process before the measured run (the balancer's round robin spreads
+    them), as bench_pg_scale's first burst: a process's first conversation pays once what a
+    running bot has paid (its first model connection, each statement's first Parse and each
+    server function's first compile on its connections); its step 1 took 35 ms over the model,
+    against 15-20 for the next ones."""
+    prefix = f"tw{n}-L{int(MODEL_S * 1000)}-"
+    times = dict(zip((f"{prefix}{i}" for i in range(n)), await asyncio.gather(
+        *(_conversation(tg, 8_700_000 + n * 100 + i, f"{prefix}{i}", 1.0, []) for i in range(n))), strict=True))
+    pooled, _, _ = steps_of(times, await fetch_arrivals(fm.control, prefix))
+    return {"conversations": len(times), "step_max_minus_model_ms": ms(max(pooled) - MODEL_S) if pooled else None}
+
+
 async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_lane: int, think_s: float) -> dict[str, Any]:
     async with bench_database(f"tp{n}") as db:
         lb, tg, bots = await _cluster(tmp, db, fm, n, BOT_LEASE_S="15")  # the default lease
@@ -165,6 +183,7 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
                         stuck.append(chat)
                         print(f"stuck: chat {chat}: {[m.summary() for m in tg.bot_messages(chat)]}", file=sys.stderr)
 
+            warm = await _warm_up(tg, fm, n)
             started = time.monotonic()
             cpu0 = _cpu_snapshot(fm, bots)
             with MachineLoad() as load:
@@ -174,6 +193,7 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
             telegram = _tg_stats(tg, started, wall, len(times))
             sent = [(r.at, r.method, r.chat_id) for r in tg.requests if r.at >= started]
             arrivals = await fetch_arrivals(fm.control, prefix)
+            ready = await fetch_arrivals(fm.control, prefix, ready=True)
         finally:
             await _teardown(lb, tg, bots)
     if os.environ.get("BENCH_DUMP"):  # the raw timelines, to look into a tail (as bench_pg_scale)
@@ -188,10 +208,11 @@ async def throughput(tmp: Path, fm: FakeModelProcess, n: int, lanes: int, per_la
             "step_p99_ms": ms(p99), "step_p99_minus_model_ms": ms(p99 - MODEL_S),
             "steps_p99_ms": [ms(pct(s, 99)) for s in by_step],
             "bot_step_p99_minus_model_ms": ms(bot_p99 - MODEL_S), "resume_p99_ms": ms(pct(resumes, 99)),
+            **model_lateness(times, arrivals, ready),
             "seen_late_ms": {"median": ms(statistics.median(seen)) if seen else None, "p99": ms(pct(seen, 99))},
             # Little's law: conversations in flight over a conversation's mean length
             "conv_per_s_steady": round(lanes * n / statistics.mean(lengths), 2) if lengths else None,
-            "served_by": sorted(lb.served.values()), "telegram": telegram,
+            "served_by": sorted(lb.served.values()), "telegram": telegram, "warm_up": warm,
             "cpu_share": {k: round((cpu1[k] - cpu0[k]) / wall, 2) for k in cpu0}, "machine": load.figures()}
 
 
