@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import struct
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -31,17 +32,27 @@ TERMINATE_TOOL: dict[str, Any] = {
 }
 
 
-def make_llm(fake: FakeOpenAI, model: str = "test-model", **overrides: Any) -> LLM:
-    config = LLMConfig(model=model, api_key="sk-test", base_url=fake.base_url, timeout_s=5,
-                       backoff_base_s=0.01, backoff_cap_s=0.05, **overrides)
-    return LLM(config)
+@pytest.fixture
+async def make_llm() -> AsyncIterator[Callable[..., LLM]]:
+    """Builds LLMs against a fake; each is closed (its connections with it) after the test."""
+    made: list[LLM] = []
+
+    def make(fake: FakeOpenAI, model: str = "test-model", **overrides: Any) -> LLM:
+        config = LLMConfig(model=model, api_key="sk-test", base_url=fake.base_url, timeout_s=5,
+                           backoff_base_s=0.01, backoff_cap_s=0.05, **overrides)
+        made.append(LLM(config))
+        return made[-1]
+
+    yield make
+    for llm in made:
+        await llm.aclose()
 
 
 def png(width: int, height: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", width, height) + b"\x08\x02\x00\x00\x00"
 
 
-async def test_native_tool_call_round_trip() -> None:
+async def test_native_tool_call_round_trip(make_llm: Callable[..., LLM]) -> None:
     script = [reply("Let me check.", tool_calls=[call("get_weather", {"city": "北京"}, id="call_w1")]), reply("Sunny.")]
     async with FakeOpenAI(script) as fake:
         llm = make_llm(fake)
@@ -62,7 +73,7 @@ async def test_native_tool_call_round_trip() -> None:
         await llm.aclose()
 
 
-async def test_usage_is_counted_per_session_object() -> None:
+async def test_usage_is_counted_per_session_object(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI(scripts={
         "a": [reply("A1", usage=(100, 10)), reply("A2", usage=(120, 12))],
         "b": [reply("B1", usage=(7, 3))],
@@ -90,7 +101,7 @@ async def test_usage_is_counted_per_session_object() -> None:
     ],
     ids=["json-fence", "tagged-json", "tagged-call-syntax"],
 )
-async def test_tool_calls_written_as_text_are_recovered(content: str) -> None:
+async def test_tool_calls_written_as_text_are_recovered(content: str, make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply(content)]) as fake:
         turn = await make_llm(fake).ask_tool([Message.user("weather?")], tools=[WEATHER_TOOL])
         assert turn.tool_calls is not None and len(turn.tool_calls) == 1
@@ -100,7 +111,7 @@ async def test_tool_calls_written_as_text_are_recovered(content: str) -> None:
         assert turn.content == "I will look it up."
 
 
-async def test_text_calls_to_tools_not_offered_stay_text() -> None:
+async def test_text_calls_to_tools_not_offered_stay_text(make_llm: Callable[..., LLM]) -> None:
     text = '```json\n{"name": "rm_rf", "arguments": {}}\n```'
     offered = '```json\n{"name": "get_weather", "arguments": {"city": "x"}}\n```'
     async with FakeOpenAI([reply(text), reply(offered)]) as fake:
@@ -112,7 +123,7 @@ async def test_text_calls_to_tools_not_offered_stay_text() -> None:
         assert none_turn.tool_calls is None and "get_weather" in (none_turn.content or "")
 
 
-async def test_think_blocks_are_stripped() -> None:
+async def test_think_blocks_are_stripped(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([
         reply("<think>the user wants sun</think>\nHere is your plan."),
         reply("long reasoning without an opening tag</think>\n\nFinal answer."),
@@ -125,7 +136,7 @@ async def test_think_blocks_are_stripped() -> None:
         assert turn.content is None and turn.tool_calls is not None
 
 
-async def test_context_check_raises_before_any_request() -> None:
+async def test_context_check_raises_before_any_request(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("never")]) as fake:
         llm = make_llm(fake, context_tokens=300, max_tokens=100)
         usage = TokenUsage()
@@ -143,7 +154,7 @@ def test_known_models_use_their_window_others_the_config() -> None:
     assert LLMConfig(model="my-local-qwen", api_key="k", context_tokens=32_768).context_window == 32_768
 
 
-async def test_images_sent_to_vision_models_and_dropped_for_others() -> None:
+async def test_images_sent_to_vision_models_and_dropped_for_others(make_llm: Callable[..., LLM]) -> None:
     image = base64.b64encode(png(640, 480)).decode()
     async with FakeOpenAI([reply("a cat"), reply("no eyes"), reply("two cats")]) as fake:
         vision = make_llm(fake, model="gpt-4o")
@@ -162,7 +173,7 @@ async def test_images_sent_to_vision_models_and_dropped_for_others() -> None:
         assert [p["type"] for p in parts] == ["text", "image_url", "image_url"]
 
 
-async def test_image_on_a_tool_result_goes_in_a_user_turn_after_the_tool_run() -> None:
+async def test_image_on_a_tool_result_goes_in_a_user_turn_after_the_tool_run(make_llm: Callable[..., LLM]) -> None:
     image = base64.b64encode(png(64, 64)).decode()
     history = [
         Message.user("screenshot both"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -30,11 +31,21 @@ class Recorder:
         self.errors.append(kind)
 
 
-def make_llm(fake: FakeOpenAI, observer: Recorder | None = None, api_key: str = "sk-test", **overrides: Any) -> LLM:
-    settings: dict[str, Any] = {"timeout_s": 5.0, "max_retries": 3, "backoff_base_s": 0.01, "backoff_cap_s": 0.02}
-    settings.update(overrides)
-    config = LLMConfig(model="test-model", api_key=api_key, base_url=fake.base_url, **settings)
-    return LLM(config, observer=observer)
+@pytest.fixture
+async def make_llm() -> AsyncIterator[Callable[..., LLM]]:
+    """Builds LLMs against a fake; each is closed (its connections with it) after the test."""
+    made: list[LLM] = []
+
+    def make(fake: FakeOpenAI, observer: Recorder | None = None, api_key: str = "sk-test", **overrides: Any) -> LLM:
+        settings: dict[str, Any] = {"timeout_s": 5.0, "max_retries": 3, "backoff_base_s": 0.01, "backoff_cap_s": 0.02}
+        settings.update(overrides)
+        config = LLMConfig(model="test-model", api_key=api_key, base_url=fake.base_url, **settings)
+        made.append(LLM(config, observer=observer))
+        return made[-1]
+
+    yield make
+    for llm in made:
+        await llm.aclose()
 
 
 def gaps(fake: FakeOpenAI) -> list[float]:
@@ -42,7 +53,7 @@ def gaps(fake: FakeOpenAI) -> list[float]:
     return [b - a for a, b in pairwise(times)]
 
 
-async def test_429_retry_after_is_honoured() -> None:
+async def test_429_retry_after_is_honoured(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(429, retry_after=0.4), reply("ok")]) as fake:
         rec = Recorder()
         usage = TokenUsage()
@@ -54,14 +65,14 @@ async def test_429_retry_after_is_honoured() -> None:
         assert usage.calls == 1 and usage.errors == 0
 
 
-async def test_retry_after_ms_header_is_honoured() -> None:
+async def test_retry_after_ms_header_is_honoured(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(429, retry_after_ms=250), reply("ok")]) as fake:
         assert await make_llm(fake).ask(HELLO) == "ok"
         (gap,) = gaps(fake)
         assert 0.23 <= gap < 1.2, gap
 
 
-async def test_retry_after_is_capped() -> None:
+async def test_retry_after_is_capped(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(429, retry_after=3600), reply("ok")]) as fake:
         assert await make_llm(fake, retry_after_cap_s=0.05).ask(HELLO) == "ok"
         assert gaps(fake)[0] < 1.0
@@ -72,7 +83,7 @@ async def test_retry_after_is_capped() -> None:
     [(fault(500), "server"), (fault(503), "server"), (drop(), "connection"), (hang(), "timeout")],
     ids=["500", "503", "dropped-connection", "timeout"],
 )
-async def test_transient_faults_are_retried(first: Any, kind: str) -> None:
+async def test_transient_faults_are_retried(first: Any, kind: str, make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([first, reply("recovered")]) as fake:
         rec = Recorder()
         llm = make_llm(fake, rec, timeout_s=0.3)
@@ -82,7 +93,7 @@ async def test_transient_faults_are_retried(first: Any, kind: str) -> None:
         fake.assert_complete()
 
 
-async def test_backoff_grows_between_attempts() -> None:
+async def test_backoff_grows_between_attempts(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(500), fault(500), fault(500), reply("ok")]) as fake:
         assert await make_llm(fake, backoff_base_s=0.05, backoff_cap_s=5.0).ask(HELLO) == "ok"
         g = gaps(fake)
@@ -90,7 +101,7 @@ async def test_backoff_grows_between_attempts() -> None:
         assert g[0] >= 0.045 and g[2] >= 0.19 and g[2] > g[0], g
 
 
-async def test_transient_faults_outliving_the_retries_surface_as_llm_unavailable() -> None:
+async def test_transient_faults_outliving_the_retries_surface_as_llm_unavailable(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(503)] * 3) as fake:
         rec = Recorder()
         usage = TokenUsage()
@@ -114,7 +125,7 @@ async def test_endpoint_down_is_llm_unavailable() -> None:
 
 
 @pytest.mark.parametrize("status", [400, 403, 404, 422])
-async def test_client_errors_are_not_retried(status: int) -> None:
+async def test_client_errors_are_not_retried(status: int, make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(status, message="nope"), reply("never")]) as fake:
         rec = Recorder()
         with pytest.raises(LLMRequestRejected) as info:
@@ -124,7 +135,7 @@ async def test_client_errors_are_not_retried(status: int) -> None:
         assert rec.errors == ["rejected"]
 
 
-async def test_bad_api_key_is_401_and_not_retried() -> None:
+async def test_bad_api_key_is_401_and_not_retried(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("never")], api_key="sk-right") as fake:
         with pytest.raises(LLMRequestRejected) as info:
             await make_llm(fake, api_key="sk-wrong").ask(HELLO)
@@ -132,7 +143,7 @@ async def test_bad_api_key_is_401_and_not_retried() -> None:
         assert len(fake.requests) == 1 and fake.requests[0].status == 401
 
 
-async def test_server_side_context_overflow_is_token_limit_and_not_retried() -> None:
+async def test_server_side_context_overflow_is_token_limit_and_not_retried(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("never")], context_limit=50) as fake:
         usage = TokenUsage()
         with pytest.raises(TokenLimitExceeded) as info:
@@ -143,7 +154,7 @@ async def test_server_side_context_overflow_is_token_limit_and_not_retried() -> 
         assert usage.errors == 1
 
 
-async def test_one_retry_policy_serves_concurrent_calls() -> None:
+async def test_one_retry_policy_serves_concurrent_calls(make_llm: Callable[..., LLM]) -> None:
     """The client's single long-lived retry object is shared by every call: concurrent calls
     keep their own attempts, waits and outcomes."""
     import asyncio

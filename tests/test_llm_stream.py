@@ -4,6 +4,7 @@ what the person may see (no think blocks, no tool-call text)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -24,9 +25,19 @@ WEATHER_TOOL: dict[str, Any] = {
 HISTORY = [Message.system("You plan trips."), Message.user("Weather in Beijing?")]
 
 
-def make_llm(fake: FakeOpenAI) -> LLM:
-    return LLM(LLMConfig(model="test-model", api_key="sk-test", base_url=fake.base_url, timeout_s=5,
-                         backoff_base_s=0.01, backoff_cap_s=0.05))
+@pytest.fixture
+async def make_llm() -> AsyncIterator[Callable[[FakeOpenAI], LLM]]:
+    """Builds LLMs against a fake; each is closed (its connections with it) after the test."""
+    made: list[LLM] = []
+
+    def make(fake: FakeOpenAI) -> LLM:
+        made.append(LLM(LLMConfig(model="test-model", api_key="sk-test", base_url=fake.base_url, timeout_s=5,
+                                  backoff_base_s=0.01, backoff_cap_s=0.05)))
+        return made[-1]
+
+    yield make
+    for llm in made:
+        await llm.aclose()
 
 
 async def collect(llm: LLM, usage: TokenUsage | None = None, tools: list[dict[str, Any]] | None = None
@@ -43,7 +54,7 @@ async def collect(llm: LLM, usage: TokenUsage | None = None, tools: list[dict[st
     return pieces, turn
 
 
-async def test_streamed_text_and_tool_calls_assemble_into_the_same_turn() -> None:
+async def test_streamed_text_and_tool_calls_assemble_into_the_same_turn(make_llm: Callable[..., LLM]) -> None:
     args = {"city": "北京", "days": [1, 2, 3], "note": "a long enough argument string to arrive in parts"}
     script = [reply("Let me check the weather first.",
                     tool_calls=[call("get_weather", args, id="call_w1"), call("get_weather", {"city": "上海"}, id="call_w2")],
@@ -83,7 +94,7 @@ async def test_with_streaming_off_the_turn_is_asked_for_whole() -> None:
         await llm.aclose()
 
 
-async def test_without_a_usage_chunk_the_tokenizer_counts() -> None:
+async def test_without_a_usage_chunk_the_tokenizer_counts(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("Sunny and warm.", send_usage=False)]) as fake:
         llm = make_llm(fake)
         usage = TokenUsage()
@@ -93,7 +104,7 @@ async def test_without_a_usage_chunk_the_tokenizer_counts() -> None:
         await llm.aclose()
 
 
-async def test_think_blocks_and_tool_call_text_are_never_streamed() -> None:
+async def test_think_blocks_and_tool_call_text_are_never_streamed(make_llm: Callable[..., LLM]) -> None:
     content = ("<think>the user wants weather; I should call the tool</think>Checking now."
                '<tool_call>{"name": "get_weather", "arguments": {"city": "北京"}}</tool_call>')
     async with FakeOpenAI([reply(content, chunk_chars=3)]) as fake:
@@ -105,7 +116,7 @@ async def test_think_blocks_and_tool_call_text_are_never_streamed() -> None:
         await llm.aclose()
 
 
-async def test_the_answer_tags_are_dropped_and_the_final_text_equals_the_streamed_text() -> None:
+async def test_the_answer_tags_are_dropped_and_the_final_text_equals_the_streamed_text(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("<answer>Day 1: the Forbidden City.\nDay 2: the Great Wall.</answer>",
                                  chunk_chars=4)]) as fake:
         llm = make_llm(fake)
@@ -114,7 +125,7 @@ async def test_the_answer_tags_are_dropped_and_the_final_text_equals_the_streame
         await llm.aclose()
 
 
-async def test_faults_before_the_first_chunk_are_retried_as_for_any_call() -> None:
+async def test_faults_before_the_first_chunk_are_retried_as_for_any_call(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(503), fault(429, retry_after=0), reply("Fine.")]) as fake:
         llm = make_llm(fake)
         pieces, _ = await collect(llm)
@@ -122,7 +133,7 @@ async def test_faults_before_the_first_chunk_are_retried_as_for_any_call() -> No
         await llm.aclose()
 
 
-async def test_a_refused_request_is_the_usual_typed_error() -> None:
+async def test_a_refused_request_is_the_usual_typed_error(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([fault(401)]) as fake:
         llm = make_llm(fake)
         with pytest.raises(LLMRequestRejected):
@@ -130,7 +141,7 @@ async def test_a_refused_request_is_the_usual_typed_error() -> None:
         await llm.aclose()
 
 
-async def test_a_stream_that_drops_after_its_first_chunks_is_a_typed_error_and_not_retried() -> None:
+async def test_a_stream_that_drops_after_its_first_chunks_is_a_typed_error_and_not_retried(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("A long answer that will never be finished.", chunk_chars=4, cut_after=4),
                            reply("never asked for")]) as fake:
         llm = make_llm(fake)
@@ -145,7 +156,7 @@ async def test_a_stream_that_drops_after_its_first_chunks_is_a_typed_error_and_n
         await llm.aclose()
 
 
-async def test_garbage_in_the_stream_is_a_typed_error() -> None:
+async def test_garbage_in_the_stream_is_a_typed_error(make_llm: Callable[..., LLM]) -> None:
     async with FakeOpenAI([reply("Some text first.", garbage_after=3), reply("x", garbage_after=0)]) as fake:
         llm = make_llm(fake)
         with pytest.raises(LLMStreamBroken, match="broke off"):
@@ -156,7 +167,7 @@ async def test_garbage_in_the_stream_is_a_typed_error() -> None:
         await llm.aclose()
 
 
-async def test_a_reply_cut_by_the_length_limit_inside_a_tool_call_runs_no_tool() -> None:
+async def test_a_reply_cut_by_the_length_limit_inside_a_tool_call_runs_no_tool(make_llm: Callable[..., LLM]) -> None:
     cut = reply(tool_calls=[call("get_weather", '{"city": "北', id="call_cut")])
     cut.finish_reason = "length"
     async with FakeOpenAI([cut]) as fake:
