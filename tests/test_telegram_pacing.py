@@ -142,6 +142,15 @@ async def test_progress_lets_work_made_ready_after_it_go_first():
     assert order == ["model request", "progress"]
 
 
+async def test_a_lane_closed_before_its_progress_went_out_sends_none():
+    outbox, order = Outbox(), list[str]()
+    outbox.offer(1, _Noted(order))
+    await asyncio.sleep(0)  # the lane has begun, and lets ready work go first
+    await outbox.lane(1).close()
+    await outbox.close()
+    assert order == []
+
+
 async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
     tg.send_text(1, "hi")
     outbox = Outbox()

@@ -231,6 +231,8 @@ class ChatLane:
         # run that is about to send its next model request (aiohttp writes a request's body from
         # a task of its own), and an edit's CPU in between held that request ~2 ms.
         await asyncio.sleep(0)
+        if self._closed:  # closed meanwhile: only a request already on the wire may still finish
+            return
         started = self._clock()
         try:
             sent = await source.flush()
