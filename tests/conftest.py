@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 from collections.abc import AsyncIterator
@@ -52,3 +53,10 @@ async def pg_url() -> AsyncIterator[str]:
 
     async with fresh_database() as url:
         yield url
+
+
+@pytest.fixture
+async def closing() -> AsyncIterator[contextlib.AsyncExitStack]:
+    """What a test opens and registers here (`push_async_callback(x.aclose)`) is closed after it."""
+    async with contextlib.AsyncExitStack() as stack:
+        yield stack

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import struct
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
@@ -33,19 +34,16 @@ TERMINATE_TOOL: dict[str, Any] = {
 
 
 @pytest.fixture
-async def make_llm() -> AsyncIterator[Callable[..., LLM]]:
+def make_llm(closing: AsyncExitStack) -> Callable[..., LLM]:
     """Builds LLMs against a fake; each is closed (its connections with it) after the test."""
-    made: list[LLM] = []
-
     def make(fake: FakeOpenAI, model: str = "test-model", **overrides: Any) -> LLM:
         config = LLMConfig(model=model, api_key="sk-test", base_url=fake.base_url, timeout_s=5,
                            backoff_base_s=0.01, backoff_cap_s=0.05, **overrides)
-        made.append(LLM(config))
-        return made[-1]
+        llm = LLM(config)
+        closing.push_async_callback(llm.aclose)
+        return llm
 
-    yield make
-    for llm in made:
-        await llm.aclose()
+    return make
 
 
 def png(width: int, height: int) -> bytes:
@@ -70,7 +68,6 @@ async def test_native_tool_call_round_trip(make_llm: Callable[..., LLM]) -> None
         assert second.tool_results() == {"call_w1": quote_tool_output("get_weather", "晴, 25°C")}  # quoted, untrusted
         assert second.messages[2]["tool_calls"][0]["id"] == "call_w1"
         fake.assert_complete()
-        await llm.aclose()
 
 
 async def test_usage_is_counted_per_session_object(make_llm: Callable[..., LLM]) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -32,20 +33,16 @@ class Recorder:
 
 
 @pytest.fixture
-async def make_llm() -> AsyncIterator[Callable[..., LLM]]:
+def make_llm(closing: AsyncExitStack) -> Callable[..., LLM]:
     """Builds LLMs against a fake; each is closed (its connections with it) after the test."""
-    made: list[LLM] = []
-
     def make(fake: FakeOpenAI, observer: Recorder | None = None, api_key: str = "sk-test", **overrides: Any) -> LLM:
         settings: dict[str, Any] = {"timeout_s": 5.0, "max_retries": 3, "backoff_base_s": 0.01, "backoff_cap_s": 0.02}
         settings.update(overrides)
-        config = LLMConfig(model="test-model", api_key=api_key, base_url=fake.base_url, **settings)
-        made.append(LLM(config, observer=observer))
-        return made[-1]
+        llm = LLM(LLMConfig(model="test-model", api_key=api_key, base_url=fake.base_url, **settings), observer=observer)
+        closing.push_async_callback(llm.aclose)
+        return llm
 
-    yield make
-    for llm in made:
-        await llm.aclose()
+    return make
 
 
 def gaps(fake: FakeOpenAI) -> list[float]:
@@ -114,11 +111,12 @@ async def test_transient_faults_outliving_the_retries_surface_as_llm_unavailable
         assert usage.errors == 1 and usage.calls == 0
 
 
-async def test_endpoint_down_is_llm_unavailable() -> None:
+async def test_endpoint_down_is_llm_unavailable(closing: AsyncExitStack) -> None:
     async with FakeOpenAI() as fake:
         base_url = fake.base_url
     # the server is gone: every attempt is refused
     llm = LLM(LLMConfig(model="m", api_key="k", base_url=base_url, max_retries=1, backoff_base_s=0.01))
+    closing.push_async_callback(llm.aclose)
     with pytest.raises(LLMUnavailable) as info:
         await llm.ask(HELLO)
     assert info.value.attempts == 2 and info.value.status_code is None
@@ -163,10 +161,7 @@ async def test_one_retry_policy_serves_concurrent_calls(make_llm: Callable[..., 
     async with FakeOpenAI(script) as fake:
         rec = Recorder()
         llm = make_llm(fake, rec, max_retries=1)
-        try:
-            answers = await asyncio.gather(*(llm.ask(HELLO) for _ in range(10)))
-        finally:
-            await llm.aclose()
+        answers = await asyncio.gather(*(llm.ask(HELLO) for _ in range(10)))
         assert answers == ["ok"] * 10
         assert rec.errors == ["server"] * 10 and len(rec.calls) == 10
         fake.assert_complete()

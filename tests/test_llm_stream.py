@@ -4,7 +4,8 @@ what the person may see (no think blocks, no tool-call text)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
@@ -26,18 +27,15 @@ HISTORY = [Message.system("You plan trips."), Message.user("Weather in Beijing?"
 
 
 @pytest.fixture
-async def make_llm() -> AsyncIterator[Callable[[FakeOpenAI], LLM]]:
+def make_llm(closing: AsyncExitStack) -> Callable[[FakeOpenAI], LLM]:
     """Builds LLMs against a fake; each is closed (its connections with it) after the test."""
-    made: list[LLM] = []
-
     def make(fake: FakeOpenAI) -> LLM:
-        made.append(LLM(LLMConfig(model="test-model", api_key="sk-test", base_url=fake.base_url, timeout_s=5,
-                                  backoff_base_s=0.01, backoff_cap_s=0.05)))
-        return made[-1]
+        llm = LLM(LLMConfig(model="test-model", api_key="sk-test", base_url=fake.base_url, timeout_s=5,
+                            backoff_base_s=0.01, backoff_cap_s=0.05))
+        closing.push_async_callback(llm.aclose)
+        return llm
 
-    yield make
-    for llm in made:
-        await llm.aclose()
+    return make
 
 
 async def collect(llm: LLM, usage: TokenUsage | None = None, tools: list[dict[str, Any]] | None = None
@@ -72,7 +70,6 @@ async def test_streamed_text_and_tool_calls_assemble_into_the_same_turn(make_llm
         [req] = fake.requests
         assert req.body["stream"] is True and req.body["stream_options"] == {"include_usage": True}
         fake.assert_complete()
-        await llm.aclose()
 
 
 async def test_with_streaming_off_the_turn_is_asked_for_whole() -> None:
@@ -101,7 +98,6 @@ async def test_without_a_usage_chunk_the_tokenizer_counts(make_llm: Callable[...
         pieces, turn = await collect(llm, usage)
         assert "".join(pieces) == turn.content == "Sunny and warm."
         assert usage.calls == 1 and usage.prompt_tokens > 0 and 0 < usage.completion_tokens < 10
-        await llm.aclose()
 
 
 async def test_think_blocks_and_tool_call_text_are_never_streamed(make_llm: Callable[..., LLM]) -> None:
@@ -113,7 +109,6 @@ async def test_think_blocks_and_tool_call_text_are_never_streamed(make_llm: Call
         shown = "".join(pieces)
         assert shown == "Checking now."
         assert turn.tool_calls is not None and turn.tool_calls[0].function.name == "get_weather"
-        await llm.aclose()
 
 
 async def test_the_answer_tags_are_dropped_and_the_final_text_equals_the_streamed_text(make_llm: Callable[..., LLM]) -> None:
@@ -122,7 +117,6 @@ async def test_the_answer_tags_are_dropped_and_the_final_text_equals_the_streame
         llm = make_llm(fake)
         pieces, _ = await collect(llm)
         assert "".join(pieces).strip() == "Day 1: the Forbidden City.\nDay 2: the Great Wall."
-        await llm.aclose()
 
 
 async def test_faults_before_the_first_chunk_are_retried_as_for_any_call(make_llm: Callable[..., LLM]) -> None:
@@ -130,7 +124,6 @@ async def test_faults_before_the_first_chunk_are_retried_as_for_any_call(make_ll
         llm = make_llm(fake)
         pieces, _ = await collect(llm)
         assert "".join(pieces) == "Fine." and len(fake.requests) == 3
-        await llm.aclose()
 
 
 async def test_a_refused_request_is_the_usual_typed_error(make_llm: Callable[..., LLM]) -> None:
@@ -138,7 +131,6 @@ async def test_a_refused_request_is_the_usual_typed_error(make_llm: Callable[...
         llm = make_llm(fake)
         with pytest.raises(LLMRequestRejected):
             await collect(llm)
-        await llm.aclose()
 
 
 async def test_a_stream_that_drops_after_its_first_chunks_is_a_typed_error_and_not_retried(make_llm: Callable[..., LLM]) -> None:
@@ -153,7 +145,6 @@ async def test_a_stream_that_drops_after_its_first_chunks_is_a_typed_error_and_n
         assert "".join(shown) == "A long answer"[: len("".join(shown))] and shown
         assert caught.value.shown_chars == len("".join(shown))
         assert len(fake.requests) == 1 and fake.remaining() == {"": 1}
-        await llm.aclose()
 
 
 async def test_garbage_in_the_stream_is_a_typed_error(make_llm: Callable[..., LLM]) -> None:
@@ -164,7 +155,6 @@ async def test_garbage_in_the_stream_is_a_typed_error(make_llm: Callable[..., LL
         with pytest.raises(LLMStreamBroken, match="first chunk"):
             await collect(llm)
         fake.assert_complete()
-        await llm.aclose()
 
 
 async def test_a_reply_cut_by_the_length_limit_inside_a_tool_call_runs_no_tool(make_llm: Callable[..., LLM]) -> None:
@@ -174,7 +164,6 @@ async def test_a_reply_cut_by_the_length_limit_inside_a_tool_call_runs_no_tool(m
         llm = make_llm(fake)
         with pytest.raises(LLMStreamBroken, match="middle of the call to get_weather"):
             await collect(llm)
-        await llm.aclose()
 
 
 def test_markers_split_across_chunks_are_held_until_they_are_known() -> None:
