@@ -58,6 +58,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,27 +91,38 @@ WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections: updates of diffe
 TARGETS = {"ratio_min": 2.5, "step_p99_minus_model_max_ms": 20.0, "takeover_over_lease_max_s": 1.0}
 
 
-def _question(tg: FakeTelegram, chat: int) -> StoredMessage | None:
-    return next((m for m in tg.bot_messages(chat) if QUESTION in m.text and m.text.lstrip().startswith(QUESTION_MARK)), None)
+def _is_question(text: str) -> bool:
+    return QUESTION in text and text.lstrip().startswith(QUESTION_MARK)
 
 
-def _plan(tg: FakeTelegram, chat: int) -> StoredMessage | None:
-    return next((m for m in tg.bot_messages(chat) if FINAL_MARK in m.text and not m.text.lstrip().startswith(QUESTION_MARK)), None)
+def _is_plan(text: str) -> bool:
+    return FINAL_MARK in text and not text.lstrip().startswith(QUESTION_MARK)
+
+
+async def _arrived(tg: FakeTelegram, chat: int, wanted: Callable[[str], bool], seen: list[float]) -> float:
+    """When the fake Bot API stored the first bot message of `chat` that is `wanted`; `seen`
+    gets how much later the waiter saw it."""
+    found: StoredMessage | None = None
+
+    def there(t: FakeTelegram) -> bool:
+        nonlocal found
+        found = next((m for m in t.bot_messages(chat) if wanted(m.text)), None)
+        return found is not None
+
+    await tg.wait_for(there, within=60)
+    assert found is not None
+    seen.append(time.monotonic() - found.sent_at)
+    return found.sent_at
 
 
 async def _conversation(tg: FakeTelegram, chat: int, key: str, think_s: float, seen: list[float]) -> list[float]:
     t0 = time.monotonic()
     tg.send_text(chat, f"[conv:{key}] {REQUEST}")
-    await tg.wait_for(lambda t: _question(t, chat) is not None, within=60)
-    question = _question(tg, chat)
-    seen.append(time.monotonic() - question.sent_at)
+    tq = await _arrived(tg, chat, _is_question, seen)
     await asyncio.sleep(think_s)
     ta = time.monotonic()
     tg.send_text(chat, ANSWER)
-    await tg.wait_for(lambda t: _plan(t, chat) is not None, within=60)
-    plan = _plan(tg, chat)
-    seen.append(time.monotonic() - plan.sent_at)
-    return [t0, question.sent_at, ta, plan.sent_at]
+    return [t0, tq, ta, await _arrived(tg, chat, _is_plan, seen)]
 
 
 async def _cluster(tmp: Path, db: str, fm: FakeModelProcess, n: int, **extra: str) -> tuple[Balancer, FakeTelegram, list[BotProcess]]:
