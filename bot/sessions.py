@@ -1,16 +1,13 @@
-"""SessionManager: the runtime's front door, the chats' actors, and the recovery at start.
+"""SessionManager: the runtime's front door, and the recovery at start.
 
-A message is stored in the chat's inbox before anything else happens, then the chat's actor
-(bot.chat.actor.ChatActor, one task per chat with work) is woken and does the rest. The deadline
-watcher, the start-up recovery and the delivery worker never change a chat either: they write
-events to its inbox and wake it. Chats run concurrently; one chat's triggers are applied one at
-a time, in order, by its own task.
+A message is stored in the chat's inbox (committed) before anything else happens, then the
+chat's actor (bot.chat.actor.ChatActor, one task per chat with work) is woken and does the rest.
+The deadline watcher, the start-up recovery and the delivery worker never change a chat either:
+they write events to its inbox and wake it. Chats run concurrently; one chat's triggers are
+applied one at a time, in order, by its own task. Which chats run in this process, under which
+claim, is bot.chat.live_chats'.
 
-Which process runs a chat is bot.cluster.ownership's answer: with SQLite this one, at once; with
-PostgreSQL the one holding the chat's lease (bot.cluster.leases). A chat's actor, its run and its
-delivery lane run only under a claim on the chat, and their writes carry its fence; a lease taken
-over stops all three here (`_lost`). A chat claimed fresh whose run was working (its owner died,
-or was stopped past its lease) gets a `resume` event, so the new owner re-drives the run.
+Surfaces also ask it what a chat is waiting for (its questions, its state, its history).
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import math
 import time
 import uuid
@@ -28,12 +24,11 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.chat.actor import ChatActor
 from bot.chat.actor_deps import ActorDeps, state_with_run
 from bot.chat.addressing import bound_question, is_for
 from bot.chat.deadlines import DeadlineWatcher
-from bot.chat.staged_rows import Staged
-from bot.cluster.ownership import Claim, LocalOwnership, Ownership
+from bot.chat.live_chats import LiveChats
+from bot.cluster.ownership import LocalOwnership, Ownership
 from bot.delivery.bodies import Progress
 from bot.delivery.outbox import DeliveryPolicy, DeliveryWorker
 from bot.observe.log_context import ChatLogContext
@@ -53,10 +48,8 @@ from bot.run.records import (
 )
 from bot.run.review import PlanReviewer
 from bot.settings import Settings
-from bot.store.base import ChatEvent, InboxRow, StagedInbox, Store
+from bot.store.base import ChatEvent, Store
 from bot.surface import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
-
-log = logging.getLogger(__name__)
 
 
 class SessionManager:
@@ -80,27 +73,24 @@ class SessionManager:
         self.metrics = metrics or Metrics()
         # one per-user limit on every surface, so nobody runs up the model bill
         self.limits = limits or MessageLimiter(settings)
-        self._actors: dict[str, ChatActor] = {}
         self.ownership: Ownership = ownership or LocalOwnership()
-        self._claiming: dict[str, asyncio.Task[None]] = {}
-        self._stopping: set[asyncio.Task[None]] = set()
         self._surfaces: dict[str, Surface] = {}
         self._changed = asyncio.Event()
-        self._started = False
         self.progress = Progress(metrics=self.metrics, surfaces=self._surfaces, owns=self.ownership.holds)
         self.deadlines = DeadlineWatcher(store, self.wake, clock)
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
             policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
-            max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle, on_posted=self.wake,
-            logs=logs,
+            max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=lambda key: self.chats.lane_idle(key),
+            on_posted=self.wake, logs=logs,
         )
         driver = RunDriver(store=store, agents=agents, settings=settings, metrics=self.metrics, reviewer=reviewer,
                            progress=self.progress, prices=prices or PriceTable(settings.llm_prices), trips=TripTracer(tracer),
                            clock=clock)
-        self._deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
-                               deliver=self.outbox.wake, question_stored=self.deadlines.wake,
-                               logs=logs or ChatLogContext(), clock=clock, members=self._members)
+        deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
+                         deliver=self.outbox.wake, question_stored=self.deadlines.wake,
+                         logs=logs or ChatLogContext(), clock=clock, members=self._members)
+        self.chats = LiveChats(store, self.ownership, deps, self.outbox, self._changed)
         self.metrics.refresh_with(self._refresh_gauges)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -110,9 +100,9 @@ class SessionManager:
     async def start(self) -> None:
         """Recovery: a `resume` event for every run the stop interrupted, then wake every chat with
         work. Delivery of what was queued before goes on in the background."""
-        self._started = True
+        self.chats.started = True
         if not self.ownership.immediate:  # several processes: leases, NOTIFY and the sweep decide
-            await self.ownership.start(self.wake, self._lost)
+            await self.ownership.start(self.wake, self.chats.lost)
             self.deadlines.start()
             return
         boot = uuid.uuid4().hex[:12]
@@ -127,18 +117,11 @@ class SessionManager:
         self.deadlines.start()
 
     async def stop(self) -> None:
-        self._started = False  # no new actors: the runs stopped below must not start any
+        self.chats.started = False  # no new actors: the runs stopped below must not start any
         await self.deadlines.stop()
-        claiming = list(self._claiming.values())
-        for task in claiming:
-            task.cancel()
-        await asyncio.gather(*claiming, return_exceptions=True)
-        actors = list(self._actors.values())
-        self._actors.clear()
-        for actor in actors:
-            await actor.stop()
+        await self.chats.stop()
         await self.outbox.stop()
-        await asyncio.gather(*self._stopping, return_exceptions=True)
+        await self.chats.stopped()
         await self.ownership.stop()  # releases the leases: a successor need not wait them out
 
     # -- the public API for surfaces -------------------------------------------------------
@@ -160,54 +143,29 @@ class SessionManager:
             self.metrics.messages_in.labels(platform, "invalid").inc()
             await self.progress.notice_now(msg.chat, problem)
             return SubmitOutcome.INVALID
-        key, body = str(msg.chat), message_to_json(msg)
-        # The chat runs here (its actor does, or this process claims it now): no other process
-        # is woken, unless the claim finds the chat held elsewhere (_claim then tells its holder).
-        early = self._claims_early(key)
-        here = early or key in self._actors
-        staging = asyncio.ensure_future(self.store.stage_inbox(platform, msg.dedup_id, key, body, notify=not here))
-        if early:
-            self._claiming[key] = asyncio.create_task(self._claim(key, after=staging), name=f"claim:{key}")
-        staged = await staging
-        if staged.inbox_id is None:
-            await staged.committed
+        # a caller that gives up must not leave the message stored and its chat asleep
+        if await asyncio.shield(self._store(msg)) is None:
             self.metrics.messages_in.labels(platform, "duplicate").inc()
             return SubmitOutcome.DUPLICATE
-        # The chat's task may start on the message while its row commits; it stores and sends
-        # nothing of it before the commit (bot.chat.actor). The surface hears "accepted" only after.
-        row = InboxRow(staged.inbox_id, platform, msg.dedup_id, key, body, staged.received_at)
-        self.wake(key, (row, staged.committed))
-        await asyncio.shield(staged.committed)  # a caller that gives up must not un-store it for the chat
         self.metrics.messages_in.labels(platform, "accepted").inc()
         return SubmitOutcome.ACCEPTED
 
-    def wake(self, key: str, staged: Staged | None = None) -> None:
-        """The chat has something in its inbox: its actor applies it (started if it had ended).
-        `staged`: the row just written, and its commit (Store.stage_inbox): an actor of this
-        process may begin on it before it can read it."""
-        if not self._started:
-            return  # stopped (or not yet started: start() wakes every chat with work)
-        actor = self._actors.get(key)
-        if actor is None:
-            if not self.ownership.immediate:
-                if key not in self._claiming:  # a claim under way starts an actor that reads the inbox
-                    self._claiming[key] = asyncio.create_task(self._claim(key), name=f"claim:{key}")
-                return
-            claim = self.ownership.claim_now(key)
-            if claim is None:
-                return
-            actor = self._run_actor(claim)
-        if staged is not None:
-            actor.stage(*staged)
-        actor.wake()
+    async def _store(self, msg: IncomingMessage) -> int | None:
+        """Store the message in its chat's inbox and, once committed, wake the chat's actor,
+        which reads it from there in order with the rest; None for a duplicate."""
+        key = str(msg.chat)
+        # The chat runs here (its actor does, or this process claims it next): no other process
+        # is woken, unless the claim finds the chat held elsewhere (its holder is then told).
+        quietly = self.chats.will_run(key)
+        inbox_id = await self.store.add_inbox(msg.chat.platform, msg.dedup_id, key, message_to_json(msg),
+                                              notify=not quietly)
+        if inbox_id is not None:
+            self.chats.wake(key, stored_quietly=quietly)
+        return inbox_id
 
-    def _claims_early(self, key: str) -> bool:
-        """A chat this process does not run yet (PostgreSQL): ask for its lease while its message
-        is being stored, instead of after (a round trip and a commit fewer before the reply
-        starts). The claim starts the actor only once the row's write is over, so the actor's
-        first read finds it; a duplicate or a failed write leaves an actor with nothing to do,
-        which ends and gives the chat up as a quiet chat does."""
-        return self._started and not self.ownership.immediate and key not in self._actors and key not in self._claiming
+    def wake(self, key: str) -> None:
+        """The chat has something in its inbox: its actor applies it (started if it had ended)."""
+        self.chats.wake(key)
 
     def redeliver(self, key: str) -> None:
         """A row of the chat was put back in its outbox (the operator's retry): send it."""
@@ -215,82 +173,6 @@ class SessionManager:
             self.outbox.wake(key)
         else:  # the process that claims the chat opens its delivery lane
             self.wake(key)
-
-    async def _claim(self, key: str, after: asyncio.Future[StagedInbox] | None = None) -> None:
-        """`after`: the inbox write the claim was started beside (`_claims_early`); the actor
-        starts once it is over, whatever its outcome (submit reports that)."""
-        try:
-            claim = await self.ownership.claim(key)
-            if claim is None:  # held live elsewhere
-                if after is not None:  # stored here without a NOTIFY: wake the holder now
-                    await self._tell_holder(key, after)
-                return
-            if after is not None:  # the resume event (if any) comes after the row, as without it
-                await asyncio.wait([after])
-            if not self._started:
-                self.ownership.release(key)
-                return
-            if claim.fresh:
-                await self._resume_taken_over(claim)
-            self._run_actor(claim)
-        except Exception:  # the store failed: the sweep comes back to this chat
-            log.exception("could not take chat %s", key)
-            self.ownership.release(key)
-        finally:
-            self._claiming.pop(key, None)
-
-    async def _tell_holder(self, key: str, stored: asyncio.Future[StagedInbox]) -> None:
-        await asyncio.wait([stored])
-        if stored.cancelled() or stored.exception() is not None or stored.result().inbox_id is None:
-            return  # nothing new stored (a duplicate woke the holder when it was first stored)
-        await asyncio.wait([stored.result().committed])
-        await self.ownership.tell_holder(key)
-
-    async def _resume_taken_over(self, claim: Claim) -> None:
-        """A run left working by an owner that died (or stalled past its lease) is re-driven here
-        (the claim read the chat's session once it was granted: bot.cluster.leases)."""
-        session_id = claim.working_session
-        if session_id is not None and claim.lease is not None:
-            body = json.dumps({"session_id": session_id})
-            await self.store.add_events([ChatEvent(claim.chat_key, "resume", body,
-                                                   f"resume:{session_id}:{claim.lease.fence}")])
-
-    def _run_actor(self, claim: Claim) -> ChatActor:
-        key = claim.chat_key
-        with self.ownership.scope(claim):  # the actor's tasks (its run, its lanes) carry the fence
-            actor = self._actors[key] = ChatActor(ChatKey.parse(key), self._deps, self._actor_quiet,
-                                                  self._actor_lost)
-            if claim.fresh and claim.outbox_pending:
-                self.outbox.wake(key)  # what a previous owner queued and did not send
-        actor.wake()
-        return actor
-
-    def _actor_quiet(self, actor: ChatActor) -> None:
-        if self._actors.get(actor.skey) is actor:
-            del self._actors[actor.skey]
-            if not self.outbox.busy(actor.skey):
-                self.ownership.release(actor.skey)
-        self._changed.set()
-
-    def _lane_idle(self, key: str) -> None:
-        if key not in self._actors and key not in self._claiming:
-            self.ownership.release(key)
-
-    def _actor_lost(self, actor: ChatActor) -> None:
-        if self._actors.get(actor.skey) is actor:
-            self.ownership.lost_now(actor.skey)  # calls _lost when the chat was still held
-            self._lost(actor.skey)
-
-    def _lost(self, key: str) -> None:
-        """Another process owns the chat now: stop its actor, run and lane here (it rejoins when
-        this process claims the chat again)."""
-        actor = self._actors.pop(key, None)
-        if actor is not None:
-            task = asyncio.create_task(actor.stop(), name=f"stop:{key}")
-            self._stopping.add(task)
-            task.add_done_callback(self._stopping.discard)
-        self.outbox.drop(key)
-        self._changed.set()
 
     def holds(self, chat: ChatKey) -> bool:
         """May this process send to the chat now (bot.cluster.ownership)? Surfaces ask it before
@@ -333,7 +215,7 @@ class SessionManager:
         session = await self.store.get_session(str(chat))
         if session is None:
             return None
-        actor = self._actors.get(str(chat))
+        actor = self.chats.actor(str(chat))
         state = state_with_run(session, actor is not None and actor.run_alive)
         return SessionInfo(session.id, state, session.lang, session.run_no, session.run_steps)
 
@@ -355,7 +237,7 @@ class SessionManager:
 
     async def quiet(self, chat: ChatKey) -> bool:
         key = str(chat)
-        if key in self._actors or key in self._claiming or self.outbox.busy(key) or await self.store.pending_outbox(key):
+        if self.chats.busy(key) or self.outbox.busy(key) or await self.store.pending_outbox(key):
             return False
         session = await self.store.get_session(key)
         if session is not None and session.state == "working":

@@ -15,6 +15,7 @@ from agent_core.schema import Message
 from bot.cluster.leases import LeasedOwnership
 from bot.store.base import LeaseLost, QuestionRow, TurnStart
 from bot.store.postgres.store import PostgresStore
+from tests.store_support import postings_for
 
 KEY = "test:lease1:"
 LEASE_S = 0.6
@@ -119,7 +120,8 @@ async def test_messages_set_aside_for_a_waiting_question_are_not_work_for_the_sw
     store_a, _ = stores
     inbox = await store_a.add_inbox("test", "s1", KEY, "{}")
     session = await store_a.start_turn(TurnStart(KEY, inbox or 0, Message.user("hi"), "en", "u1", "Ann", "hi", None))
-    await store_a.pause(session.id, [], [QuestionRow(session.id, "call_q", "When?", (), "u1", 0.0, 9e9, None, "waiting")],
+    asked = [QuestionRow(session.id, "call_q", "When?", (), "u1", 0.0, 9e9, None, "waiting")]
+    await store_a.pause(session.id, [], asked, postings=postings_for(asked),
                         step=1)
     held = await store_a.add_inbox("test", "s2", KEY, "{}")
     assert await store_a.unowned_chats_with_work() == [KEY]  # not yet looked at: work

@@ -230,7 +230,7 @@ class ChatMachine(RuleBasedStateMachine):
 
     async def _quiet_invariants(self) -> None:
         assert self.store is not None
-        conn_rows = await self.store._all(  # a read of the test's own database
+        conn_rows = await self.store._rows(  # a read of the test's own database
             "SELECT s.id, s.chat_key, s.state, s.closed FROM sessions s"
         )
         for session_id, chat_key, state, closed in conn_rows:
@@ -266,7 +266,7 @@ class ChatMachine(RuleBasedStateMachine):
 
     async def _answers_once(self) -> None:
         assert self.store is not None
-        rows = await self.store._all("SELECT chat_key, body, status FROM outbox WHERE kind = 'answer'")
+        rows = await self.store._rows("SELECT chat_key, body, status FROM outbox WHERE kind = 'answer'")
         delivered = [a for a in self.surface.answers]
         assert len(delivered) == len(set(delivered)), "an answer was delivered twice"
         for chat_key, body, status in rows:

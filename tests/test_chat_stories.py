@@ -20,6 +20,7 @@ from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
+from tests.store_support import postings_for
 from tests.telegram_support import containing, has, telegram_bot
 
 A = ChatKey("test", "a")
@@ -103,7 +104,7 @@ async def _seed_finished_answers(db: Path, chats: list[ChatKey], asking: list[Ch
                 continue
             ask = Message.assistant(None, tool_calls=[ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))])
             question = QuestionRow(session.id, "call_q", "When?", (), "u1", time.time(), time.time() + 3600, None, "waiting")
-            await store.pause(session.id, [ask], [question], step=1)
+            await store.pause(session.id, [ask], [question], postings=postings_for([question]), step=1)
     finally:
         await store.close()
 

@@ -122,6 +122,30 @@ async def test_kill_while_the_question_waits(tmp_path):
         fake.assert_complete()
 
 
+async def test_kill_while_the_model_works_on_the_first_step(tmp_path):
+    """The run starts once its message's turn is committed: a kill while the model is asked the
+    first time finds the turn stored, and the restarted bot runs it; the person hears one answer."""
+    async with FakeOpenAI() as fake:
+        gate = fake.gate("first-step")
+        fake.add(reply("<answer>Beijing in four days.</answer>", gate=gate))  # held until the kill
+        env = bot_env(tmp_path, fake.base_url)
+        first = await BotProcess(env).start()
+        await first.send("plan Beijing")
+        await fake.wait_for_requests(1, within=20)
+        assert db_rows(tmp_path, "SELECT status FROM inbox") == [("done",)]
+        assert db_rows(tmp_path, "SELECT state FROM sessions") == [("working",)]
+        assert len(db_rows(tmp_path, "SELECT 1 FROM messages WHERE body LIKE '%plan Beijing%'")) == 1
+        await first.kill()
+        second = await BotProcess(env).start()
+        await fake.wait_for_requests(2, within=20)  # the turn put back when the first bot went away
+        gate.set()
+        await second.wait_line("Beijing in four days.")
+        await second.close()
+        assert count(first.lines + second.lines, "Beijing in four days.") == 1
+        assert len(db_rows(tmp_path, "SELECT 1 FROM messages WHERE body LIKE '%plan Beijing%'")) == 1
+        fake.assert_complete()
+
+
 async def test_kill_between_the_model_reply_and_its_tool_results(tmp_path):
     script = [
         reply(tool_calls=[call("wait_file", {"tag": "t1"}, id="slow1")]),
@@ -162,11 +186,9 @@ async def test_kill_right_after_the_answer_is_stored(tmp_path):
         await first.send("plan")
         await first.wait_line("? Budget?")
         await first.send("3000 yuan")
-        # the model is asked while the answer commits (the run's own writes wait for it)
+        # the model is asked again only once the answer is committed
         await fake.wait_for_requests(2, within=20)
-        async with asyncio.timeout(10):
-            while db_rows(tmp_path, "SELECT status FROM questions") != [("answered",)]:
-                await asyncio.sleep(0.01)
+        assert db_rows(tmp_path, "SELECT status FROM questions") == [("answered",)]
         await first.kill()
         second = await BotProcess(env).start()
         await fake.wait_for(lambda f: sum(1 for r in f.requests if r.outcome is None) >= 1 or len(f.requests) >= 3, within=20)

@@ -343,7 +343,7 @@ async def test_parked_session_is_redriven_from_the_store(tmp_path):
             await surface.wait_count("question", 1)
             async with asyncio.timeout(5):  # nothing is held in memory for a parked session
                 while (info := await rt.manager.session_info(A)) is None or info.state != "parked" or (
-                    str(A) in rt.manager._actors
+                    rt.manager.chats.actor(str(A)) is not None
                 ):
                     await asyncio.sleep(0.01)
             await rt.manager.submit(msg(A, "3"))

@@ -11,7 +11,7 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import asyncpg
@@ -21,8 +21,12 @@ from agent_core.schema import Function, Message, ToolCall
 from bot.delivery.bodies import Audience, question_body
 from bot.store.base import (
     ChatEvent,
+    InboxRow,
+    OutboxRow,
     QuestionRow,
+    RunRow,
     RunUsage,
+    SessionRow,
     SignoffRow,
     Store,
     StoreClosed,
@@ -33,6 +37,7 @@ from bot.store.postgres.migrate import PG_MIGRATIONS_DIR
 from bot.store.postgres.store import PostgresStore
 from bot.store.sqlite.store import SqliteStore
 from tests.pg_support import fresh_database
+from tests.store_support import postings_for
 
 KEY = "test:chat1:"
 
@@ -89,17 +94,23 @@ def question(session_id: str, call_id: str = "call_q", deadline: float | None = 
     return QuestionRow(session_id, call_id, "When?", ("Fri", "Sat"), "u1", now, deadline or now + 60, None, "waiting")
 
 
-async def test_a_staged_update_has_its_id_at_once_and_is_a_row_once_committed(store: Store):
-    staged = await store.stage_inbox("test", "s1", KEY, '{"x": 1}')
-    assert staged.inbox_id is not None
-    await staged.committed
-    assert [(r.id, r.body, r.received_at) for r in await store.inbox_for(KEY)] == [
-        (staged.inbox_id, '{"x": 1}', staged.received_at)]
-    again = await store.stage_inbox("test", "s1", KEY, "{}")
-    assert again.inbox_id is None  # a duplicate, as for add_inbox
-    await again.committed
+async def test_an_update_is_committed_when_add_inbox_returns_and_a_duplicate_is_none(backend: Backend, store: Store):
+    """A message is stored before anything acts on it: once add_inbox returns, another store on
+    the same database (another process) reads it."""
+    before = time.time()
+    inbox_id = await store.add_inbox("test", "s1", KEY, '{"x": 1}')
+    after = time.time()
+    assert inbox_id is not None
+    other = backend.new()
+    await other.open()
+    try:
+        [row] = await other.inbox_for(KEY)
+    finally:
+        await other.close()
+    assert (row.id, row.body, row.kind) == (inbox_id, '{"x": 1}', "message") and before <= row.received_at <= after
+    assert await store.add_inbox("test", "s1", KEY, "{}") is None  # a duplicate
     later = await store.add_inbox("test", "s2", KEY, "{}")
-    assert later is not None and later > staged.inbox_id
+    assert later is not None and later > inbox_id
 
 
 async def test_inbox_deduplicates_by_platform_id(store: Store):
@@ -111,6 +122,34 @@ async def test_inbox_deduplicates_by_platform_id(store: Store):
     assert await store.add_inbox("test", "", KEY, "{}") is not None
     assert next(r.id for r in await store.inbox_for(KEY)) == first
     assert await store.chats_with_inbox() == [KEY]
+
+
+async def test_each_row_class_is_its_tables_columns_by_name(backend: Backend, store: Store):
+    """Reads select a row class's fields and writes store a row by its fields' names (PostgreSQL
+    fills the table's whole record from them): a new column is its migrations and its field."""
+    if backend.name == "sqlite":
+        path = tmp_store_path(store)
+        with sqlite3.connect(path) as conn:
+            def table(name: str) -> set[str]:
+                return {r[1] for r in conn.execute(f"PRAGMA table_info({name})")}
+            tables = {t: table(t) for t in ("sessions", "questions", "signoffs", "outbox", "inbox", "runs")}
+    else:
+        assert isinstance(store, PostgresStore)
+        rows = await store._rows("SELECT table_name, column_name FROM information_schema.columns "
+                                 "WHERE table_schema = current_schema()")
+        tables = {}
+        for name, column in rows:
+            tables.setdefault(name, set()).add(column)
+    whole = {"questions": QuestionRow, "signoffs": SignoffRow, "outbox": OutboxRow, "runs": RunRow}
+    for name, cls in whole.items():  # stored whole: exactly the class's fields
+        assert tables[name] == {f.name for f in fields(cls)}, name
+    assert {f.name for f in fields(SessionRow)} | {"closed"} == tables["sessions"]
+    assert {f.name for f in fields(InboxRow)} | {"status", "error"} == tables["inbox"]
+
+
+def tmp_store_path(store: Store) -> Path:
+    assert isinstance(store, SqliteStore)
+    return store.path
 
 
 async def test_a_noticed_row_stays_pending_with_its_notice_queued_once(store: Store):
@@ -140,7 +179,8 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     session = await store.start_turn(turn(inbox or 0))
     call = ToolCall(id="call_q", function=Function(name="ask_human", arguments='{"inquire": "When?"}'))
     await store.append(session.id, [Message.assistant(None, [call])], step=1)
-    [question_row] = await store.pause(session.id, [], [question(session.id)], step=1)
+    asked = [question(session.id)]
+    [question_row] = await store.pause(session.id, [], asked, postings=postings_for(asked), step=1)
     assert (await store.get_session(KEY)).state == "asking"  # type: ignore[union-attr]
     q = await store.get_question(session.id)
     assert q is not None and q.options == ("Fri", "Sat") and q.posted_message_id is None and q.posted_after is None
@@ -163,8 +203,9 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
 
 
 async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: Store):
-    """The chat task hands the delivery worker the body it built (bot.run.outcome); the store's
-    row must be the same text, escapes and all (PostgreSQL builds it in a server function)."""
+    """The chat task hands the delivery worker the body it built (bot.run.outcome) and gives the
+    store the same for its row: the row must be that text, escapes and all (PostgreSQL gets it
+    inside the write's JSON record)."""
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
     now = time.time()
@@ -172,11 +213,11 @@ async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: 
     asked = [QuestionRow(session.id, "call_x", odd, (odd, "Sat"), "U\"1", now, now + 60, None, "waiting",
                          addressee="@ana é"),
              QuestionRow(session.id, "call_y", "Plain?", (), "", now, now + 60, None, "waiting")]
-    rows = await store.pause(session.id, [], asked, step=1)
-    outbox = await store.pending_outbox(KEY)
-    assert [o.id for o in outbox] == rows
     expected = [question_body(q.tool_call_id, q.question, q.options,
                               Audience(session.lang, q.asker_id, q.addressee or session.asker_name)) for q in asked]
+    rows = await store.pause(session.id, [], asked, postings=expected, step=1)
+    outbox = await store.pending_outbox(KEY)
+    assert [o.id for o in outbox] == rows and [o.tool_call_id for o in outbox] == ["call_x", "call_y"]
     assert [o.body for o in outbox] == expected
 
 
@@ -189,7 +230,7 @@ async def test_several_addressed_questions_wait_at_once_and_the_last_answer_resu
     asked = [QuestionRow(session.id, f"call_{who}", f"When do you leave, {who}?", (), uid, now + i, now + 60, None,
                          "waiting", addressee=label)
              for i, (who, uid, label) in enumerate((("a", "UA", "<@UA>"), ("b", "", "@bo")))]
-    rows = await store.pause(session.id, [], asked, step=1)
+    rows = await store.pause(session.id, [], asked, postings=postings_for(asked), step=1)
     outbox = await store.pending_outbox(KEY)
     assert [o.id for o in outbox] == rows and [o.tool_call_id for o in outbox] == ["call_a", "call_b"]
     assert '"user_id": "UA"' in outbox[0].body and '"user_name": "@bo"' in outbox[1].body  # each mentions its person
@@ -216,7 +257,7 @@ async def test_the_chat_view_reads_rows_session_and_waiting_questions_as_the_sin
     assert (working.rows, working.session, working.questions) == ([], session, [])
     call = ToolCall(id="call_q", function=Function(name="ask_human", arguments="{}"))
     await store.append(session.id, [Message.assistant(None, [call])], step=1)
-    await store.pause(session.id, [], [question(session.id)], step=1)
+    await store.pause(session.id, [], asked := [question(session.id)], postings=postings_for(asked), step=1)
     answer = await store.add_inbox("test", "2", KEY, "{}")
     other = await store.add_inbox("test", "3", "test:other:", "{}")  # another chat's row is not in the view
     asking = await store.chat_view(KEY)
@@ -264,7 +305,7 @@ async def test_a_team_plan_waits_for_sign_off_with_its_reminder_and_deadline(sto
 async def test_a_failed_question_row_tells_its_chat_and_counts(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    [row] = await store.pause(session.id, [], [question(session.id)], step=1)
+    [row] = await store.pause(session.id, [], asked := [question(session.id)], postings=postings_for(asked), step=1)
     await store.outbox_attempt_failed(row, "timed out")
     [pending] = await store.pending_outbox(KEY)
     assert pending.attempts == 1 and pending.error == "timed out"
@@ -302,7 +343,8 @@ async def test_due_questions_and_the_next_deadline(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
     soon = time.time() + 5
-    await store.pause(session.id, [], [question(session.id, deadline=soon)], step=1)
+    asked = [question(session.id, deadline=soon)]
+    await store.pause(session.id, [], asked, postings=postings_for(asked), step=1)
     assert await store.next_deadline() == pytest.approx(soon)
     assert await store.due_questions(soon - 1) == []
     assert [q.tool_call_id for q in await store.due_questions(soon + 1)] == ["call_q"]
@@ -313,7 +355,7 @@ async def test_a_reminder_is_due_once_and_queued_once(store: Store):
     session = await store.start_turn(turn(inbox or 0))
     now = time.time()
     q = QuestionRow(session.id, "call_q", "When?", (), "u1", now, now + 60, None, "waiting", remind_at=now + 10)
-    await store.pause(session.id, [], [q], step=1)
+    await store.pause(session.id, [], [q], postings=postings_for([q]), step=1)
     assert await store.next_deadline() == pytest.approx(now + 10)  # the reminder comes first
     assert await store.due_reminders(now + 9) == []
     [due] = await store.due_reminders(now + 11)
@@ -332,7 +374,7 @@ async def test_a_reminder_is_due_once_and_queued_once(store: Store):
 async def test_interrupt_fills_calls_cancels_questions_and_can_close(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    await store.pause(session.id, [], [question(session.id)], step=1)
+    await store.pause(session.id, [], asked := [question(session.id)], postings=postings_for(asked), step=1)
     filler = Message.tool("cancelled", tool_call_id="call_q", name="ask_human")
     await store.interrupt(session.id, [filler], close=True)
     assert await store.get_question(session.id) is None
@@ -412,7 +454,7 @@ async def test_usage_adds_to_the_session_and_to_its_run_row(store: Store):
 async def test_a_pause_and_a_finished_run_store_their_segment_s_usage_in_the_same_write(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
-    await store.pause(session.id, [], [question(session.id)], step=1,
+    await store.pause(session.id, [], asked := [question(session.id)], postings=postings_for(asked), step=1,
                       usage=RunUsage(session.id, 1, "gpt-4o-mini", 100, 10, 1, 0.25, 1, "paused"))
     answer = Message.tool("Friday", tool_call_id="call_q", name="ask_human")
     assert await store.resolve_question(session.id, "call_q", answer, status="answered", inbox_id=None)
@@ -453,7 +495,8 @@ async def test_the_operators_reads_and_a_failed_delivery_put_back_in_the_queue(s
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))
     [answer] = await store.finish_run(session.id, [Message.assistant("done")], outbox=[("answer", '{"text": "done"}')])
-    [asked] = await store.pause(session.id, [], [question(session.id, "call_x")], step=1)
+    questions = [question(session.id, "call_x")]
+    [asked] = await store.pause(session.id, [], questions, postings=postings_for(questions), step=1)
     await store.outbox_part_sent(answer, 1, "m1")
     await store.outbox_failed(answer, "403 bot was blocked")
     await store.outbox_failed(asked, "chat not found")

@@ -30,6 +30,7 @@ from bot.store.postgres.connect import LEASES_APPLICATION_NAME
 from bot.store.postgres.leases import Lease
 from bot.store.postgres.notify import INBOX_CHANNEL
 from bot.store.postgres.store import PostgresStore
+from tests.store_support import postings_for
 
 KEY = "test:chat1:"
 
@@ -247,7 +248,7 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
     fenced like the first ones, so a process that lost the chat changes nothing in it."""
     a, b = two
     sid = await session_of(a)
-    [asking] = await a.pause(sid, [], [question(sid)], step=1)
+    [asking] = await a.pause(sid, [], asked := [question(sid)], postings=postings_for(asked), step=1)
     other = await a.queue_outbox(KEY, sid, "notice", "{}")
     inbox = await a.add_inbox("test", "2", KEY, "{}") or 0
     lease_a = await a.acquire_lease(KEY, "proc-a", ttl_s=0.2)
@@ -262,7 +263,7 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
         "remember_location": lambda: a.remember_location(KEY, "{}", "en"),
         "start_turn": lambda: a.start_turn(TurnStart(KEY, inbox, Message.user("x"), "en", "u1", "Ann", "x", None)),
         "append": lambda: a.append(sid, [Message.user("x")], step=2, inbox_done=[inbox]),
-        "pause": lambda: a.pause(sid, [], [question(sid, "call_2")], step=2, inbox_done=[inbox]),
+        "pause": lambda: a.pause(sid, [], [question(sid, "call_2")], postings=["{}"], step=2, inbox_done=[inbox]),
         "finish_run": lambda: a.finish_run(sid, [], outbox=[("answer", "{}")], inbox_done=[inbox]),
         "interrupt": lambda: a.interrupt(sid, [], close=True, notice="{}"),
         "close_session": lambda: a.close_session(KEY),
@@ -294,7 +295,7 @@ async def test_an_answer_another_process_stored_before_the_posting_was_recorded_
     recorded (a loaded process): the answer is above the watermark, so it answers the question."""
     a, b = two
     sid = await session_of(a)
-    [row] = await a.pause(sid, [], [question(sid, "call_w")], step=1)
+    [row] = await a.pause(sid, [], asked := [question(sid, "call_w")], postings=postings_for(asked), step=1)
     mark = await a.question_watermark()
     answer_id = await b.add_inbox("test", "w-answer", KEY, "{}")
     await a.outbox_sent(row, 1, "m1", posted_after=mark)
@@ -312,7 +313,8 @@ async def test_an_update_stored_while_a_posting_is_recorded_comes_after_its_wate
         sid = await session_of(store)
         for i in range(5):
             call_id = f"call_{i}"
-            [row] = await store.pause(sid, [], [question(sid, call_id)], step=i + 1)
+            asked = [question(sid, call_id)]
+            [row] = await store.pause(sid, [], asked, postings=postings_for(asked), step=i + 1)
             _, answer_id = await asyncio.gather(
                 store.outbox_sent(row, 1, f"m{i}"), store.add_inbox("test", f"answer-{i}", KEY, "{}")
             )
@@ -502,7 +504,7 @@ async def test_the_whole_pool_is_open_once_the_store_is(pg_url):
 
 
 async def test_each_pooled_connection_meets_the_steps_functions_before_a_chat_does_and_writes_nothing(pg_url):
-    """A PL/pgSQL function's first call on a connection compiles it (pg_calls.warm)."""
+    """A PL/pgSQL function's first call on a connection compiles it (bot.store.postgres.writes.warm)."""
     admin = await asyncpg.connect(pg_url)
     try:
         database = await admin.fetchval("SELECT current_database()")
@@ -543,7 +545,9 @@ async def test_a_new_connection_writes_a_whole_conversation_without_looking_up_a
         with store.fenced(taken.lease):
             session_id = await session_of(store)
             await store.append(session_id, [Message.assistant("thinking")], step=1, inbox_done=[1])
-            [outbox_id] = await store.pause(session_id, [Message.assistant("asking")], [question(session_id)], step=2)
+            asked = [question(session_id)]
+            [outbox_id] = await store.pause(session_id, [Message.assistant("asking")], asked,
+                                            postings=postings_for(asked), step=2)
             await store.outbox_sent(outbox_id, 1, "m1")
             answer = await store.add_inbox("test", "2", KEY, "{}")
             assert await store.resolve_question(session_id, "call_q", Message.user("Fri"), status="answered",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -66,18 +67,26 @@ async def test_many_writes_at_once_are_grouped(writer):
     assert w.batches - before <= 3  # one fsync for a whole burst, not 200
 
 
-async def test_a_staged_write_reports_its_outcome_then_its_commit(writer):
+async def test_no_writer_hears_of_its_write_before_its_batch_is_committed(writer):
+    """A message is acted on only once stored: the writer's answer (an id, or the write's error)
+    comes after the COMMIT of the batch it ran in, never as soon as it ran."""
     w, path = writer
-    executed, committed = w.write_staged(lambda conn: conn.execute("INSERT INTO t VALUES ('s', 5)").lastrowid)
-    other = asyncio.ensure_future(w.write(lambda conn: conn.execute("INSERT INTO t VALUES ('o', 6)")))
-    rowid = await executed
-    assert rowid is not None
-    assert await committed == rowid
-    await other
-    assert rows(path) == {"s": 5, "o": 6}
-    failing, failed = w.write_staged(lambda conn: conn.execute("INSERT INTO t VALUES ('s', 7)"))  # duplicate key
+    running, release = threading.Event(), threading.Event()
+
+    def held(conn: sqlite3.Connection) -> None:  # the batch's last write holds its COMMIT back
+        conn.execute("INSERT INTO t VALUES ('held', 0)")
+        running.set()
+        release.wait(5)
+
+    stored = asyncio.ensure_future(w.write(lambda conn: conn.execute("INSERT INTO t VALUES ('s', 5)").lastrowid))
+    duplicate = asyncio.ensure_future(w.write(lambda conn: conn.execute("INSERT INTO t VALUES ('s', 7)")))
+    last = asyncio.ensure_future(w.write(held))
+    assert await asyncio.to_thread(running.wait, 5)
+    await asyncio.sleep(0.05)  # a chance to answer early, were the writer to
+    assert not stored.done() and not duplicate.done() and rows(path) == {}
+    release.set()
+    assert await stored is not None
     with pytest.raises(sqlite3.IntegrityError):
-        await failing
-    with pytest.raises(sqlite3.IntegrityError):
-        await failed
-    assert rows(path) == {"s": 5, "o": 6}
+        await duplicate
+    await last
+    assert rows(path) == {"s": 5, "held": 0}

@@ -109,7 +109,7 @@ def answer_from_body(body: str) -> tuple[AnswerReady, Verdict | None]:
 
 
 def question_body(tool_call_id: str, question: str, options: tuple[str, ...], audience: Audience) -> str:
-    """The body the store writes with a pause (bot.store.sqlite.writes.pause builds the same one)."""
+    """A question's outbox body: the run's pause stores it (bot.run.outcome), the delivery worker posts it."""
     return json.dumps(
         {"tool_call_id": tool_call_id, "question": question, "options": list(options), "lang": audience.lang,
          "user_id": audience.user_id, "user_name": audience.user_name},

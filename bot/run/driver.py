@@ -146,7 +146,7 @@ class StoreJournal:
     deferred: list[Message] = field(default_factory=list)  # tool results and steering, for the next write
     inbox_done: list[int] = field(default_factory=list)  # steering rows that close with the next write
     paused: Paused | None = None
-    behind: asyncio.Future[Any] | None = None  # a write not waited for: the run's start, a read-only step
+    behind: asyncio.Future[Any] | None = None  # a write not waited for: a read-only step's
 
     def incoming(self) -> Sequence[Message]:
         taken = self.steer.take()
@@ -171,7 +171,7 @@ class StoreJournal:
 
     async def settle(self) -> None:
         behind, self.behind = self.behind, None
-        if behind is not None:  # shared with the chat task: stopping the run must not cancel it
+        if behind is not None:  # stopping the run must not cancel a write under way
             await asyncio.shield(behind)
 
     async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
@@ -220,26 +220,24 @@ class RunDriver:
 
     async def run(
         self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
-        after: asyncio.Future[Any] | None = None, watch: RunWatch | None = None,
+        watch: RunWatch | None = None,
     ) -> RunOutcome:
         """Run until the agent asks, answers or fails. `history` saves the read when the caller
-        knows it; `after` is the write that starts the run, still committing: the run's own
-        writes and its outcome wait for it; `watch` follows what the run does. Cancellation
-        propagates."""
+        knows it; `watch` follows what the run does. Cancellation propagates."""
         with self.trips.segment(chat, session) as span:
-            outcome = await self._run(chat, session, steer, history, after, watch)
+            outcome = await self._run(chat, session, steer, history, watch)
             if span.is_recording():
                 _record_outcome(span, outcome)
             return outcome
 
     async def _run(
         self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None,
-        after: asyncio.Future[Any] | None, watch: RunWatch | None,
+        watch: RunWatch | None,
     ) -> RunOutcome:
         started = time.perf_counter()
         agent: ToolCallAgent | None = None
         watch = watch if watch is not None else RunWatch()
-        journal = StoreJournal(self.store, session, steer, behind=after)
+        journal = StoreJournal(self.store, session, steer)
         watch.journal = journal
         outcome: RunOutcome
         try:

@@ -71,14 +71,15 @@ class RunEnds:
 
     async def _pause(self, session: SessionRow, outcome: Paused) -> list[OutboxRow]:
         questions = self._questions(session, outcome)
-        row_ids = await self.d.store.pause(session.id, outcome.messages, questions, step=outcome.step,
-                                           inbox_done=outcome.inbox_done, usage=outcome.usage)
-        queued = []
-        for row_id, q in zip(row_ids, questions, strict=True):
-            audience = Audience(session.lang, q.asker_id, q.addressee or session.asker_name)
-            body = question_body(q.tool_call_id, q.question, q.options, audience)
-            queued.append(OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(),
-                                    tool_call_id=q.tool_call_id))
+        # each question's posting mentions the person asked: by id when known, else by the
+        # handle the request used
+        postings = [question_body(q.tool_call_id, q.question, q.options,
+                                  Audience(session.lang, q.asker_id, q.addressee or session.asker_name))
+                    for q in questions]
+        row_ids = await self.d.store.pause(session.id, outcome.messages, questions, postings=postings,
+                                           step=outcome.step, inbox_done=outcome.inbox_done, usage=outcome.usage)
+        queued = [OutboxRow(row_id, session.id, self.skey, "question", body, self.d.clock(), tool_call_id=q.tool_call_id)
+                  for row_id, q, body in zip(row_ids, questions, postings, strict=True)]
         self.d.question_stored(min(min(q.deadline, q.remind_at or q.deadline) for q in questions))
         return queued
 

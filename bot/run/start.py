@@ -1,8 +1,7 @@
-"""The writes that start or resume a run, and the session as they leave it.
+"""The writes that resume a run, and the session as they leave it.
 
-The chat's actor (bot.chat.actor) starts a run while the write that starts it commits (its first
-model call needs nothing of that commit; its own writes wait for it). So the session the run
-works with is computed here, before the write, exactly as the store will have written it.
+The chat's actor (bot.chat.actor) stores a question's answer (or its expiry) as the question's
+tool result, then runs the agent on the session as that write left it.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from dataclasses import replace
 
 from agent_core.schema import Message
 from bot.chat.machine import ChatState
-from bot.store.base import SessionRow, Store, TurnStart
+from bot.store.base import SessionRow, Store
 
 
 class QuestionGone(RuntimeError):
@@ -23,19 +22,6 @@ async def resolved(store: Store, session_id: str, answer: Message, status: str, 
     assert answer.tool_call_id is not None
     if not await store.resolve_question(session_id, answer.tool_call_id, answer, status=status, inbox_id=inbox_id):
         raise QuestionGone(f"question {answer.tool_call_id} of session {session_id} is not waiting")
-
-
-def turn_session(old: SessionRow | None, turn: TurnStart, now: float) -> SessionRow:
-    """The session as Store.start_turn writes it, known before the write commits."""
-    if old is None:
-        return SessionRow(turn.new_session_id, turn.chat_key, ChatState.WORKING.value, turn.lang, turn.asker_id,
-                          turn.asker_name, 1, 0, turn.request, turn.location, now, now, now,
-                          trace_parent=turn.trace_parent)
-    return replace(
-        old, state=ChatState.WORKING.value, lang=turn.lang, asker_id=turn.asker_id, asker_name=turn.asker_name,
-        run_no=old.run_no + 1, run_steps=0, request=turn.request, location=turn.location or old.location,
-        updated_at=now, run_started_at=now, trace_parent=turn.trace_parent,
-    )
 
 
 def resumed(session: SessionRow) -> SessionRow:

@@ -1,52 +1,36 @@
 """The store protocol: every state change that matters is one method, one transaction.
 
-Errors::
-
-    StoreError            the store could not do what was asked
-     ├── StoreClosed      used after close() or before open()
-     ├── StoreUnavailable the database cannot be reached (PostgreSQL down, wrong BOT_DB_URL)
-     └── LeaseLost        a fenced write or lease renewal after a newer lease of the chat exists
+Its rows and records are bot.store.rows', its errors bot.store.errors' (both named here too, as
+every caller imports them from this module). Two implementations: bot.store.sqlite (one
+process) and bot.store.postgres (several); their reads and the records of their writes are
+written once, in bot.store.reads and bot.store.writes.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from agent_core.schema import Message
+from bot.store.errors import LeaseLost, StoreClosed, StoreError, StoreUnavailable
+from bot.store.rows import (
+    ChatEvent,
+    ChatView,
+    InboxRow,
+    OutboxRow,
+    QuestionRow,
+    RunRow,
+    RunUsage,
+    SessionRow,
+    SignoffRow,
+    StoreCounts,
+    TurnStart,
+)
 
-
-class StoreError(Exception):
-    pass
-
-
-class StoreClosed(StoreError):
-    pass
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached; the message names the setting to fix (BOT_DB_URL)."""
-
-
-class LeaseLost(StoreError):
-    """A chat's lease is no longer ours: a newer lease exists (or it was released).
-
-    `fence` is the fencing number the refused write carried; `current_fence` and
-    `current_owner` describe the lease row as the database has it now (None when the chat has
-    no lease row, or it was released).
-    """
-
-    def __init__(self, chat_key: str, fence: int, current_fence: int | None, current_owner: str | None) -> None:
-        self.chat_key = chat_key
-        self.fence = fence
-        self.current_fence = current_fence
-        self.current_owner = current_owner
-        super().__init__(
-            f"lease of {chat_key!r} lost: this write carries fence {fence}, the chat's lease is now "
-            f"fence {current_fence} held by {current_owner!r}"
-        )
+__all__ = [
+    "ChatEvent", "ChatView", "InboxRow", "LeaseLost", "OutboxRow", "QuestionRow", "RunRow", "RunUsage", "SessionLock",
+    "SessionRow", "SignoffRow", "Store", "StoreClosed", "StoreCounts", "StoreError", "StoreUnavailable", "TurnStart",
+]
 
 
 class SessionLock(Protocol):
@@ -62,205 +46,17 @@ class SessionLock(Protocol):
     async def release(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRow:
-    id: str
-    chat_key: str
-    state: str  # idle | working | asking | signoff (bot.chat.machine.ChatState); closed sessions are not read
-    lang: str
-    asker_id: str
-    asker_name: str
-    run_no: int
-    run_steps: int
-    request: str
-    location: str | None  # JSON
-    created_at: float
-    updated_at: float
-    run_started_at: float  # a resumed run keeps the "today" it started with
-    prompt_tokens: int = 0  # token usage of this session (all its runs)
-    completion_tokens: int = 0
-    llm_calls: int = 0
-    cost_usd: float = 0.0  # what those calls cost, at the price table of their time
-    trace_parent: str = ""  # W3C traceparent of the current run's trace; '' when tracing is off
-
-
-@dataclass(frozen=True, slots=True)
-class RunUsage:
-    """What one segment of a run used, stored with its outcome: added to the session's totals
-    and to its run's row (one row per run_no, across pauses and restarts)."""
-
-    session_id: str
-    run_no: int
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    llm_calls: int
-    cost_usd: float
-    steps: int  # the run's steps so far
-    outcome: str  # paused | answered | failed | crashed | stopped
-
-
-@dataclass(frozen=True, slots=True)
-class RunRow:
-    session_id: str
-    run_no: int
-    chat_key: str
-    model: str
-    segments: int
-    steps: int
-    prompt_tokens: int
-    completion_tokens: int
-    llm_calls: int
-    cost_usd: float
-    outcome: str
-    started_at: float
-    updated_at: float
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionRow:
-    session_id: str
-    tool_call_id: str
-    question: str
-    options: tuple[str, ...]
-    asker_id: str
-    asked_at: float
-    deadline: float
-    posted_message_id: str | None
-    status: str  # waiting | answered | expired | cancelled
-    posted_after: int | None = None  # the last inbox id when it was posted: only later rows answer it
-    remind_at: float | None = None  # when its one reminder is due; None once sent (or none wanted)
-    addressee: str = ""  # the traveller it is for as the request names them ("@bo", "ana"); "" = the asker
-
-
-@dataclass(frozen=True, slots=True)
-class SignoffRow:
-    """A finished team plan waiting for (or given) an approver's decision."""
-
-    id: str
-    session_id: str
-    chat_key: str
-    status: str  # waiting | rejecting | approved | rejected | expired | cancelled | superseded
-    approvers: tuple[str, ...]  # platform user ids or @handles, as configured
-    requested_at: float
-    remind_at: float
-    deadline: float
-    reminded: bool = False
-    decided_by: str | None = None  # who approved or rejected (while rejecting: who pressed Reject)
-    decided_at: float | None = None
-    reason: str | None = None
-
-    @property
-    def open(self) -> bool:
-        return self.status in ("waiting", "rejecting")
-
-
-@dataclass(frozen=True, slots=True)
-class InboxRow:
-    id: int
-    platform: str
-    dedup_id: str
-    chat_key: str
-    body: str  # IncomingMessage JSON, or the event's JSON
-    received_at: float
-    kind: str = "message"  # message | expired | remind | resume | undeliverable | reminder | overdue (a sign-off request's)
-    noticed: bool = False  # its notice (held for the question, or steering the run) is queued
-
-
-@dataclass(frozen=True, slots=True)
-class StagedInbox:
-    """An update written but perhaps not yet committed (Store.stage_inbox)."""
-
-    inbox_id: int | None  # None: (platform, dedup_id) was seen before; nothing is written
-    received_at: float
-    committed: asyncio.Future[Any]  # done once the row is on disk; its exception if it never will be
-
-
-@dataclass(frozen=True, slots=True)
-class ChatEvent:
-    """Something that happened to a chat outside its own task (a deadline, a restart, a delivery
-    outcome): written to its inbox, so the chat's task applies it in order with the messages."""
-
-    chat_key: str
-    kind: str  # expired | remind | resume | undeliverable | reminder | overdue (a sign-off request's)
-    body: str  # JSON
-    dedup_id: str  # the same event twice is stored once
-
-
-@dataclass(frozen=True, slots=True)
-class OutboxRow:
-    id: int
-    session_id: str
-    chat_key: str
-    kind: str  # question | answer | notice | reminder | file
-    body: str  # JSON (bot.delivery.bodies)
-    created_at: float
-    status: str = "pending"  # pending | sent | failed
-    attempts: int = 0
-    parts_sent: int = 0  # parts already delivered: never sent again
-    message_id: str | None = None
-    error: str | None = None
-    tool_call_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StoreCounts:
-    """The gauges, read from the store when they are scraped."""
-
-    questions_waiting: int
-    sessions_asking: int
-    outbox_pending: int
-    outbox_failed: int
-    inbox_pending: int
-
-
-@dataclass(frozen=True, slots=True)
-class TurnStart:
-    """What starts a run: a user message taken from the inbox."""
-
-    chat_key: str
-    inbox_id: int
-    message: Message
-    lang: str
-    asker_id: str
-    asker_name: str
-    request: str
-    location: str | None
-    # the id a new session gets: chosen by the chat task, which knows the row before it is
-    # written (empty: the store picks one)
-    new_session_id: str = ""
-    rejected_by: str = ""  # a re-plan after a rejected sign-off: who rejected it (stored with the turn)
-    reason: str = ""
-    trace_parent: str = ""  # the new run's trace (W3C traceparent), stored with the session
-
-
-@dataclass(frozen=True, slots=True)
-class ChatView:
-    """What a chat's task reads before it takes its next row, in one read: the pending inbox
-    rows (oldest first), the open session, and its waiting questions (when it asks)."""
-
-    rows: list[InboxRow]
-    session: SessionRow | None
-    questions: list[QuestionRow]
-    # the open session's messages when the store read them with the rest (PostgreSQL does while
-    # rows are pending: the turn, answer or stop they bring reads them next); None: load_messages
-    history: list[Message] | None = None
-
-
 class Store(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     async def ping(self) -> bool: ...
 
     # the inbox: every message and every event of a chat, durable before anything acts on it
-    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str) -> int | None:
-        """Store an incoming update; None when (platform, dedup_id) was seen before."""
-    async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
-                          notify: bool = True) -> StagedInbox:
-        """add_inbox, returning as soon as the row has its id, perhaps before it is committed:
-        the chat's task may prepare its answer while the commit goes on (bot.chat.actor), as long as
-        nothing of it is stored or sent before `committed` is done. `notify=False`: the caller
-        runs the chat itself, so other processes are not woken (PostgreSQL sends no NOTIFY)."""
+    async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
+                        notify: bool = True) -> int | None:
+        """Store an incoming update, returning once it is committed; None when (platform,
+        dedup_id) was seen before. `notify=False`: the caller runs the chat itself, so other
+        processes are not woken (PostgreSQL sends no NOTIFY)."""
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
         """Store events for their chats' tasks, in one transaction (duplicates are dropped)."""
     async def inbox_for(self, chat_key: str, limit: int = 100) -> list[InboxRow]:
@@ -282,12 +78,13 @@ class Store(Protocol):
     ) -> None:
         """Append a step's messages; `inbox_done` (messages that steered it) close in the same transaction."""
     async def pause(
-        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *, step: int,
-        inbox_done: Sequence[int] = (), usage: RunUsage | None = None,
+        self, session_id: str, messages: Sequence[Message], questions: Sequence[QuestionRow], *,
+        postings: Sequence[str], step: int, inbox_done: Sequence[int] = (), usage: RunUsage | None = None,
     ) -> list[int]:
-        """Append, store the questions (several when a turn asks several people at once) and queue
-        their postings (outbox rows, returned in order), mark the session asking, and add the
-        segment's `usage` when given (as add_usage does): one transaction."""
+        """Append, store the questions (several when a turn asks several people at once, each
+        waiting and not yet posted) and queue their postings (`postings`: each question's outbox
+        body, in the same order; the outbox rows are returned in that order), mark the session
+        asking, and add the segment's `usage` when given (as add_usage does): one transaction."""
     async def remember_location(self, chat_key: str, location: str, lang: str) -> None: ...
     async def close_session(self, chat_key: str) -> None: ...
     async def session_by_id(self, session_id: str) -> SessionRow | None: ...

@@ -26,7 +26,7 @@ each connection at the worst moment: a new connection costs a server process, it
 caches, a first compile of each server function and a Parse of each statement, some 15-20 ms
 of CPU, and the step that asked for it waits for all of that while the cores are busy with
 the burst. The store also has each new connection call the steps' functions once
-(`pg_calls.warm`), so a process's first burst does not compile them either. In
+(bot.store.postgres.writes.warm), so a process's first burst does not compile them either. In
 benchmarks/bench_pg_scale.py (three processes, 50 chats each starting within a second) the
 pools grew from 2 to 20 in the first two seconds, whose steps all took 300-800 ms over the
 model; three alternating pairs of runs gave a step p99 minus the model of 45-275 ms with the

@@ -9,7 +9,7 @@
     await listener.stop()
 
 The sender is any transaction: `await notify(conn, channel, payload)` (PostgresStore.add_inbox
-sends the chat key on bot.store.postgres.writes.INBOX_CHANNEL). PostgreSQL delivers a NOTIFY at the
+sends the chat key on INBOX_CHANNEL). PostgreSQL delivers a NOTIFY at the
 sender's COMMIT (never for a rolled-back transaction), folds identical ones of one transaction
 into one, limits the payload to 8000 bytes, and stores nothing: a connection that is not
 listening at that moment misses it. So a notification is a hint, the tables are the truth:
@@ -36,9 +36,10 @@ import asyncpg
 
 from bot.background import stop_task
 from bot.store.postgres.connect import APPLICATION_NAME, LOST_ERRORS, connect
-from bot.store.postgres.writes import INBOX_CHANNEL
 
 log = logging.getLogger(__name__)
+# where a stored update names its chat (bot_add_inbox and bot_store_events, migrations/postgres/0011)
+INBOX_CHANNEL = "bot_inbox"
 
 OnNotify = Callable[[str, str], Awaitable[None]]
 OnConnect = Callable[[], Awaitable[None]]

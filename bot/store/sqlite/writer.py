@@ -29,7 +29,6 @@ Write = Callable[[sqlite3.Connection], Any]
 class _Pending:
     fn: Write
     future: asyncio.Future[Any]  # the outcome, once committed
-    executed: asyncio.Future[Any] | None = None  # the outcome as soon as `fn` ran (write_staged)
 
 
 @dataclass(slots=True)
@@ -61,53 +60,30 @@ class GroupCommitWriter:
         """Run `fn` in a transaction; return once it is committed. `fn` runs on the writer thread."""
         # A cancelled caller cancels only its wait: the write may already be in a batch, and the
         # flush skips futures that are done.
-        return await self._enqueue(fn, staged=False)[1]
-
-    def write_staged(self, fn: Callable[[sqlite3.Connection], T]) -> tuple[asyncio.Future[T], asyncio.Future[T]]:
-        """Queue `fn`; two futures: its outcome as soon as it ran in its batch (not yet on disk),
-        and the same once committed. Whoever acts on the first must not let anything of it be
-        seen before the second (a failed COMMIT fails the second only)."""
-        executed, committed = self._enqueue(fn, staged=True)
-        assert executed is not None
-        return executed, committed
-
-    def _enqueue(self, fn: Callable[[sqlite3.Connection], T], *, staged: bool
-                 ) -> tuple[asyncio.Future[T] | None, asyncio.Future[T]]:
         if self._thread.conn is None:
             raise StoreClosed("the store is not open")
-        loop = asyncio.get_running_loop()
-        executed: asyncio.Future[T] | None = loop.create_future() if staged else None
-        committed: asyncio.Future[T] = loop.create_future()
-        self._queue.append(_Pending(fn, committed, executed))
+        committed: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Pending(fn, committed))
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self._flush())
-        return executed, committed
+        return await committed
 
     async def _flush(self) -> None:
         await asyncio.sleep(0)  # let the writes that are about to queue join this batch
-        loop = asyncio.get_running_loop()
         while self._queue:
             batch, self._queue = self._queue, []
-            early = None
-            if any(p.executed is not None for p in batch):
-                def early(outcomes: list[_Outcome], batch: list[_Pending] = batch) -> None:
-                    loop.call_soon_threadsafe(_settle, batch, list(outcomes), True)
             try:
-                outcomes = await self._thread.run(partial(self._run_batch, fns=[p.fn for p in batch], early=early))
+                outcomes = await self._thread.run(partial(self._run_batch, fns=[p.fn for p in batch]))
             except asyncio.CancelledError:  # shutting down: the writers are being cancelled too
                 for pending in batch:
                     pending.future.cancel()
-                    if pending.executed is not None:
-                        pending.executed.cancel()
                 raise
             except Exception as exc:  # the COMMIT (or the thread) failed: nothing was written
                 error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc!r}")
                 outcomes = [_Outcome(error=error) for _ in batch]
-                _settle(batch, outcomes, True)  # a batch that failed before it ran its writes
-            _settle(batch, outcomes, False)
+            _settle(batch, outcomes)
 
-    def _run_batch(self, conn: sqlite3.Connection, fns: list[Write],
-                   early: Callable[[list[_Outcome]], None] | None = None) -> list[_Outcome]:
+    def _run_batch(self, conn: sqlite3.Connection, fns: list[Write]) -> list[_Outcome]:
         outcomes: list[_Outcome] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -119,8 +95,6 @@ class GroupCommitWriter:
                     conn.execute("ROLLBACK TO op")
                     outcomes.append(_Outcome(error=exc))
                 conn.execute("RELEASE op")
-            if early is not None:
-                early(outcomes)
             conn.execute("COMMIT")
             self.batches += 1
         except BaseException:
@@ -130,11 +104,11 @@ class GroupCommitWriter:
         return outcomes
 
 
-def _settle(batch: list[_Pending], outcomes: list[_Outcome], executed: bool) -> None:
-    """Each writer learns its outcome: as executed (staged writes only), or as committed."""
+def _settle(batch: list[_Pending], outcomes: list[_Outcome]) -> None:
+    """Each writer learns its outcome, once committed."""
     for pending, outcome in zip(batch, outcomes, strict=True):
-        future = pending.executed if executed else pending.future
-        if future is None or future.done():
+        future = pending.future
+        if future.done():
             continue
         if outcome.error is not None:
             future.set_exception(outcome.error)
