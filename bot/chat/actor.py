@@ -9,7 +9,7 @@ and the outcomes of the run it started. The walk of one inbox row:
     ChatActor._take         takes a row; one that fails is tried again, then set aside
     ChatActor._apply        the one place a row changes the chat: what the machine needs to
                             know (bot.chat.facts), the transition (bot.chat.machine.decide),
-    ChatActor._do           and carrying it out: one store transaction with its outbox rows;
+                            and carrying it out: one store transaction with its outbox rows;
                             for a turn or an answer, then the run (LiveRun.start, bot.run.driver)
     LiveRun.end             stores how the run ended (bot.run.outcome), outbox rows with it
     DeliveryWorker          sends the outbox rows to the surface (bot.delivery.outbox)
@@ -33,7 +33,7 @@ from dataclasses import replace
 from agent_core.schema import Message
 from bot import texts
 from bot.chat.actor_deps import ActorDeps, state_of
-from bot.chat.facts import RowFacts, read_facts
+from bot.chat.facts import read_facts
 from bot.chat.live_run import DoubleRun, LiveRun
 from bot.chat.machine import Action, ChatState, Transition, Trigger, decide
 from bot.chat.notices import ChatNotices
@@ -179,17 +179,15 @@ class ChatActor:
 
     # -- one inbox row: the facts, the transition, and carrying it out -------------------------
     async def _apply(self, row: InboxRow, view: ChatView | None) -> bool:
-        """Apply the row; False when it must wait. `view`: the chat as read with the row, while
-        nothing has changed it since."""
+        """The one place a row changes the chat: what the machine needs to know, its transition,
+        and carrying it out. False when the row must wait (bot.chat.facts). `view`: the chat as
+        read with the row, while nothing has changed it since."""
         seen = await read_facts(self.d.store, self.skey, row, view, run_alive=self._run.alive)
         if seen is None:
             return False
         self.d.logs.bind(self.skey, seen.session)
-        await self._do(decide(seen.state, seen.trig.trigger, seen.facts), seen)
-        return True
-
-    async def _do(self, t: Transition, seen: RowFacts) -> None:
-        row, msg, session, question = seen.trig.row, seen.trig.msg, seen.session, seen.question
+        t = decide(seen.state, seen.trig.trigger, seen.facts)
+        msg, session, question = seen.trig.msg, seen.session, seen.question
         lang = answer_lang(session, seen.trig)
         store = self.d.store
         if t.action in signoff_steps.ACTIONS:
@@ -241,6 +239,7 @@ class ChatActor:
             await self._notices.say(session.id if session else "", await self._notices.reply(t, session, lang))
         else:  # IGNORE
             await store.finish_inbox(row.id)
+        return True
 
     async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None,
                           history: list[Message] | None) -> None:
