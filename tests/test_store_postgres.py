@@ -274,6 +274,11 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
         "outbox_sent": lambda: a.outbox_sent(asking, 1, "m1"),
         "outbox_attempt_failed": lambda: a.outbox_attempt_failed(other, "timed out"),
         "outbox_failed": lambda: a.outbox_failed(asking, "blocked"),
+        "notice_inbox": lambda: a.notice_inbox(inbox, KEY, sid, "{}"),
+        "remind": lambda: a.remind(sid, "call_q", "{}", inbox_id=inbox),
+        "decide_signoff": lambda: a.decide_signoff("g1", "approved", "u1", inbox_id=inbox, outbox=[("notice", "{}")]),
+        "signoff_reminded": lambda: a.signoff_reminded("g1", inbox_id=inbox, outbox=[("notice", "{}")]),
+        "add_approver": lambda: a.add_approver("test", "chat1", "u2", "u1"),
     }
     before = (await b.get_session(KEY), await b.get_question(sid), await b.pending_outbox(), await b.inbox_for(KEY),
               await b.load_messages(sid), await b.counts())

@@ -96,10 +96,8 @@ class LiveChats:
             claim = await self.ownership.claim(key)
             if claim is None:  # held live elsewhere
                 if key in self._tell:  # stored here without a NOTIFY: wake the holder now
-                    self._tell.discard(key)
                     await self.ownership.tell_holder(key)
                 return
-            self._tell.discard(key)
             if not self.started:
                 self.ownership.release(key)
                 return
@@ -111,6 +109,7 @@ class LiveChats:
             self.ownership.release(key)
         finally:
             self._claiming.pop(key, None)
+            self._tell.discard(key)  # told, or run here, or left to the sweep
 
     async def _resume_taken_over(self, claim: Claim) -> None:
         """A run left working by an owner that died (or stalled past its lease) is re-driven here
