@@ -11,16 +11,17 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# the extras too, so that any settings work here: BOT_DB_URL needs [postgres], tracing [otel]
 $(VENV)/.runtime: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/pip install -q $(PIN) -e .
+	$(BIN)/pip install -q $(PIN) -e '.[postgres,otel]'
 	touch $@
 
 $(VENV)/.test: pyproject.toml constraints.txt $(VENV)/.runtime
-	$(BIN)/pip install -q $(PIN) -e '.[test]'
+	$(BIN)/pip install -q $(PIN) -e '.[postgres,otel,test]'
 	touch $@
 
 $(VENV)/.bench: pyproject.toml constraints.txt $(VENV)/.test
-	$(BIN)/pip install -q $(PIN) -e '.[bench]'
+	$(BIN)/pip install -q $(PIN) -e '.[postgres,otel,bench]'
 	touch $@
 
 run: $(VENV)/.runtime
