@@ -61,8 +61,16 @@ from agent_core.events import (
     ToolFinished,
 )
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
+from bot.surface import (
+    Attachment,
+    ChatKey,
+    IncomingMessage,
+    Notice,
+    PartLog,
+    RunInfo,
+    SubmitOutcome,
+)
 
 if TYPE_CHECKING:
     from bot.sessions import SessionManager
@@ -385,9 +393,10 @@ class SlackAdapter:
         try:
             resp = await call
         except SlackApiError as exc:
-            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code))) from None
+            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code)),
+                                  outage=exc.response.status_code >= 500) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
+            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}", outage=True) from None
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
     async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:
