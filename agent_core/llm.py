@@ -57,7 +57,7 @@ from agent_core.schema import Function, Message, Role, ToolCall
 from agent_core.text_tool_calls import recover_tool_calls, strip_answer_tags, strip_think
 from agent_core.tokens import TokenCounter
 from agent_core.tool_output import quote_tool_output
-from agent_core.tracing import LateSpan, span
+from agent_core.tracing import span
 from agent_core.visible_stream import VisibleStream
 
 log = logging.getLogger(__name__)
@@ -220,8 +220,9 @@ class LLM:
         kwargs = self._request_kwargs(formatted, tool_list, tool_choice if tool_list else None)
         kwargs["stream"] = True
         kwargs["stream_options"] = {"include_usage": True}
-        # not the current span: a generator's caller runs between its pieces, and must not see it
-        current: Span = LateSpan(self._tracer, f"chat {self.name}", self._span_attributes(stream=True)) \
+        # started, not made current: a generator's caller runs between its pieces, and must not
+        # see it; its parent is the span current when the stream began (the run segment)
+        current: Span = self._tracer.start_span(f"chat {self.name}", attributes=self._span_attributes(stream=True)) \
             if self._tracer else INVALID_SPAN
         try:
             async with contextlib.aclosing(self._stream(kwargs, needed, tool_list, tool_choice, usage, current)) as items:

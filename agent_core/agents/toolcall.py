@@ -27,7 +27,7 @@ from agent_core.memory import Memory
 from agent_core.model import ChatModel, StreamingChatModel, TokenUsage, ToolChoice
 from agent_core.schema import AgentState, Message, Role, ToolCall
 from agent_core.text_tool_calls import answer_text, strip_think
-from agent_core.tracing import late_span, summary
+from agent_core.tracing import span, summary
 from tools.base import ToolContext, ToolResult
 from tools.collection import ToolCollection
 from tools.signals import HumanInputRequired
@@ -161,9 +161,7 @@ class ToolCallAgent(ReActAgent):
         ended: ToolResult | None = None
         for call in others:
             yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
-            # made when the tool returns (LateSpan): in a busy process that is one pass through the
-            # SDK's span code instead of two; no tool makes spans of its own
-            with late_span(self.tracer, f"tool {call.function.name}", _tool_attributes(call) if self.tracer else None) as s:
+            with span(self.tracer, f"tool {call.function.name}", _tool_attributes(call) if self.tracer else None) as s:
                 result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
                 if s.is_recording():
                     _record_result(s, result)
@@ -184,7 +182,7 @@ class ToolCallAgent(ReActAgent):
             for call in asks:
                 yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
                 try:
-                    with late_span(self.tracer, f"tool {ASK_HUMAN}", _tool_attributes(call) if self.tracer else None) as s:
+                    with span(self.tracer, f"tool {ASK_HUMAN}", _tool_attributes(call) if self.tracer else None) as s:
                         try:
                             result = await self.tools.execute(call.function.name, call.function.arguments,
                                                               self._ctx(call))
