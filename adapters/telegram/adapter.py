@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
-from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Bot, ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import (
     BadRequest,
     Forbidden,
@@ -30,7 +30,7 @@ from telegram.error import (
     RetryAfter,
     TelegramError,
 )
-from telegram.ext import Application
+from telegram.request import HTTPXRequest
 
 from adapters.telegram import render, texts
 from adapters.telegram.budget import BudgetShare
@@ -108,18 +108,20 @@ class TelegramAdapter:
         self.progress_grace = progress_grace
         self.progress_patience = progress_patience  # progress.py: how long a change waits at most
         self.poll_timeout = poll_timeout
-        builder = (Application.builder().token(token).base_url(settings.telegram_api_base_url)
-                   .connection_pool_size(128).pool_timeout(30).connect_timeout(10).read_timeout(30)
-                   .write_timeout(30)
-                   # a second connection lets the final offset-confirming getUpdates run while
-                   # the cancelled long poll is still being torn down
-                   .get_updates_connection_pool_size(2).get_updates_pool_timeout(10)
-                   # our own Poller acknowledges updates only once they are stored
-                   .updater(None))
-        self.app = builder.build()
-        self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
+        # a plain Bot: updates come through our own Poller (it acknowledges an update only once
+        # it is stored) or the webhook route, so python-telegram-bot's Application and Updater
+        # have nothing to do here
+        self.bot = Bot(
+            token, base_url=settings.telegram_api_base_url,
+            request=HTTPXRequest(connection_pool_size=128, pool_timeout=30, connect_timeout=10, read_timeout=30,
+                                 write_timeout=30),
+            # a second connection lets the final offset-confirming getUpdates run while the
+            # cancelled long poll is still being torn down
+            get_updates_request=HTTPXRequest(connection_pool_size=2, pool_timeout=10),
+        )
+        self.poller = Poller(self.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
                              turn=poll_turn)
-        self.transport = Transport(self.app.bot)
+        self.transport = Transport(self.bot)
         self.outbox = outbox or Outbox(observer=observer)
         # several processes on one PostgreSQL send for one bot: each takes its share (budget.py)
         self.budget = BudgetShare(self.outbox.pacer, processes) if processes is not None else None
@@ -135,18 +137,16 @@ class TelegramAdapter:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self) -> None:
-        await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        await self.bot.initialize()  # getMe: fails fast on a wrong token or base URL
         await self._register_commands()
         if self.webhook_url:
-            await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,
-                                           allowed_updates=ALLOWED_UPDATES)
-        await self.app.start()
+            await self.bot.set_webhook(self.webhook_url, secret_token=self._secret, allowed_updates=ALLOWED_UPDATES)
         if self.budget is not None:
             await self.budget.start()
         if not self.webhook_url:
             await self.poller.start()
         self._ready = True
-        log.info("telegram adapter started as @%s (%s)", self.app.bot.username,
+        log.info("telegram adapter started as @%s (%s)", self.bot.username,
                  "webhook" if self.webhook_url else "long polling")
 
     async def healthy(self) -> bool:
@@ -158,16 +158,14 @@ class TelegramAdapter:
         await self.poller.stop()
         if self.budget is not None:
             await self.budget.stop()
-        if self.app.running:
-            await self.app.stop()
         await self.typing.close()
         await self.outbox.close()
-        await self.app.shutdown()
+        await self.bot.shutdown()
 
     async def _register_commands(self) -> None:
         try:
-            await self.app.bot.set_my_commands(texts.commands("en"))
-            await self.app.bot.set_my_commands(texts.commands("zh"), language_code="zh")
+            await self.bot.set_my_commands(texts.commands("en"))
+            await self.bot.set_my_commands(texts.commands("zh"), language_code="zh")
         except TelegramError as exc:
             log.warning("could not register the command menu: %s", exc)
 
@@ -185,7 +183,7 @@ class TelegramAdapter:
         if not self._ready:
             return Response(status_code=503)  # Telegram delivers it again later
         try:
-            update = Update.de_json(await request.json(), self.app.bot)
+            update = Update.de_json(await request.json(), self.bot)
         except Exception:
             return Response(status_code=400)
         # handled inline so that 200 means "stored in the inbox"; a failure makes Telegram retry
@@ -194,7 +192,7 @@ class TelegramAdapter:
 
     # -- incoming ----------------------------------------------------------------------------------
     async def handle(self, update: Update) -> None:
-        mapped = map_update(update, bot_id=self.app.bot.id, bot_username=self.app.bot.username)
+        mapped = map_update(update, bot_id=self.bot.id, bot_username=self.bot.username)
         if mapped.route is Route.SUBMIT and mapped.message is not None:
             if await self._wanted(mapped, mapped.message):
                 await self.manager.submit(mapped.message)
@@ -244,7 +242,7 @@ class TelegramAdapter:
         if not query_id:
             return
         try:
-            await self.app.bot.answer_callback_query(query_id, text=note or None)
+            await self.bot.answer_callback_query(query_id, text=note or None)
         except TelegramError as exc:
             log.info("could not answer callback query %s: %s", query_id, exc)
 
