@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
@@ -12,6 +13,17 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 def _alias(name: str) -> AliasChoices:
     return AliasChoices(name, name.lower())
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package of a dotted name is missing
+        return False
+
+
+def _extra(name: str, what: str) -> str:
+    return f"{what} needs the [{name}] extra, which is not installed: pip install 'travel-agent-bot[{name}]'"
 
 
 class Settings(BaseSettings):
@@ -162,6 +174,12 @@ class Settings(BaseSettings):
         if bool(self.telegram_webhook_url) != bool(self.telegram_webhook_secret):
             missing = "TELEGRAM_WEBHOOK_SECRET" if self.telegram_webhook_url else "TELEGRAM_WEBHOOK_URL"
             out.append((missing, "webhook mode needs both TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET"))
+        if self.db_url and not _installed("asyncpg"):
+            out.append(("BOT_DB_URL", _extra("postgres", "PostgreSQL")))
+        tracing = "OTEL_EXPORTER_OTLP_ENDPOINT" if self.otel_endpoint else "BOT_TRACE" if self.trace == "console" else ""
+        exporter = "opentelemetry.exporter.otlp.proto.http" if self.otel_endpoint else "opentelemetry.sdk"
+        if tracing and not (_installed("opentelemetry.sdk") and _installed(exporter)):
+            out.append((tracing, _extra("otel", "tracing")))
         if not self.host_is_loopback and not self.web_token:
             out.append(("BOT_WEB_TOKEN", f"is required when BOT_HOST={self.host} is not a loopback address "
                         "(anyone who can reach the port could run up the model bill)"))

@@ -28,8 +28,9 @@ CHAT = 4242
 pytestmark = pytest.mark.slow
 
 
-def _sh(*args: str | Path, cwd: Path | None = None, timeout: float = 600) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+def _sh(*args: str | Path, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+                          env=env)
     assert done.returncode == 0, f"{' '.join(map(str, args))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -66,6 +67,29 @@ def test_the_wheel_holds_the_package_data_and_the_command(installed: Path, tmp_p
         assert command in help_text
     listed = _sh(installed / "python", "-m", "pip", "list", "--format=freeze", cwd=tmp_path)
     assert "airportsdata" not in listed and "aiolimiter" not in listed  # build-time and unused extras stay out
+    # the token encodings are package data: exact counts for the default model with an empty
+    # tiktoken cache (a download would fail: tests never reach the internet)
+    counted = _sh(installed / "python", "-c", "from agent_core.tokens import TokenCounter; "
+                  "c = TokenCounter('gpt-4o-mini'); print(c.exact, c.encoding_name, c.count_text('你好，世界 🌍🚀'))",
+                  cwd=tmp_path, env={**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-cache")})
+    assert counted.split() == ["True", "o200k_base", "7"]
+
+
+@pytest.mark.parametrize(("setting", "value", "extra"), [
+    ("BOT_DB_URL", "postgresql://bot@127.0.0.1:5432/bot", "postgres"),
+    ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318", "otel"),
+    ("BOT_TRACE", "console", "otel"),
+])
+def test_a_setting_whose_extra_is_not_installed_is_one_clear_line(
+    installed: Path, tmp_path: Path, setting: str, value: str, extra: str,
+) -> None:
+    listed = _sh(installed / "python", "-m", "pip", "list", "--format=freeze", cwd=tmp_path).lower()
+    assert "asyncpg" not in listed and "opentelemetry-sdk" not in listed  # the core installs without them
+    done = subprocess.run([str(installed / "tripbot"), "check"], cwd=tmp_path, env=_env(tmp_path, **{setting: value}),
+                          capture_output=True, text=True, timeout=120, check=False)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"configuration error: {setting}") and f"travel-agent-bot[{extra}]" in lines[0]
 
 
 async def test_the_installed_bot_serves_against_the_fakes(installed: Path, tmp_path: Path) -> None:
