@@ -255,8 +255,10 @@ def build_runtime(
 
         slack = SlackAdapter(settings, manager)
         adapters.append(slack)
-        if server is not None and not settings.slack_app_token:
-            server.include_router(slack.router())
+        if server is not None:
+            server.add_health_check("slack", slack.healthy)
+            if not settings.slack_app_token:
+                server.include_router(slack.router())
     for adapter in adapters:
         manager.attach(adapter)
     return Runtime(settings, store, metrics, manager, server, adapters)

@@ -304,7 +304,7 @@ class HttpServer:
         for name, check in self._checks.items():
             results[name] = await self._run_check(name, check)
         ok = all(results.values())
-        body: dict[str, Any] = {"ok": ok, "checks": results}
+        body: dict[str, Any] = {"ok": ok, "checks": results, "unhealthy": [name for name, good in results.items() if not good]}
         return JSONResponse(body, status_code=200 if ok else 503)
 
     async def _run_check(self, name: str, check: HealthCheck) -> bool:
