@@ -19,8 +19,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from bot.chat import IncomingMessage
 from bot.settings import Settings
+from bot.surface import IncomingMessage
 
 
 class RateLimiter:

@@ -1,13 +1,13 @@
 """SessionManager: the runtime's front door, the chats' actors, and the recovery at start.
 
 A message is stored in the chat's inbox before anything else happens, then the chat's actor
-(bot.actor.ChatActor, one task per chat with work) is woken and does the rest. The deadline
+(bot.chat.actor.ChatActor, one task per chat with work) is woken and does the rest. The deadline
 watcher, the start-up recovery and the delivery worker never change a chat either: they write
 events to its inbox and wake it. Chats run concurrently; one chat's triggers are applied one at
 a time, in order, by its own task.
 
-Which process runs a chat is bot.ownership's answer: with SQLite this one, at once; with
-PostgreSQL the one holding the chat's lease (bot.chat_leases). A chat's actor, its run and its
+Which process runs a chat is bot.cluster.ownership's answer: with SQLite this one, at once; with
+PostgreSQL the one holding the chat's lease (bot.cluster.leases). A chat's actor, its run and its
 delivery lane run only under a claim on the chat, and their writes carry its fence; a lease taken
 over stops all three here (`_lost`). A chat claimed fresh whose run was working (its owner died,
 or was stopped past its lease) gets a `resume` event, so the new owner re-drives the run.
@@ -28,19 +28,21 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.actor import ChatActor
-from bot.actor_deps import ActorDeps, state_with_run
-from bot.addressing import bound_question, is_for
-from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
-from bot.deadlines import DeadlineWatcher
-from bot.delivery import Progress
-from bot.log_context import ChatLogContext
-from bot.metrics import Metrics
-from bot.outbox import DeliveryPolicy, DeliveryWorker
-from bot.ownership import Claim, LocalOwnership, Ownership
-from bot.pricing import PriceTable
+from bot.chat.actor import ChatActor
+from bot.chat.actor_deps import ActorDeps, state_with_run
+from bot.chat.addressing import bound_question, is_for
+from bot.chat.deadlines import DeadlineWatcher
+from bot.chat.staged_rows import Staged
+from bot.cluster.ownership import Claim, LocalOwnership, Ownership
+from bot.delivery.bodies import Progress
+from bot.delivery.outbox import DeliveryPolicy, DeliveryWorker
+from bot.observe.log_context import ChatLogContext
+from bot.observe.metrics import Metrics
+from bot.observe.model_prices import PriceTable
+from bot.observe.trip_trace import TripTracer
 from bot.ratelimit import MessageLimiter
-from bot.records import (
+from bot.run.driver import RunDriver
+from bot.run.records import (
     AgentFactory,
     HistoryEntry,
     PendingQuestion,
@@ -49,12 +51,10 @@ from bot.records import (
     message_from_json,
     message_to_json,
 )
-from bot.review import PlanReviewer
-from bot.runs import RunDriver
+from bot.run.review import PlanReviewer
 from bot.settings import Settings
-from bot.staged_rows import Staged
 from bot.store.base import ChatEvent, InboxRow, StagedInbox, Store
-from bot.trip_trace import TripTracer
+from bot.surface import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ class SessionManager:
             self.metrics.messages_in.labels(platform, "duplicate").inc()
             return SubmitOutcome.DUPLICATE
         # The chat's task may start on the message while its row commits; it stores and sends
-        # nothing of it before the commit (bot.actor). The surface hears "accepted" only after.
+        # nothing of it before the commit (bot.chat.actor). The surface hears "accepted" only after.
         row = InboxRow(staged.inbox_id, platform, msg.dedup_id, key, body, staged.received_at)
         self.wake(key, (row, staged.committed))
         await asyncio.shield(staged.committed)  # a caller that gives up must not un-store it for the chat
@@ -248,7 +248,7 @@ class SessionManager:
 
     async def _resume_taken_over(self, claim: Claim) -> None:
         """A run left working by an owner that died (or stalled past its lease) is re-driven here
-        (the claim read the chat's session once it was granted: bot.chat_leases)."""
+        (the claim read the chat's session once it was granted: bot.cluster.leases)."""
         session_id = claim.working_session
         if session_id is not None and claim.lease is not None:
             body = json.dumps({"session_id": session_id})
@@ -293,7 +293,7 @@ class SessionManager:
         self._changed.set()
 
     def holds(self, chat: ChatKey) -> bool:
-        """May this process send to the chat now (bot.ownership)? Surfaces ask it before
+        """May this process send to the chat now (bot.cluster.ownership)? Surfaces ask it before
         progress they send on their own (edits, typing)."""
         return self.ownership.holds(str(chat))
 

@@ -26,7 +26,7 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=60.0, gt=0, validation_alias=_alias("BOT_LLM_TIMEOUT_S"))
     llm_max_retries: int = Field(default=4, ge=0, validation_alias=_alias("BOT_LLM_MAX_RETRIES"))
     llm_stream: bool = Field(default=True, validation_alias=_alias("BOT_LLM_STREAM"))
-    # USD per million (input, output) tokens, over the defaults of bot.pricing: {"model": [0.15, 0.6]}
+    # USD per million (input, output) tokens, over the defaults of bot.observe.model_prices: {"model": [0.15, 0.6]}
     llm_prices: dict[str, tuple[float, float]] = Field(default_factory=dict, validation_alias=_alias("BOT_LLM_PRICES"))
 
     telegram_bot_token: str | None = Field(default=None, validation_alias=_alias("TELEGRAM_BOT_TOKEN"))

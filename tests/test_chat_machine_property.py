@@ -29,13 +29,21 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from agent_core.memory import Memory
 from agent_core.schema import Role
-from bot.agent_factory import TravelAgentFactory
-from bot.chat import ChatKey, DeliveryError, IncomingMessage, MessageKind, Notice, PartLog, RunInfo
-from bot.metrics import Metrics
-from bot.outbox import DeliveryPolicy
+from bot.delivery.outbox import DeliveryPolicy
+from bot.observe.metrics import Metrics
+from bot.run.agent_factory import TravelAgentFactory
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore
+from bot.surface import (
+    ChatKey,
+    DeliveryError,
+    IncomingMessage,
+    MessageKind,
+    Notice,
+    PartLog,
+    RunInfo,
+)
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, Turn, call, reply
 from tests.spine_support import make_llm, make_settings, make_tools, plain_prompt
 

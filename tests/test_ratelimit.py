@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.chat import ChatKey, IncomingMessage
 from bot.ratelimit import MessageLimiter, RateLimiter, retry_after_header
 from bot.settings import Settings
+from bot.surface import ChatKey, IncomingMessage
 
 
 class Clock:

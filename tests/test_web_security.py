@@ -55,7 +55,7 @@ async def test_command_replies_follow_the_browsers_language(open_stack: WebStack
 
 
 def _chat(sid: str):  # type: ignore[no-untyped-def]
-    from bot.chat import ChatKey
+    from bot.surface import ChatKey
 
     return ChatKey("web", sid, "")
 

@@ -1,4 +1,4 @@
-"""bot.server.HttpServer over real HTTP on 127.0.0.1: health, metrics, body limit, lifecycle."""
+"""bot.http.server.HttpServer over real HTTP on 127.0.0.1: health, metrics, body limit, lifecycle."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fastapi import APIRouter, Request
 
-from bot.metrics import Metrics
-from bot.server import HttpServer, HttpServerError
+from bot.http.server import HttpServer, HttpServerError
+from bot.observe.metrics import Metrics
 from bot.settings import Settings
 
 

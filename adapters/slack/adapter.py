@@ -61,8 +61,16 @@ from agent_core.events import (
     ToolFinished,
 )
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
+from bot.surface import (
+    Attachment,
+    ChatKey,
+    IncomingMessage,
+    Notice,
+    PartLog,
+    RunInfo,
+    SubmitOutcome,
+)
 
 if TYPE_CHECKING:
     from bot.sessions import SessionManager

@@ -3,12 +3,12 @@
     SlackAdapterError            root of everything raised here
      ├── SlackNotConfigured      the settings lack what the chosen mode needs (missing: names)
      └── SlackCallFailed         a Web API call failed after the SDK's retries (method, error);
-                                 also a bot.chat.DeliveryError (permanent unless worth a retry)
+                                 also a bot.surface.DeliveryError (permanent unless worth a retry)
 """
 
 from __future__ import annotations
 
-from bot.chat import DeliveryError
+from bot.surface import DeliveryError
 
 
 class SlackAdapterError(Exception):

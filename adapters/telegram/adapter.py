@@ -1,4 +1,4 @@
-"""TelegramAdapter: python-telegram-bot 22 in front of the SessionManager (bot.chat.Surface).
+"""TelegramAdapter: python-telegram-bot 22 in front of the SessionManager (bot.surface.Surface).
 
 Updates come by long polling, or by webhook when TELEGRAM_WEBHOOK_URL and
 TELEGRAM_WEBHOOK_SECRET are set (then `router()` serves the URL's path on the bot's own HTTP
@@ -48,7 +48,11 @@ from agent_core.events import (
     Verdict,
 )
 from bot import texts as bot_texts
-from bot.chat import (
+from bot.delivery.bodies import UNRECORDED
+from bot.run.records import PendingQuestion, SessionInfo
+from bot.settings import Settings
+from bot.store.base import SessionLock
+from bot.surface import (
     Attachment,
     ChatKey,
     IncomingMessage,
@@ -58,10 +62,6 @@ from bot.chat import (
     SubmitOutcome,
     run_ref,
 )
-from bot.delivery import UNRECORDED
-from bot.records import PendingQuestion, SessionInfo
-from bot.settings import Settings
-from bot.store.base import SessionLock
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class TelegramAdapter:
         self.outbox = outbox or Outbox(observer=observer)
         # several processes on one PostgreSQL send for one bot: each takes its share (budget.py)
         self.budget = BudgetShare(self.outbox.pacer, processes) if processes is not None else None
-        # bot.ownership: progress and typing stop in a chat another process took over
+        # bot.cluster.ownership: progress and typing stop in a chat another process took over
         self.owns: Callable[[ChatKey], bool] = owns or (lambda chat: True)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
         self._progress: dict[int, RunProgress] = {}
@@ -250,7 +250,7 @@ class TelegramAdapter:
         except DeliveryFailed as exc:
             log.warning("%s", exc)
 
-    # -- bot.chat.Surface ---------------------------------------------------------------------
+    # -- bot.surface.Surface ---------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         chat_id = int(chat.chat_id)
         if isinstance(event, TextDelta):

@@ -4,14 +4,14 @@ One root, typed fields::
 
     TelegramAdapterError
      ├── TelegramConfigError     the settings cannot start the adapter (no token, half a webhook)
-     ├── DeliveryFailed          a message did not reach Telegram; also a bot.chat.DeliveryError
+     ├── DeliveryFailed          a message did not reach Telegram; also a bot.surface.DeliveryError
      │                           (permanent: blocked, chat gone, bad request; else worth a retry)
      └── AdapterStopped          the adapter stopped before the message could be sent
 """
 
 from __future__ import annotations
 
-from bot.chat import DeliveryError
+from bot.surface import DeliveryError
 
 
 class TelegramAdapterError(Exception):

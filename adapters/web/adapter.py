@@ -53,7 +53,10 @@ from agent_core.events import (
     QuestionAsked,
     Verdict,
 )
-from bot.chat import (
+from bot.delivery.plan_files import plan_files
+from bot.ratelimit import RateLimiter, retry_after_header
+from bot.settings import Settings
+from bot.surface import (
     Attachment,
     ChatKey,
     IncomingMessage,
@@ -64,9 +67,6 @@ from bot.chat import (
     SubmitOutcome,
     run_ref,
 )
-from bot.plan_files import plan_files
-from bot.ratelimit import RateLimiter, retry_after_header
-from bot.settings import Settings
 from tools.base import SharedLocation
 
 log = logging.getLogger(__name__)
@@ -314,7 +314,7 @@ class WebAdapter:
         return HumanResponseAck(tool_call_id=pending.tool_call_id, outcome=await self._submit(msg))
 
     async def _stop(self, session_id: SessionIdPath, request: Request, body: StopRequest | None = None) -> StopAck:
-        """A Stop is the `/stop` command of the chat (bot.chat_machine) for the run the body names
+        """A Stop is the `/stop` command of the chat (bot.chat.machine) for the run the body names
         (none: the run working now): the chat's own task decides, and the page hears the outcome
         as a notice event (a run that has ended: "that run has already ended")."""
         self._check_rates(request, session_id)

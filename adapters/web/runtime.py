@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.chat import ChatKey, IncomingMessage, SubmitOutcome
+from bot.surface import ChatKey, IncomingMessage, SubmitOutcome
 from tools.plan import TripPlan
 
 
