@@ -226,7 +226,7 @@ def build_runtime(
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)
         if settings.admin_token:
-            server.include_router(AdminPage(settings, store, manager.redeliver).router())
+            server.include_router(AdminPage(settings, store, manager.redeliver, outages=manager.platform_outages).router())
     if settings.telegram_bot_token:
         from adapters.telegram import (
             TelegramAdapter,  # python-telegram-bot is loaded only when used

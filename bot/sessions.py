@@ -91,7 +91,10 @@ class SessionManager:
         self.deadlines = DeadlineWatcher(store, self.wake, clock)
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
-            policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
+            policy=delivery or DeliveryPolicy(
+                first_delay_s=settings.delivery_backoff_s, max_delay_s=settings.delivery_max_backoff_s,
+                deadline_s=settings.delivery_deadline_s,
+                question_deadline_s=settings.human_timeout_s),
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle, on_posted=self.wake,
             logs=logs,
         )
@@ -376,6 +379,16 @@ class SessionManager:
         metrics.sessions_parked.set(counts.sessions_asking)  # a paused run holds nothing in memory
         metrics.outbox_pending.set(counts.outbox_pending)
         metrics.outbox_failed.set(counts.outbox_failed)
+        outages = self.platform_outages()
+        for platform in {*outages, *self._surfaces}:
+            waiting, _since = outages.get(platform, (0, None))
+            metrics.platform_unreachable.labels(platform).set(1 if platform in outages else 0)
+            metrics.delivery_waiting_chats.labels(platform).set(waiting)
+
+    def platform_outages(self) -> dict[str, tuple[int, float | None]]:
+        """Platforms whose deliveries wait for them to come back: chats waiting, and since when."""
+        assert self.outbox.breaker is not None
+        return self.outbox.breaker.waiting()
 
     async def _invalid(self, msg: IncomingMessage) -> Notice | None:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:

@@ -270,15 +270,26 @@ class Settings(BaseSettings):
         default=20, ge=1, le=200, validation_alias=_alias("BOT_MAX_STEPS"),
         description="Steps (model calls) per run before the agent stops.",
     )
-    delivery_attempts: int = Field(
-        default=8, ge=1, le=100, validation_alias=_alias("BOT_DELIVERY_ATTEMPTS"),
-        description="Tries per outbox row before it is marked failed.",
+    delivery_deadline_s: float = Field(
+        default=86400, gt=0, validation_alias=_alias("BOT_DELIVERY_DEADLINE_S"),
+        description=(
+            "How long a plan, notice or file keeps being retried through an outage before it is "
+            "given up (a question: until its answer deadline, `BOT_HUMAN_TIMEOUT_S`); a permanent "
+            "refusal gives up at once."
+        ),
     )
     delivery_backoff_s: float = Field(
         default=0.5, gt=0, le=60, validation_alias=_alias("BOT_DELIVERY_BACKOFF_S"),
         description=(
-            "The first retry's delay of a delivery, doubling with jitter up to 60 s; a platform's "
-            "retry-after wins."
+            "The first retry's delay of a delivery, doubling with jitter up to "
+            "`BOT_DELIVERY_MAX_BACKOFF_S`; a platform's retry-after wins."
+        ),
+    )
+    delivery_max_backoff_s: float = Field(
+        default=60, gt=0, le=3600, validation_alias=_alias("BOT_DELIVERY_MAX_BACKOFF_S"),
+        description=(
+            "The longest wait between two tries of a row, and between two probes of a platform "
+            "that is down."
         ),
     )
     history_messages: int = Field(

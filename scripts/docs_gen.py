@@ -59,7 +59,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        "timezone", "home_city")),
     ("Team trips", ("max_travellers", "approvers", "signoff_remind_s", "signoff_timeout_s")),
     ("The Validator", ("validate_plans", "validate_rounds")),
-    ("Delivery", ("delivery_attempts", "delivery_backoff_s")),
+    ("Delivery", ("delivery_deadline_s", "delivery_backoff_s", "delivery_max_backoff_s")),
     ("Logs and traces", ("log_level", "log_format", "otel_endpoint", "otel_service_name", "trace")),
     ("Travel data", ("travel_data", "amap_key", "searxng_url", "tavily_api_key", "duffel_token", "amap_base_url",
                      "tavily_base_url", "rail12306_base_url", "duffel_base_url")),
