@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     validate_rounds: int = Field(default=2, ge=0, le=5, validation_alias=_alias("BOT_VALIDATE_ROUNDS"))
     travel_data: Literal["sandbox", "live"] = Field(default="sandbox", validation_alias=_alias("BOT_TRAVEL_DATA"))
     home_city: str = Field(default="北京", validation_alias=_alias("BOT_HOME_CITY"))
+    # CNY per unit and the date they are from, "USD=7.17,GBP=9.80@2025-06-30"; unset: built-in approximate rates
+    fx_rates: str | None = Field(default=None, validation_alias=_alias("BOT_FX_RATES"))
     timezone: str = Field(default="Asia/Shanghai", validation_alias=_alias("BOT_TIMEZONE"))
 
     max_steps: int = Field(default=20, ge=1, le=200, validation_alias=_alias("BOT_MAX_STEPS"))
@@ -121,6 +123,18 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             v = v.strip().lower()
             return v if v else "off"
+        return v
+
+    @field_validator("fx_rates")
+    @classmethod
+    def _rates(cls, v: str | None) -> str | None:
+        from tools.travel.money import Rates, RatesError
+
+        if v:
+            try:
+                Rates.parse(v)
+            except RatesError as exc:
+                raise ValueError(exc.message) from None
         return v
 
     @field_validator("validate_plans", mode="before")
