@@ -171,8 +171,9 @@ class Rail12306:
         return out
 
     def _city_code(self, city: City) -> str | None:
-        """The telecode a query names for a city: its first station 12306 knows, else the city's own name."""
-        for name in (*city.stations, city.name_zh):
+        """The telecode a query names for a city: the station named like the city (as 12306's own page
+        asks), else its first station 12306 knows."""
+        for name in (city.name_zh, *city.stations):
             code = self._stations.code(name)
             if code:
                 return code
