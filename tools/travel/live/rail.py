@@ -150,20 +150,19 @@ class Rail12306:
             else:
                 trains.append(got)
         trains.sort(key=lambda t: (t.depart, t.number))
-        return trains, self._caveats(day, trains, skipped)
+        unknown = {c for row in rows for c in codes_of(row) if c not in names and self._stations.by_code(c) is None}
+        return trains, self._caveats(day, trains, skipped, unknown)
 
     @staticmethod
-    def _caveats(day: date, trains: list[Train], skipped: list[Skipped]) -> list[str]:
+    def _caveats(day: date, trains: list[Train], skipped: list[Skipped], unknown: set[str]) -> list[str]:
         out = []
         waiting = [t for t in trains if t.sale_opens]
         if waiting:
             first = min(t.sale_opens or "" for t in waiting)
             out.append(f"{len(waiting)} of {len(trains)} trains on {day} are not on sale yet (sales open from "
                        f"{first}); their fares are listed but seats are unknown until then")
-        unknown = sorted({t.from_station for t in trains if t.note and t.from_station + " is" in t.note}
-                         | {t.to_station for t in trains if t.note and t.to_station + " is" in t.note})
         if unknown:
-            out.append(f"12306 station codes not in the station table: {', '.join(unknown)}; those trains are shown "
+            out.append(f"12306 station codes not in the station table: {', '.join(sorted(unknown))}; those trains are shown "
                        "with the code as the station name")
         if skipped:
             shown = ", ".join(f"{s.number} ({s.reason})" for s in skipped[:5])
