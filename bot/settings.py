@@ -73,8 +73,12 @@ class Settings(BaseSettings):
     timezone: str = Field(default="Asia/Shanghai", validation_alias=_alias("BOT_TIMEZONE"))
 
     max_steps: int = Field(default=20, ge=1, le=200, validation_alias=_alias("BOT_MAX_STEPS"))
-    delivery_attempts: int = Field(default=8, ge=1, le=100, validation_alias=_alias("BOT_DELIVERY_ATTEMPTS"))
+    # how long a plan, notice or file keeps being retried through an outage before it is given up
+    # (a question: until its answer deadline, BOT_HUMAN_TIMEOUT_S); permanent refusals give up at once
+    delivery_deadline_s: float = Field(default=86400, gt=0, validation_alias=_alias("BOT_DELIVERY_DEADLINE_S"))
     delivery_backoff_s: float = Field(default=0.5, gt=0, le=60, validation_alias=_alias("BOT_DELIVERY_BACKOFF_S"))
+    # the longest wait between two tries of a row, and between two probes of a platform that is down
+    delivery_max_backoff_s: float = Field(default=60, gt=0, le=3600, validation_alias=_alias("BOT_DELIVERY_MAX_BACKOFF_S"))
     history_messages: int = Field(default=60, ge=4, validation_alias=_alias("BOT_HISTORY_MESSAGES"))
     max_message_chars: int = Field(default=8000, ge=100, validation_alias=_alias("BOT_MAX_MESSAGE_CHARS"))
     log_level: str = Field(default="INFO", validation_alias=_alias("BOT_LOG_LEVEL"))

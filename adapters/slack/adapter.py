@@ -393,9 +393,10 @@ class SlackAdapter:
         try:
             resp = await call
         except SlackApiError as exc:
-            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code))) from None
+            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code)),
+                                  outage=exc.response.status_code >= 500) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
+            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}", outage=True) from None
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
     async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:

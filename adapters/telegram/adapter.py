@@ -22,7 +22,14 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
@@ -401,8 +408,11 @@ class TelegramAdapter:
 
 def delivery_failed(chat_id: int, kind: str, exc: TelegramError) -> DeliveryFailed:
     """Blocked, chat gone, a request Telegram refuses: never retried. Network trouble and flood
-    waits: retried by the delivery worker (after the wait Telegram asked for)."""
+    waits: retried by the delivery worker (after the wait Telegram asked for). python-telegram-bot
+    raises NetworkError for no connection, a timeout and any 5xx (BadRequest is a subclass of it,
+    and is Telegram refusing the request): those are an outage of Telegram, not of this message."""
     if isinstance(exc, RetryAfter):
         return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc))
     permanent = isinstance(exc, Forbidden | BadRequest | InvalidToken)
-    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent)
+    outage = isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)
+    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent, outage=outage)

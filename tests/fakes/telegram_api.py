@@ -102,6 +102,7 @@ class FakeTelegram(UpdateFactory):
         self.callback_answers: dict[str, dict[str, Any]] = {}
         self.drafts: dict[int, list[tuple[int, str, float]]] = {}  # chat -> (draft_id, text, monotonic time)
         self.refuse_drafts: set[int] = set()  # chats where sendMessageDraft answers 400 (as for a peer without drafts)
+        self.outage_error: ApiError | None = None  # set: every call answers it (outage() / recover())
         self.webhook_url = ""
         self.webhook_secret: str | None = None
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
@@ -192,6 +193,14 @@ class FakeTelegram(UpdateFactory):
         chat = self._chat(chat_id)
         chat.fail_sends = count
         chat.fail_containing = containing
+
+    def outage(self, code: int = 500, description: str = "Internal Server Error") -> None:
+        """Every Bot API call answers `code` until `recover()`: what clients see while Telegram's
+        servers are down (500 Internal Server Error, or 502 Bad Gateway from its front)."""
+        self.outage_error = ApiError(code, description)
+
+    def recover(self) -> None:
+        self.outage_error = None
 
     # ------------------------------------------------------------------ updates
 
@@ -289,6 +298,8 @@ class FakeTelegram(UpdateFactory):
         params = await _read_params(request)
         chat_id = _maybe_int(params.get("chat_id"))
         try:
+            if self.outage_error is not None:
+                raise self.outage_error
             if handler is None:
                 raise ApiError(404, "Not Found")
             result = await handler(params)
