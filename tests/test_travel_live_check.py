@@ -13,7 +13,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.settings import Settings
-from tests.fakes.live_providers import AMAP_KEY, DUFFEL_TOKEN, FakeLiveServices, fixture, fixture_text
+from tests.fakes.live_providers import (
+    AMAP_KEY,
+    DUFFEL_TOKEN,
+    FakeLiveServices,
+    fixture,
+    fixture_text,
+)
 from tripbot.check import checks_for, run_checks
 
 
