@@ -121,7 +121,7 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             card = page.locator(".plan-card")
             await expect(card).to_be_visible()
             await expect(card).to_contain_text("G1")
-            await expect(card).to_contain_text("北京南 → 上海虹桥")
+            await expect(card).to_contain_text("北京南 (Beijing South) → 上海虹桥 (Shanghai Hongqiao)")  # English beside
             await expect(card).to_contain_text("Bund Riverside Hotel")
             await expect(card.locator(".row", has_text="The Bund").locator(".price")).to_have_text("Free")
             await expect(card.locator(".total")).to_contain_text("1,033")
