@@ -185,7 +185,8 @@ async def test_commands_never_stick_the_page_and_reply_in_the_browsers_language(
             page.set_default_timeout(10000)
             await page.goto(stack.base_url + "/")
             for command, reply in (("/help", "I plan trips"), ("/status", "Idle"),
-                                   ("/cancel", "nothing running to cancel"), ("/new", "Fresh start")):
+                                   ("/cancel", "nothing running to cancel"), ("/new", "Fresh start"),
+                                   ("/foo", "/foo: no such command.")):
                 await page.fill("#input", command)
                 await page.press("#input", "Enter")
                 await expect(page.locator(".msg.notice").last).to_contain_text(reply)

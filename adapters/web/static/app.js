@@ -60,8 +60,9 @@
   locBtn.setAttribute("aria-label", t.locOff);
 
   const KEY = "travelbot.session";
-  // The commands every surface shares: they get a notice back, never a run.
-  const COMMAND = /^\/(help|start|status|cancel|new|stop)(@\S+)?(\s|$)/i;
+  // A command (one every surface shares, or one nobody has: the help says so) gets a notice
+  // back, never a run; the server reads a command the same way (bot/chat/commands.py).
+  const COMMAND = /^\/[a-z][a-z0-9_]*(@\S+)?(\s|$)/i;
   const state = {
     sessionId: localStorage.getItem(KEY) || null,
     source: null,
