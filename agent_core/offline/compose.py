@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from agent_core.lang import plural
 from agent_core.offline.options import Hotel, Ride, Sight
 from agent_core.offline.texts import say
 from tools.plan import HotelStay, Leg, TripPlan, Visit
@@ -203,7 +204,7 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
             windows.append((day, begin, finish))
     visits = schedule(sights, windows, destination, cheapest)
     title = (f"{origin} → {destination} {nights + 1}天{nights}晚" if lang == "zh"
-             else f"{origin} → {destination}, {nights + 1} days / {nights} nights")
+             else f"{origin} → {destination}, {plural(nights + 1, 'day', lang)} / {plural(nights, 'night', lang)}")
     plan = TripPlan(title=title, origin_city=origin, destination_city=destination, start_date=start.isoformat(),
                     end_date=end.isoformat(), travellers=travellers, legs=legs, stays=stays, visits=visits,
                     alternatives=alternatives, notes=[*notes, *source_notes(sources, lang)],
@@ -233,7 +234,7 @@ def ride_line(ride: Ride, lang: str) -> str:
 
 def summary_text(plan: TripPlan, lang: str) -> str:
     zh = lang == "zh"
-    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plan.travellers} traveller(s)")]
+    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plural(plan.travellers, 'traveller', lang)}")]
     lines.append("")
     lines.append("交通：" if zh else "Getting there and back:")
     for leg in plan.legs:
@@ -246,7 +247,7 @@ def summary_text(plan: TripPlan, lang: str) -> str:
         for s in plan.stays:
             bf = ("含早" if s.breakfast else "不含早") if zh else ("breakfast included" if s.breakfast else "no breakfast")
             lines.append(f"- {s.name}（{s.checkin_date} 入住，{s.nights}晚，{bf}，{s.total:g}元）" if zh
-                         else f"- {s.name} (check in {s.checkin_date}, {s.nights} night(s), {bf}, {s.total:g} CNY)")
+                         else f"- {s.name} (check in {s.checkin_date}, {plural(s.nights, 'night', lang)}, {bf}, {s.total:g} CNY)")
     if plan.visits:
         lines.append("行程：" if zh else "Sights:")
         for v in plan.visits:
