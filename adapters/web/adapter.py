@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -41,6 +40,7 @@ from adapters.web.relay import Relay, SharedEvents
 from adapters.web.render import answer_data, progress_data, verdict_data
 from adapters.web.runtime import SessionApi
 from adapters.web.session_reads import PLATFORM, SessionIdPath, SessionReads, chat_key
+from adapters.web.static_files import StaticFiles
 from agent_core.events import (
     AnswerReady,
     Event,
@@ -63,22 +63,6 @@ from tools.base import SharedLocation
 
 log = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).parent / "static"
-# The page, its script, style and icon: nothing inline runs, nothing comes from elsewhere.
-PAGE_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-STATIC_FILES = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-    "/plan_card.js": ("plan_card.js", "text/javascript; charset=utf-8"),
-    "/app.css": ("app.css", "text/css; charset=utf-8"),
-    "/favicon.svg": ("favicon.svg", "image/svg+xml"),
-    "/favicon.ico": ("favicon.svg", "image/svg+xml"),  # browsers ask for it whatever the page says
-}
-
-
 class WebAdapter:
     platform = PLATFORM
 
@@ -98,7 +82,7 @@ class WebAdapter:
         self._book = EventLogBook(max_sessions=max_sessions, max_events=max_events)
         # several processes (PostgreSQL): events travel between them (adapters.web.relay)
         self._relay = Relay(shared, self._book) if shared is not None else None
-        self._static = {route: ((STATIC_DIR / name).read_bytes(), media) for route, (name, media) in STATIC_FILES.items()}
+        self._static = StaticFiles()
         self._running = False
         if settings.web_token is None and not settings.host_is_loopback:
             raise ValueError(f"BOT_WEB_TOKEN is required when BOT_HOST={settings.host} is not loopback")
@@ -182,8 +166,8 @@ class WebAdapter:
 
     def router(self) -> APIRouter:
         r = APIRouter()
-        for route in STATIC_FILES:
-            r.add_api_route(route, self._file, methods=["GET"], include_in_schema=False)
+        for route in self._static.routes:
+            r.add_api_route(route, self._static.serve, methods=["GET"], include_in_schema=False)
         r.add_api_route("/api/auth", self._auth_state, methods=["GET"], response_model=AuthState,
                         summary="Whether this server needs BOT_WEB_TOKEN, and whether this client has it")
         r.add_api_route("/api/login", self._login, methods=["POST"], status_code=204, response_class=Response,
@@ -218,13 +202,6 @@ class WebAdapter:
             responses={200: {"content": {"text/event-stream": {}}}, 401: _ERRORS[401], 404: {"description": "unknown session"}},
         )
         return r
-
-    async def _file(self, request: Request) -> Response:
-        body, media = self._static[request.url.path]
-        headers = {"Cache-Control": "no-cache"}
-        if media.startswith("text/html"):
-            headers["Content-Security-Policy"] = PAGE_CSP
-        return Response(body, media_type=media, headers=headers)
 
     async def _auth_state(self, request: Request) -> AuthState:
         return AuthState(required=self._auth.required, authenticated=self._auth.allowed(request))

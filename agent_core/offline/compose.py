@@ -187,7 +187,8 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
         rate = round(choice.hotel.price * rooms, 2)
         stays.append(HotelStay(hotel_id=choice.hotel.hotel_id, name=choice.hotel.name, city=destination,
                                checkin_date=start.isoformat(), checkout_date=end.isoformat(), nights=nights,
-                               price_per_night=rate, total=round(rate * nights, 2), breakfast=choice.hotel.breakfast))
+                               price_per_night=rate, total=round(rate * nights, 2), breakfast=choice.hotel.breakfast,
+                               rooms=rooms))
     # free windows: after arrival (and check-in) on day one, full days, before the train home
     arrive = _at(choice.out.arrive)
     leave = _at(choice.back.depart) if choice.back else datetime.combine(end, datetime.min.time()).replace(hour=20)
@@ -251,7 +252,10 @@ def summary_text(plan: TripPlan, lang: str) -> str:
     if plan.visits:
         lines.append("行程：" if zh else "Sights:")
         for v in plan.visits:
-            ticket = (f"门票{v.ticket_price:g}元" if v.ticket_price else "免费") if zh else (f"ticket {v.ticket_price:g} CNY" if v.ticket_price else "free")
+            # a ticket each: the total counts one per traveller, so the line says so
+            each = f" × {plural(plan.travellers, 'person', lang)}" if plan.travellers > 1 else ""
+            ticket = (f"门票{v.ticket_price:g}元{each}" if v.ticket_price else "免费") if zh else (
+                f"ticket {v.ticket_price:g} CNY{each}" if v.ticket_price else "free")
             dur = f"{v.duration_min}分钟" if zh else f"{v.duration_min} min"
             lines.append(f"- {v.date} {v.start} {v.name}（{dur}，{ticket}）" if zh else f"- {v.date} {v.start} {v.name} ({dur}, {ticket})")
     lines.append("")
