@@ -122,7 +122,7 @@ def render_plan(plan: TripPlan, lang: str = "en") -> str:
             visit = plan.visits[line.index]
             lines.append(f"  visit: {place(visit.name, lang)} {visit.date} {visit.start or ''}  {priced(line, lang)}".rstrip())
     lines.append(f"  total: {total_text(costs, lang, plan.currency)}")
-    lines.extend(f"  note: {note}" for note in plan.notes)
+    lines.extend(f"  note: {note}" for note in plan.all_notes)
     return "\n".join(lines)
 
 

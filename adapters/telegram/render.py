@@ -157,8 +157,8 @@ def plan_html(plan: TripPlan, lang: str) -> str:
     lines += ["", f"💰 <b>{w['total']}</b>: {escape(total_text(costs, lang, cur), quote=False)}"]
     if plan.alternatives:
         lines += ["", f"<b>{w['backups']}</b>", *(f"• {escape(a, quote=False)}" for a in plan.alternatives)]
-    if plan.notes:
-        lines += ["", f"<b>{w['notes']}</b>", *(f"• {escape(n, quote=False)}" for n in plan.notes)]
+    if plan.all_notes:
+        lines += ["", f"<b>{w['notes']}</b>", *(f"• {escape(n, quote=False)}" for n in plan.all_notes)]
     return "\n".join(lines)
 
 

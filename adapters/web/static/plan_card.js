@@ -90,7 +90,8 @@ window.PlanCard = (() => {
     total.append(el("span", null, t.total), amount);
     card.append(total);
     if (costs && costs.text) card.append(el("div", "total-sub", costs.text));
-    for (const [key, items] of [["alternatives", p.alternatives], ["notes", p.notes]]) {
+    // the notes, then what the plan could not know (TripPlan.all_notes, as the other surfaces show it)
+    for (const [key, items] of [["alternatives", p.alternatives], ["notes", [...(p.notes || []), ...(p.unknowns || [])]]]) {
       if (items && items.length) {
         card.append(el("h3", null, t[key]));
         const ul = el("ul");
