@@ -16,8 +16,6 @@ from __future__ import annotations
 import logging
 import re
 
-from telegram.error import TelegramError
-
 from bot.surface import DeliveryError
 
 
