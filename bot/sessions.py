@@ -35,12 +35,13 @@ from bot.chat.deadlines import DeadlineWatcher
 from bot.chat.staged_rows import Staged
 from bot.cluster.ownership import Claim, LocalOwnership, Ownership
 from bot.delivery.bodies import Progress
-from bot.delivery.outbox import DeliveryPolicy, DeliveryWorker
+from bot.delivery.outbox import DeliveryWorker
+from bot.delivery.retry_policy import DeliveryPolicy
 from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable
 from bot.observe.trip_trace import TripTracer
-from bot.ratelimit import MessageLimiter
+from bot.ratelimit import Limits
 from bot.run.driver import RunDriver
 from bot.run.records import (
     AgentFactory,
@@ -69,7 +70,7 @@ class SessionManager:
         reviewer: PlanReviewer | None = None,
         clock: Callable[[], float] = time.time,
         delivery: DeliveryPolicy | None = None,
-        limits: MessageLimiter | None = None,
+        limits: Limits | None = None,
         ownership: Ownership | None = None,
         prices: PriceTable | None = None,
         tracer: Tracer | None = None,
@@ -79,7 +80,7 @@ class SessionManager:
         self.settings = settings
         self.metrics = metrics or Metrics()
         # one per-user limit on every surface, so nobody runs up the model bill
-        self.limits = limits or MessageLimiter(settings)
+        self.limits = limits or Limits(settings)
         self._actors: dict[str, ChatActor] = {}
         self.ownership: Ownership = ownership or LocalOwnership()
         self._claiming: dict[str, asyncio.Task[None]] = {}
@@ -152,7 +153,7 @@ class SessionManager:
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             await self.progress.notice_now(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
-        if (wait := self.limits.check(msg)) > 0:
+        if (wait := await self.limits.check(msg)) > 0:
             self.metrics.messages_in.labels(platform, "limited").inc()
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             notice = Notice("limited", texts.text("slow_down", lang, seconds=math.ceil(wait)))

@@ -35,7 +35,14 @@ from telegram.request import HTTPXRequest
 from adapters.telegram import render, texts
 from adapters.telegram.budget import BudgetShare
 from adapters.telegram.drafts import AnswerDraft
-from adapters.telegram.errors import AdapterStopped, DeliveryFailed, TelegramConfigError
+from adapters.telegram.errors import (
+    PTB_REQUEST_LOGGER,
+    UNPARSED_ANSWERS,
+    AdapterStopped,
+    DeliveryFailed,
+    TelegramConfigError,
+    not_the_bot_api,
+)
 from adapters.telegram.pacing import Observer, Outbox, retry_seconds
 from adapters.telegram.polling import Poller
 from adapters.telegram.progress import RunProgress
@@ -43,6 +50,7 @@ from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
 from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update, signoff_data
+from adapters.telegram.webhook_health import WebhookHealth
 from agent_core.events import (
     AnswerReady,
     Event,
@@ -104,6 +112,7 @@ class TelegramAdapter:
         self.settings = settings
         self.manager = manager
         self.webhook_url = url or ""
+        self.webhook_health = WebhookHealth(self.webhook_url, lambda: self.transport.webhook_info())
         self._secret = secret or ""
         self.progress_grace = progress_grace
         self.progress_patience = progress_patience  # progress.py: how long a change waits at most
@@ -137,7 +146,13 @@ class TelegramAdapter:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self) -> None:
-        await self.bot.initialize()  # getMe: fails fast on a wrong token or base URL
+        logging.getLogger(PTB_REQUEST_LOGGER).addFilter(UNPARSED_ANSWERS)
+        try:
+            await self.bot.initialize()  # getMe: fails fast on a wrong token or base URL
+        except TelegramError as exc:
+            if (other := not_the_bot_api(exc, self.settings.telegram_api_base_url)) is not None:
+                raise other from None
+            raise
         await self._register_commands()
         if self.webhook_url:
             await self.bot.set_webhook(self.webhook_url, secret_token=self._secret, allowed_updates=ALLOWED_UPDATES)
@@ -150,8 +165,13 @@ class TelegramAdapter:
                  "webhook" if self.webhook_url else "long polling")
 
     async def healthy(self) -> bool:
-        """Started, and still reading updates (polling mode; a webhook is served by the HTTP server)."""
-        return self._ready and self.poller.healthy()
+        """Started, and still hearing updates: the poller reads them, or Telegram still delivers to
+        our webhook (adapters.telegram.webhook_health)."""
+        if not self._ready:
+            return False
+        if self.webhook_url:
+            return await self.webhook_health.healthy()
+        return self.poller.healthy()
 
     async def stop(self) -> None:
         self._ready = False
