@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.rate_limits import rate_limit_retries
 from tests.fakes.slack_api import FakeSlack
 
 
@@ -110,8 +110,8 @@ async def test_rate_limits(slack: FakeSlack) -> None:
     with pytest.raises(SlackApiError) as exc:
         await c.chat_postMessage(channel="C1", text="one too many")
     assert exc.value.response.status_code == 429 and exc.value.response["error"] == "ratelimited"
-    # the SDK's retry handler waits for Retry-After and gets through
-    patient = client(slack, retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)])
+    # the bot's retry handler (the SDK's, on the fake's clock) waits for Retry-After and gets through
+    patient = client(slack, retry_handlers=[rate_limit_retries(3, slack.time_scale)])
     started = time.monotonic()
     resp = await patient.chat_postMessage(channel="C1", text="after the wait")
-    assert resp["ok"] and time.monotonic() - started >= 1.0
+    assert resp["ok"] and time.monotonic() - started >= 1.0 * slack.time_scale

@@ -187,8 +187,10 @@ async def test_bots_own_messages_and_unrelated_messages_are_ignored(tmp_path: Pa
         assert s.fake.bot_posts("C1", loose.ts) == []
 
 
+@pytest.mark.real_pace  # Slack's seconds as they are: the bot and the fake at BOT_PLATFORM_TIME_SCALE=1
 async def test_rate_limited_post_is_retried_after_retry_after(tmp_path: Path) -> None:
     async with slack_stack(tmp_path) as s:
+        assert s.fake.time_scale == 1.0
         msg = s.mention()
         await s.events.app_mention(msg)
         await s.wait_question("C1", msg.ts)

@@ -39,9 +39,11 @@ async def test_a_group_shows_the_last_lines_in_the_progress_message_and_its_stop
               reply("<answer>Short version: West Lake.</answer>")]
     async with FakeOpenAI(script) as llm, FakeTelegram() as tg, telegram_bot(tmp_path, tg, llm.base_url):
         tg.send_text(GROUP, "@trip_test_bot two days in Hangzhou", user_id=7)
-        await tg.wait_for(lambda t: any("✍️" in m.text for m in t.bot_messages(GROUP)), within=10)
+        # the text as it is written shows in the progress message (each edit a group's gap after the last)
+        await tg.wait_for(lambda t: any("✍️" in m.text and "West Lake" in m.text for m in t.bot_messages(GROUP)),
+                          within=10)
         progress = tg.bot_messages(GROUP)[0]
-        assert "West Lake" in progress.text and GROUP not in tg.drafts
+        assert "✍️" in progress.text and "West Lake" in progress.text and GROUP not in tg.drafts
         [[stop]] = progress.reply_markup["inline_keyboard"]  # type: ignore[index]
         assert stop["callback_data"].startswith("stop:") and len(stop["callback_data"].encode()) <= 64  # names its run
         tg.press_button(GROUP, progress.message_id, user_id=8)  # not the asker: refused

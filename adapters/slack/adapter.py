@@ -9,7 +9,8 @@ balancer took the request, and a process killed before storing lets Slack retry 
 app over a websocket instead.
 
 Every Web API call goes through one AsyncWebClient with the SDK's rate-limit retry handler,
-which sleeps for the `Retry-After` Slack sends with a 429 and tries again.
+which sleeps for the `Retry-After` Slack sends with a 429 and tries again (on the platform's
+clock: adapters/slack/rate_limits.py).
 """
 
 from __future__ import annotations
@@ -35,10 +36,7 @@ from slack_bolt.context.set_suggested_prompts.async_set_suggested_prompts import
 )
 from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-)
+from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
@@ -47,6 +45,7 @@ from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event, route_stop
 from adapters.slack.mrkdwn import escape
 from adapters.slack.progress import ProgressBoard, task_title
+from adapters.slack.rate_limits import rate_limit_retries as rate_limit_handler
 from adapters.slack.signing import SignedRequests
 from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
 from adapters.slack.streaming import AnswerStreams
@@ -112,7 +111,7 @@ class SlackAdapter:
             logger=log,
             retry_handlers=[
                 AsyncConnectionErrorRetryHandler(max_retry_count=2),
-                AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
+                rate_limit_handler(rate_limit_retries, settings.platform_time_scale),
             ],
         )
         # Bolt's verification runs in _events_endpoint, before the ack (SignedRequests), not again
@@ -121,9 +120,10 @@ class SlackAdapter:
                              request_verification_enabled=False, process_before_response=True)
         self._handler = AsyncSlackRequestHandler(self._app)
         self._verifier = SignedRequests(secret, logger=log) if secret else None
-        self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
+        scale = settings.platform_time_scale  # the intervals are in Slack's seconds
+        self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval * scale)
         self.streams = AnswerStreams(SlackStreamCalls(self._client, self._call, lambda: self.team_id),
-                                     interval=stream_interval)
+                                     interval=stream_interval * scale)
         self.team_id = ""
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()

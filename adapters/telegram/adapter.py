@@ -113,7 +113,7 @@ class TelegramAdapter:
         self.poller = Poller(self.app.bot, self.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
                              turn=poll_turn)
         self.transport = Transport(self.app.bot)
-        self.outbox = outbox or Outbox(observer=observer)
+        self.outbox = outbox or Outbox(observer=observer, time_scale=settings.platform_time_scale)
         # several processes on one PostgreSQL send for one bot: each takes its share (budget.py)
         self.budget = BudgetShare(self.outbox.pacer, processes) if processes is not None else None
         # bot.cluster.ownership: progress and typing stop in a chat another process took over
@@ -374,7 +374,7 @@ class TelegramAdapter:
         try:
             message_id = await self.outbox.send(chat_id, "file", send)
         except TelegramError as exc:
-            raise delivery_failed(chat_id, "file", exc) from exc
+            raise delivery_failed(chat_id, "file", exc, self.outbox.time_scale) from exc
         except AdapterStopped as exc:
             raise DeliveryFailed(chat_id, "file", str(exc), permanent=False) from exc
         await parts.sent(str(message_id), more=False)
@@ -393,16 +393,16 @@ class TelegramAdapter:
             try:
                 message_id = await self.outbox.send(chat_id, kind, send)
             except TelegramError as exc:
-                raise delivery_failed(chat_id, kind, exc) from exc
+                raise delivery_failed(chat_id, kind, exc, self.outbox.time_scale) from exc
             except AdapterStopped as exc:
                 raise DeliveryFailed(chat_id, kind, str(exc), permanent=False) from exc
             await parts.sent(str(message_id), more=not last)
 
 
-def delivery_failed(chat_id: int, kind: str, exc: TelegramError) -> DeliveryFailed:
+def delivery_failed(chat_id: int, kind: str, exc: TelegramError, time_scale: float = 1.0) -> DeliveryFailed:
     """Blocked, chat gone, a request Telegram refuses: never retried. Network trouble and flood
-    waits: retried by the delivery worker (after the wait Telegram asked for)."""
+    waits: retried by the delivery worker (after the wait Telegram asked for, on our clock)."""
     if isinstance(exc, RetryAfter):
-        return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc))
+        return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc, time_scale))
     permanent = isinstance(exc, Forbidden | BadRequest | InvalidToken)
     return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent)

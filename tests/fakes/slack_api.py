@@ -25,7 +25,8 @@ type (``apps.connections.open`` takes the app-level token and only it; every oth
 token: ``not_allowed_token_type``), and rate
 limits: HTTP 429 with ``Retry-After`` on demand and when one channel receives more than about one
 chat.postMessage per second sustained (a token bucket: `post_burst` at once, `post_rate` per
-second after that). Chat streaming: ``chat.startStream`` only in a thread and, outside DMs, for
+second after that; Slack's seconds, each `time_scale` of ours: BOT_PLATFORM_TIME_SCALE,
+tests/fakes/pace.py; `Retry-After` counts them). Chat streaming: ``chat.startStream`` only in a thread and, outside DMs, for
 one recipient (``missing_thread_ts``, ``missing_recipient_user_id``, ``missing_recipient_team_id``),
 ``task_display_mode`` "timeline" or "plan"; ``chat.appendStream`` / ``chat.stopStream`` only on
 an open stream (``message_not_in_streaming_state``), an append with text (``markdown_text``, at
@@ -50,6 +51,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from tests.fakes import pace
 from tests.fakes.process import serve_until_signalled
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 
@@ -223,6 +225,7 @@ class FakeSlack:
         latency_ms: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        time_scale: float | None = None,
     ) -> None:
         self.channels: dict[str, str] = dict(channels or {})  # id -> "channel" | "im"
         self.bot_token = bot_token
@@ -234,6 +237,7 @@ class FakeSlack:
         self.team_id = team_id
         self.post_rate = post_rate
         self.post_burst = post_burst
+        self.time_scale = pace.time_scale(time_scale)
         self.latency_ms = latency_ms
         self._host = host
         self._port = port
@@ -403,7 +407,8 @@ class FakeSlack:
             return None
         now = time.monotonic()
         bucket = self._buckets.setdefault(args["channel"], _Bucket(float(self.post_burst), now))
-        bucket.tokens = min(float(self.post_burst), bucket.tokens + (now - bucket.updated) * self.post_rate)
+        refilled = (now - bucket.updated) / self.time_scale * self.post_rate
+        bucket.tokens = min(float(self.post_burst), bucket.tokens + refilled)
         bucket.updated = now
         if bucket.tokens < 1:
             wait = max(1, math.ceil((1 - bucket.tokens) / self.post_rate))

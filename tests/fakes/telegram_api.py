@@ -20,7 +20,9 @@ found", "message to be replied not found"; callback_data of 1-64 bytes; 409 for 
 while a webhook is set or while another getUpdates is pending; 429 with
 ``parameters.retry_after`` on demand (`flood`) and, with ``flood_control=True``, whenever a
 chat gets more than one message or edit per second (20 per minute in groups) or the bot sends
-more than 30 per second overall. Violations of those limits are always recorded.
+more than 30 per second overall. Violations of those limits are always recorded. Those seconds
+are Telegram's: each lasts `time_scale` of ours (BOT_PLATFORM_TIME_SCALE, tests/fakes/pace.py), and
+`retry_after` counts them.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from tests.fakes import pace
 from tests.fakes.process import serve_until_signalled
 from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_len
 from tests.fakes.telegram_state import (
@@ -87,6 +89,7 @@ class FakeTelegram(UpdateFactory):
         port: int = 0,
         flood_control: bool = False,
         webhook_connections: int = 1,
+        time_scale: float | None = None,
     ) -> None:
         super().__init__(bot_id=int(token.split(":", 1)[0]), bot_username=bot_username)
         self.token = token
@@ -96,7 +99,8 @@ class FakeTelegram(UpdateFactory):
         # Telegram's setWebhook `max_connections` (40 by default there): updates of different chats
         # are posted this many at a time, one chat's in order. 1 (the default here): one at a time.
         self.webhook_connections = webhook_connections
-        self.rates = RateBook()
+        self.time_scale = pace.time_scale(time_scale)
+        self.rates = RateBook(self.time_scale)
         self.requests: list[RequestRecord] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
         self.callback_answers: dict[str, dict[str, Any]] = {}
@@ -178,9 +182,9 @@ class FakeTelegram(UpdateFactory):
     # ------------------------------------------------------------------ test API: faults
 
     def flood(self, chat_id: int, seconds: float) -> None:
-        """Every message or edit to `chat_id` gets 429 with retry_after for `seconds` from now."""
+        """Every message or edit to `chat_id` gets 429 with retry_after for `seconds` (Telegram's) from now."""
         chat = self._chat(chat_id)
-        chat.flood_until = time.monotonic() + seconds
+        chat.flood_until = time.monotonic() + seconds * self.time_scale
         chat.flood_told = False
 
     def block(self, chat_id: int) -> None:
@@ -495,12 +499,12 @@ class FakeTelegram(UpdateFactory):
             if chat.flood_told:
                 self.rates.violations.append(Violation("ignored_retry_after", chat.id, method, now))
             chat.flood_told = True
-            raise ApiError(429, f"Too Many Requests: retry after {math.ceil(chat.flood_until - now)}",
-                           retry_after=math.ceil(chat.flood_until - now))
+            left = pace.platform_seconds(chat.flood_until - now, self.time_scale)
+            raise ApiError(429, f"Too Many Requests: retry after {left}", retry_after=left)
         wait = self.rates.record(chat, method, now)
         if wait is not None and self.flood_control:
-            seconds = max(1, math.ceil(wait))
-            chat.flood_until = now + seconds
+            seconds = pace.platform_seconds(wait, self.time_scale)
+            chat.flood_until = now + seconds * self.time_scale
             chat.flood_told = True
             raise ApiError(429, f"Too Many Requests: retry after {seconds}", retry_after=seconds)
 

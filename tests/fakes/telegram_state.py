@@ -127,30 +127,34 @@ class RequestRecord:
 
 
 class RateBook:
-    """Counts what Telegram would call flooding. Times are monotonic seconds of arrival."""
+    """Counts what Telegram would call flooding. Times are monotonic seconds of arrival; Telegram's
+    seconds last `time_scale` of ours (tests/fakes/pace.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, time_scale: float = 1.0) -> None:
         self.global_ops: deque[float] = deque()
         self.violations: list[Violation] = []
+        self.chat_interval = PER_CHAT_INTERVAL_S * time_scale
+        self.minute = 60 * time_scale
+        self.second = 1.0 * time_scale
 
     def record(self, chat: ChatState, method: str, now: float) -> float | None:
-        """Register one message or edit; returns the wait Telegram would demand, or None."""
+        """Register one message or edit; returns the wait Telegram would demand (our seconds), or None."""
         wait: float | None = None
-        if chat.last_op_at is not None and now - chat.last_op_at < PER_CHAT_INTERVAL_S:
+        if chat.last_op_at is not None and now - chat.last_op_at < self.chat_interval:
             self.violations.append(Violation("chat", chat.id, method, now))
-            wait = PER_CHAT_INTERVAL_S - (now - chat.last_op_at)
+            wait = self.chat_interval - (now - chat.last_op_at)
         if chat.type != "private":
-            while chat.recent_ops and now - chat.recent_ops[0] >= 60:
+            while chat.recent_ops and now - chat.recent_ops[0] >= self.minute:
                 chat.recent_ops.popleft()
             if len(chat.recent_ops) >= GROUP_PER_MINUTE:
                 self.violations.append(Violation("group", chat.id, method, now))
-                wait = max(wait or 0, 60 - (now - chat.recent_ops[0]))
+                wait = max(wait or 0, self.minute - (now - chat.recent_ops[0]))
             chat.recent_ops.append(now)
-        while self.global_ops and now - self.global_ops[0] >= 1.0:
+        while self.global_ops and now - self.global_ops[0] >= self.second:
             self.global_ops.popleft()
         if len(self.global_ops) >= GLOBAL_PER_SECOND:
             self.violations.append(Violation("global", chat.id, method, now))
-            wait = max(wait or 0, 1.0 - (now - self.global_ops[0]))
+            wait = max(wait or 0, self.second - (now - self.global_ops[0]))
         self.global_ops.append(now)
         chat.last_op_at = now
         return wait

