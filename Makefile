@@ -41,7 +41,7 @@ wheel: $(BIN)/python
 TEST_WORKERS ?= auto
 test: $(VENV)/.test
 	$(BIN)/python scripts/ensure_chromium.py
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4 --dist loadgroup --durations=30
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4 --dist load --maxschedchunk 2 --durations=30
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check .

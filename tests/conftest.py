@@ -4,8 +4,8 @@ How a run is set up (docs/notes/fast-tests.md): the platforms' clock (BOT_PLATFO
 tests/fakes/pace.py) runs twenty times fast for every bot and fake unless the environment sets it
 (tests marked `real_pace` run at 1.0); the Hypothesis profile is `dev`, or `ci` under CI; the run
 gets a directory of its own (BOT_TEST_RUN_DIR) where a throwaway PostgreSQL server lives when the
-machine has none (tests/pg_support.py). Under pytest-xdist, the tests of a module with
-module-scoped fixtures share one worker, and the slow modules are handed out first.
+machine has none (tests/pg_support.py) and what one worker builds for all (the wheel) is kept
+(tests/run_support.py). Under pytest-xdist the slow modules are handed out first.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.fakes import pace
-from tests.throwaway_pg_support import RUN_DIR_ENV
+from tests.run_support import RUN_DIR_ENV
 
 TEST_TIME_SCALE = "0.05"
 _RUN_DIR = pytest.StashKey[Path]()
@@ -63,24 +63,16 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
                                 f"hypothesis profile {HYPOTHESIS_PROFILE}; {describe_server(run_dir)}")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    slow_modules: set[str] = set()
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        if _has_module_fixture(item):  # built once per module: one worker runs the module
-            item.add_marker(pytest.mark.xdist_group(module))
-        if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
-            slow_modules.add(module)
-    # the slow modules first, each kept together, so no worker is left with one at the end
-    items.sort(key=lambda it: it.nodeid.split("::", 1)[0] not in slow_modules)
+    """The slow modules first, each kept together (its module-scoped fixtures are made once per
+    worker), so no worker is left with a long test at the end while the other idles; under
+    `--dist load --maxschedchunk 2` (make test) workers take two tests at a time from the front.
+    The wheel's module leads: its first two tests go to one worker, which builds the wheel once."""
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
 
-
-def _has_module_fixture(item: pytest.Item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    return any(defs and defs[-1].scope in ("module", "package", "class") for defs in info.name2fixturedefs.values())
+    slow = {module(it) for it in items if it.get_closest_marker("slow") or it.get_closest_marker("browser")}
+    items.sort(key=lambda it: (module(it) != "tests/test_wheel_install.py", module(it) not in slow))
 
 
 @pytest.fixture(autouse=True)

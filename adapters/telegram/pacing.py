@@ -6,11 +6,8 @@ apart), and waits out every RetryAfter before trying the same request again. Que
 and notices are jobs that must be delivered; progress is a *source* polled for its latest state,
 so edits that pile up during a wait collapse into one. The pacer caps the whole bot at `limit`
 requests per `window` seconds and serves urgent jobs before progress.
-
-Every figure here is in Telegram's seconds; `time_scale` (BOT_PLATFORM_TIME_SCALE, 1.0 for the real
-service) says how long one of them lasts on our clock, for the intervals, the window and the
-waits a RetryAfter asks for alike. The tests run Telegram's fake on a faster clock and the bot
-at the same scale, so every limit is exactly as strict relative to it.
+Figures are Telegram's seconds, each `time_scale` of ours (BOT_PLATFORM_TIME_SCALE: 1.0 for the
+real service; the tests' fake runs on a faster clock and the bot on the same one).
 """
 
 from __future__ import annotations
@@ -277,8 +274,7 @@ class ChatLane:
 
 
 class Outbox:
-    """All lanes of one bot. The intervals and the window are given in Telegram's seconds and kept
-    on our clock (times `time_scale`)."""
+    """All lanes of one bot (intervals and window given in Telegram's seconds, kept in ours)."""
 
     def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0, draft_interval: float = 0.5,
                  global_limit: int = 29, global_window: float = 1.0, observer: Observer | None = None,
