@@ -22,13 +22,27 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
 from adapters.telegram.budget import BudgetShare
 from adapters.telegram.drafts import AnswerDraft
-from adapters.telegram.errors import AdapterStopped, DeliveryFailed, TelegramConfigError
+from adapters.telegram.errors import (
+    PTB_REQUEST_LOGGER,
+    UNPARSED_ANSWERS,
+    AdapterStopped,
+    DeliveryFailed,
+    TelegramConfigError,
+    not_the_bot_api,
+)
 from adapters.telegram.pacing import Observer, Outbox, retry_seconds
 from adapters.telegram.polling import Poller
 from adapters.telegram.progress import RunProgress
@@ -36,6 +50,7 @@ from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
 from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update, signoff_data
+from adapters.telegram.webhook_health import WebhookHealth
 from agent_core.events import (
     AnswerReady,
     Event,
@@ -97,6 +112,7 @@ class TelegramAdapter:
         self.settings = settings
         self.manager = manager
         self.webhook_url = url or ""
+        self.webhook_health = WebhookHealth(self.webhook_url, lambda: self.transport.webhook_info())
         self._secret = secret or ""
         self.progress_grace = progress_grace
         self.progress_patience = progress_patience  # progress.py: how long a change waits at most
@@ -128,7 +144,13 @@ class TelegramAdapter:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self) -> None:
-        await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        logging.getLogger(PTB_REQUEST_LOGGER).addFilter(UNPARSED_ANSWERS)
+        try:
+            await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        except TelegramError as exc:
+            if (other := not_the_bot_api(exc, self.settings.telegram_api_base_url)) is not None:
+                raise other from None
+            raise
         await self._register_commands()
         if self.webhook_url:
             await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,
@@ -143,8 +165,13 @@ class TelegramAdapter:
                  "webhook" if self.webhook_url else "long polling")
 
     async def healthy(self) -> bool:
-        """Started, and still reading updates (polling mode; a webhook is served by the HTTP server)."""
-        return self._ready and self.poller.healthy()
+        """Started, and still hearing updates: the poller reads them, or Telegram still delivers to
+        our webhook (adapters.telegram.webhook_health)."""
+        if not self._ready:
+            return False
+        if self.webhook_url:
+            return await self.webhook_health.healthy()
+        return self.poller.healthy()
 
     async def stop(self) -> None:
         self._ready = False
@@ -401,8 +428,12 @@ class TelegramAdapter:
 
 def delivery_failed(chat_id: int, kind: str, exc: TelegramError, time_scale: float = 1.0) -> DeliveryFailed:
     """Blocked, chat gone, a request Telegram refuses: never retried. Network trouble and flood
-    waits: retried by the delivery worker (after the wait Telegram asked for, on our clock)."""
+    waits: retried by the delivery worker (after the wait Telegram asked for, on our clock).
+    python-telegram-bot raises NetworkError for no connection, a timeout and any 5xx (BadRequest is
+    a subclass of it, and is Telegram refusing the request): those are an outage of Telegram, not
+    of this message."""
     if isinstance(exc, RetryAfter):
         return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc, time_scale))
     permanent = isinstance(exc, Forbidden | BadRequest | InvalidToken)
-    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent)
+    outage = isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)
+    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent, outage=outage)
