@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from adapters.slack.mrkdwn import unescape
+from tests.fakes import pace
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_events import SlackEvents
@@ -100,6 +101,7 @@ async def bot_py(tmp: Path, fake: FakeSlack, llm_url: str) -> AsyncIterator[tupl
         "PYTHONPATH": str(ROOT), "SLACK_BOT_TOKEN": fake.bot_token, "SLACK_SIGNING_SECRET": SECRET,
         "SLACK_API_BASE_URL": fake.base_url, "OPENAI_BASE_URL": llm_url, "OPENAI_API_KEY": "sk-test",
         "BOT_DB_PATH": str(tmp / "bot.sqlite3"), "BOT_PORT": "0", "BOT_VALIDATE": "off", "BOT_LOG_LEVEL": "WARNING",
+        **pace.passed_on(),
     }
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(ROOT / "bot.py"), cwd=tmp, env=env,

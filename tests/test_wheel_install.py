@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.fakes import pace
 from tests.fakes.openai_server import FakeOpenAI, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.run_support import locked
@@ -72,7 +73,8 @@ def _pip(bin_dir: Path) -> list[str | Path]:
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items()
             if not k.startswith(("OPENAI_", "BOT_", "TELEGRAM_", "SLACK_", "PYTHON", "VIRTUAL_ENV"))}
-    return {**keep, "BOT_DB_PATH": str(tmp / "data" / "bot.sqlite3"), "BOT_PORT": "0", "BOT_VALIDATE": "off", **extra}
+    return {**keep, "BOT_DB_PATH": str(tmp / "data" / "bot.sqlite3"), "BOT_PORT": "0", "BOT_VALIDATE": "off",
+            **pace.passed_on(), **extra}
 
 
 def test_the_wheel_holds_the_package_data_and_the_command(installed: Path, tmp_path: Path) -> None:

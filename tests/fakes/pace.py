@@ -23,6 +23,11 @@ def time_scale(value: float | None = None) -> float:
     return scale
 
 
+def passed_on() -> dict[str, str]:
+    """The scale for the environment of a bot process a test starts (the fakes it talks to read it too)."""
+    return {ENV: os.environ[ENV]} if ENV in os.environ else {}
+
+
 def platform_seconds(ours: float, scale: float) -> int:
     """A wait on our clock as the whole platform seconds a 429 names (rounded up, at least 1)."""
     return max(1, math.ceil(ours / scale - 1e-9))
