@@ -46,6 +46,7 @@ from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event, route_stop
 from adapters.slack.mrkdwn import escape
+from adapters.slack.people import People
 from adapters.slack.progress import ProgressBoard, task_title
 from adapters.slack.signing import SignedRequests
 from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
@@ -142,6 +143,8 @@ class SlackAdapter:
         assistant.thread_started(self._on_assistant_thread)
         self._app.use(assistant)
         self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(self._on_decision)
+        self._app.action(re.compile(f"^{render.SUGGESTION_ACTION_PREFIX}"))(self._on_decision)
+        self.people = People(lambda user: self._call("users.info", self._client.users_info(user=user)))
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -219,7 +222,7 @@ class SlackAdapter:
             if inbound.needs_session and await self._manager.session_info(chat) is None:
                 await self._count("ignored")
                 return
-            outcome = await self._manager.submit(inbound.message)
+            outcome = await self._manager.submit(await self.people.named(inbound.message))
         log.debug("slack: %s in %s -> %s", inbound.message.dedup_id, chat, outcome.value)
         if outcome is SubmitOutcome.ACCEPTED and not inbound.needs_session:
             # 👀 on the request: seen, even before the status message appears

@@ -7,11 +7,10 @@ and roughly 13,000 characters of text across all the blocks of one message.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
+from adapters.slack.mrkdwn import escape, live, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from bot.surface import Notice
@@ -100,7 +99,7 @@ def status(text: str, stop_label: str, action_id: str, run: str = "") -> list[Bl
 
 def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
     mention = f"<@{user_id}> " if user_id else ""
-    blocks = sections(f"{mention}❓ {escape(q.question)}")
+    blocks = sections(f"{mention}❓ {live(q.question)}")
     if q.options:
         buttons = [
             {
@@ -114,7 +113,7 @@ def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
         blocks.append({"type": "actions", "block_id": (QUESTION_BLOCK_PREFIX + q.tool_call_id)[:255],
                        "elements": buttons})
         blocks.append(context(t("options_hint", lang)))
-    fallback = f"{mention}❓ {escape(q.question)}"
+    fallback = f"{mention}❓ {live(q.question)}"
     if q.options:
         fallback += "\n" + "\n".join(f"• {escape(o)}" for o in q.options)
     return SlackPost(text=fallback[:39_000], blocks=blocks)
@@ -138,10 +137,6 @@ def _leg_line(leg: Leg, lang: str, cur: str) -> str:
     return escape(line + (f" · {extras}" if extras else ""))
 
 
-def _mention_or_escape(name: str) -> str:
-    return name if re.fullmatch(r"<@[A-Z0-9]+>", name) else escape(name)
-
-
 def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
     cur = plan.currency
     blocks: list[Block] = [header(plan.title)]
@@ -154,7 +149,7 @@ def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
     for person in plan.party:  # a team trip: each traveller's own way there and back, and their share
         lines = [_leg_line(leg, lang, cur) for leg in person.legs]
         # the name stays a live mention (<@U..>): only the city and share are the person's text
-        head = f"*{_mention_or_escape(person.name)}* ({escape(person.home_city)}) · {escape(_money(plan.cost_of(person.name), cur))}"
+        head = f"*{live(person.name)}* ({escape(person.home_city)}) · {escape(_money(plan.cost_of(person.name), cur))}"
         blocks += sections(head + "\n" + "\n".join(lines))
     if plan.stays:
         lines = []
@@ -209,10 +204,22 @@ def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost
 SIGNOFF_ACTION_PREFIX = "signoff_"
 
 
+SUGGESTION_ACTION_PREFIX = "suggestion_"
+
+
 def notice(n: Notice) -> list[SlackPost]:
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+    if n.suggestion_id:  # a suggestion to confirm: Yes / No name it (only the requester's press counts)
+        text = live(n.text)
+        buttons = [
+            {"type": "button", "action_id": f"{SUGGESTION_ACTION_PREFIX}{choice}", "style": style,
+             "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{choice}:{n.suggestion_id}"}
+            for choice, style, label_en, label_zh in (("accept", "primary", "Yes", "是"), ("decline", "danger", "No", "否"))
+        ]
+        blocks = [*sections(text), {"type": "actions", "block_id": f"suggestion:{n.suggestion_id}", "elements": buttons}]
+        return [SlackPost(text=text[:39_000], blocks=blocks)]
     if n.signoff_id:  # a sign-off request: the approvers' mentions stay live, and two buttons name it
-        text = _live_mentions(n.text)
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+        text = live(n.text)
         buttons = [
             {"type": "button", "action_id": f"{SIGNOFF_ACTION_PREFIX}{decision}", "style": style,
              "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{decision}:{n.signoff_id}"}
@@ -221,9 +228,4 @@ def notice(n: Notice) -> list[SlackPost]:
         ]
         blocks = [section(text), {"type": "actions", "block_id": f"signoff:{n.signoff_id}", "elements": buttons}]
         return [SlackPost(text=text, blocks=blocks)]
-    return [SlackPost(text=piece) for piece in split_text(_live_mentions(n.text), 39_000)]
-
-
-def _live_mentions(text: str) -> str:
-    """Escape what the runtime wrote, but keep the <@U...> mentions it put there working."""
-    return re.sub(r"&lt;@([A-Z0-9]+)&gt;", r"<@\1>", escape(text))
+    return [SlackPost(text=piece) for piece in split_text(live(n.text), 39_000)]
