@@ -196,8 +196,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "That suggestion has already been decided, so this changes nothing.",
     },
     "not_in_channel": {
-        "zh": "{who} 不在本频道，看不到这个话题，也无法回答问题。请邀请 TA 加入，或者不把 TA 算进这次行程。",
-        "en": "{who} is not in this channel, so they cannot see this thread or answer its questions. Invite them, or leave them out of the trip.",
+        "zh": "不在本频道：{who}。看不到这个话题，也无法回答问题：请邀请加入，或者不把 TA 算进这次行程。",
+        "en": "Not in this channel: {who}. They cannot see this thread or answer its questions: invite them, or leave them out of the trip.",
     },
     "status_waiting_many": {"zh": "正在等这些回答：\n{questions}", "en": "Waiting for these answers:\n{questions}"},
     "stale_stop": {

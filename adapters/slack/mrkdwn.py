@@ -19,7 +19,7 @@ _BULLET = re.compile(r"^(\s*)[-*+]\s+", re.MULTILINE)
 _ANSWER_TAG = re.compile(r"</?answer>", re.IGNORECASE)
 _MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
 # a user mention once escaped (the `|name` some writers add is dropped: Slack shows the name itself)
-_ESCAPED_MENTION = re.compile(r"&lt;@([UW][A-Z0-9]{2,})(?:\|[^&<>|]{0,80})?&gt;")
+_ESCAPED_MENTION = re.compile(r"&lt;@([UW][A-Z0-9]+)(?:\|[^&<>|]{0,80})?&gt;")
 
 
 def escape(text: str) -> str:

@@ -108,7 +108,8 @@ def destination_in(text: str) -> str | None:
 def change_of(text: str, request: str) -> tuple[str, str] | None:
     """(the destination a suggestion names, the request's) when they differ — said to the requester
     as "Guangzhou instead of Hangzhou"; None when the change cannot be put that shortly."""
-    wanted, current = destination_in(text), destination_in(request)
+    own = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))  # not a quote
+    wanted, current = destination_in(own), destination_in(request)
     if wanted is None or current is None or wanted.lower() == current.lower():
         return None
     return wanted, current
