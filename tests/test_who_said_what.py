@@ -13,7 +13,7 @@ from adapters.slack import render as slack_render
 from adapters.slack.mrkdwn import live, to_mrkdwn
 from adapters.telegram.render import notice_html, question_html
 from agent_core.events import QuestionAsked
-from agent_core.schema import Message, Sender
+from agent_core.schema import Message, Role, Sender
 from bot.chat.addressing import bound_question, refused
 from bot.chat.machine import TRANSITIONS, Action, ChatState, Facts, Trigger, decide
 from bot.chat.reach import Reach, change_of, reach_of
@@ -118,7 +118,7 @@ def test_in_a_group_only_the_requester_answers_their_question() -> None:
 def test_the_model_reads_who_said_each_message_and_who_answered() -> None:
     bo = Sender(user_id="U0BO", name="Bo", handle="bo")
     assert Message.user("Guangzhou", sender=bo).to_openai()["content"] == "Bo (@bo): Guangzhou"
-    answer = Message(role="tool", content="Shanghai", tool_call_id="c1", name="ask_human", sender=bo)
+    answer = Message(role=Role.TOOL, content="Shanghai", tool_call_id="c1", name="ask_human", sender=bo)
     assert answer.to_openai()["content"] == "Bo (@bo): Shanghai"
     assert Message.user("Guangzhou").to_openai()["content"] == "Guangzhou"  # a private chat: as it is
     assert said("U0BO", "x").sender == Sender(user_id="U0BO")

@@ -80,7 +80,7 @@ def plans(s: SlackStack, thread: str) -> list[SlackMessage]:
 
 async def test_a_bystanders_word_waits_for_the_requesters_yes_and_every_mention_is_one(tmp_path: Path) -> None:
     model = Recorder()
-    async with fake_slack() as fake, slack_stack(tmp_path, fake=fake, chat_model=model) as s:  # type: ignore[arg-type]
+    async with fake_slack() as fake, slack_stack(tmp_path, fake=fake, chat_model=model) as s:
         msg = s.mention(user="U0LEAD", text=REQUEST)
         await s.events.app_mention(msg)
         thread, chat = msg.ts, ChatKey("slack", "C1", msg.ts)
@@ -145,7 +145,7 @@ async def test_a_bystanders_word_waits_for_the_requesters_yes_and_every_mention_
 
 async def test_a_traveller_changes_their_own_legs_and_a_missing_member_is_named(tmp_path: Path) -> None:
     model = Recorder()
-    async with fake_slack() as fake, slack_stack(tmp_path, fake=fake, chat_model=model) as s:  # type: ignore[arg-type]
+    async with fake_slack() as fake, slack_stack(tmp_path, fake=fake, chat_model=model) as s:
         msg = s.mention(user="U0LEAD", text=REQUEST + " and <@U0EVE> (Nanjing)")
         await s.events.app_mention(msg)
         thread = msg.ts
