@@ -40,7 +40,7 @@ from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable
 from bot.observe.trip_trace import TripTracer
-from bot.ratelimit import MessageLimiter
+from bot.ratelimit import Limits
 from bot.run.driver import RunDriver
 from bot.run.records import (
     AgentFactory,
@@ -69,7 +69,7 @@ class SessionManager:
         reviewer: PlanReviewer | None = None,
         clock: Callable[[], float] = time.time,
         delivery: DeliveryPolicy | None = None,
-        limits: MessageLimiter | None = None,
+        limits: Limits | None = None,
         ownership: Ownership | None = None,
         prices: PriceTable | None = None,
         tracer: Tracer | None = None,
@@ -79,7 +79,7 @@ class SessionManager:
         self.settings = settings
         self.metrics = metrics or Metrics()
         # one per-user limit on every surface, so nobody runs up the model bill
-        self.limits = limits or MessageLimiter(settings)
+        self.limits = limits or Limits(settings)
         self._actors: dict[str, ChatActor] = {}
         self.ownership: Ownership = ownership or LocalOwnership()
         self._claiming: dict[str, asyncio.Task[None]] = {}
@@ -91,7 +91,10 @@ class SessionManager:
         self.deadlines = DeadlineWatcher(store, self.wake, clock)
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
-            policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
+            policy=delivery or DeliveryPolicy(
+                first_delay_s=settings.delivery_backoff_s, max_delay_s=settings.delivery_max_backoff_s,
+                deadline_s=settings.delivery_deadline_s,
+                question_deadline_s=settings.human_timeout_s),
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle, on_posted=self.wake,
             logs=logs,
         )
@@ -149,7 +152,7 @@ class SessionManager:
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             await self.progress.notice_now(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
-        if (wait := self.limits.check(msg)) > 0:
+        if (wait := await self.limits.check(msg)) > 0:
             self.metrics.messages_in.labels(platform, "limited").inc()
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             notice = Notice("limited", texts.text("slow_down", lang, seconds=math.ceil(wait)))
@@ -376,6 +379,16 @@ class SessionManager:
         metrics.sessions_parked.set(counts.sessions_asking)  # a paused run holds nothing in memory
         metrics.outbox_pending.set(counts.outbox_pending)
         metrics.outbox_failed.set(counts.outbox_failed)
+        outages = self.platform_outages()
+        for platform in {*outages, *self._surfaces}:
+            waiting, _since = outages.get(platform, (0, None))
+            metrics.platform_unreachable.labels(platform).set(1 if platform in outages else 0)
+            metrics.delivery_waiting_chats.labels(platform).set(waiting)
+
+    def platform_outages(self) -> dict[str, tuple[int, float | None]]:
+        """Platforms whose deliveries wait for them to come back: chats waiting, and since when."""
+        assert self.outbox.breaker is not None
+        return self.outbox.breaker.waiting()
 
     async def _invalid(self, msg: IncomingMessage) -> Notice | None:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:

@@ -154,13 +154,18 @@ class Notice:
 
 class DeliveryError(Exception):
     """A surface could not post: `permanent` (blocked, chat gone, refused) is never retried;
-    otherwise the delivery worker retries, after `retry_after` seconds when the platform said so."""
+    otherwise the delivery worker retries until the row's deadline, after `retry_after` seconds
+    when the platform said so. `outage`: the platform itself could not be reached or answered
+    5xx (the worker pauses every lane of that platform, bot.delivery.breaker), as opposed to
+    refusing this one message."""
 
-    def __init__(self, reason: str, *, permanent: bool, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, *, permanent: bool, retry_after: float | None = None,
+                 outage: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.permanent = permanent
         self.retry_after = retry_after
+        self.outage = outage and not permanent
 
 
 class PartLog(Protocol):

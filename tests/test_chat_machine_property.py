@@ -149,7 +149,7 @@ class ChatMachine(RuleBasedStateMachine):
         factory = TravelAgentFactory(model=make_llm(self.fake.base_url), tools=make_tools(), settings=self.settings,
                                      prompt=plain_prompt)
         self.manager = SessionManager(self.store, factory, self.settings, Metrics(), clock=lambda: self.now,
-                                      delivery=DeliveryPolicy(attempts=3, first_delay_s=0.005, max_delay_s=0.02))
+                                      delivery=DeliveryPolicy(first_delay_s=0.005, max_delay_s=0.02))
         self.manager.attach(self.surface)  # type: ignore[arg-type]
         await self.manager.start()
 

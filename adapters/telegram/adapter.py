@@ -22,7 +22,14 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
@@ -44,6 +51,7 @@ from adapters.telegram.updates import (
     signoff_data,
     suggestion_data,
 )
+from adapters.telegram.webhook_health import WebhookHealth
 from agent_core.events import (
     AnswerReady,
     Event,
@@ -105,6 +113,7 @@ class TelegramAdapter:
         self.settings = settings
         self.manager = manager
         self.webhook_url = url or ""
+        self.webhook_health = WebhookHealth(self.webhook_url, lambda: self.transport.webhook_info())
         self._secret = secret or ""
         self.progress_grace = progress_grace
         self.progress_patience = progress_patience  # progress.py: how long a change waits at most
@@ -151,8 +160,13 @@ class TelegramAdapter:
                  "webhook" if self.webhook_url else "long polling")
 
     async def healthy(self) -> bool:
-        """Started, and still reading updates (polling mode; a webhook is served by the HTTP server)."""
-        return self._ready and self.poller.healthy()
+        """Started, and still hearing updates: the poller reads them, or Telegram still delivers to
+        our webhook (adapters.telegram.webhook_health)."""
+        if not self._ready:
+            return False
+        if self.webhook_url:
+            return await self.webhook_health.healthy()
+        return self.poller.healthy()
 
     async def stop(self) -> None:
         self._ready = False
@@ -414,8 +428,11 @@ class TelegramAdapter:
 
 def delivery_failed(chat_id: int, kind: str, exc: TelegramError) -> DeliveryFailed:
     """Blocked, chat gone, a request Telegram refuses: never retried. Network trouble and flood
-    waits: retried by the delivery worker (after the wait Telegram asked for)."""
+    waits: retried by the delivery worker (after the wait Telegram asked for). python-telegram-bot
+    raises NetworkError for no connection, a timeout and any 5xx (BadRequest is a subclass of it,
+    and is Telegram refusing the request): those are an outage of Telegram, not of this message."""
     if isinstance(exc, RetryAfter):
         return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc))
     permanent = isinstance(exc, Forbidden | BadRequest | InvalidToken)
-    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent)
+    outage = isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)
+    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent, outage=outage)

@@ -27,9 +27,9 @@ class TelegramConfigError(TelegramAdapterError):
 
 class DeliveryFailed(TelegramAdapterError, DeliveryError):
     def __init__(self, chat_id: int, kind: str, detail: str, *, permanent: bool,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, outage: bool = False) -> None:
         DeliveryError.__init__(self, f"could not send the {kind} to Telegram chat {chat_id}: {detail}",
-                               permanent=permanent, retry_after=retry_after)
+                               permanent=permanent, retry_after=retry_after, outage=outage)
         self.chat_id = chat_id
         self.kind = kind
         self.detail = detail

@@ -64,12 +64,14 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
 
 class AdminPage:
     def __init__(self, settings: Settings, store: Store, redeliver: Callable[[str], None],
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 outages: Callable[[], dict[str, tuple[int, float | None]]] = dict) -> None:
         assert settings.admin_token, "the page is served only with BOT_ADMIN_TOKEN"
         self._token = settings.admin_token.encode()
         self.store = store
         self.redeliver = redeliver  # wake the chat's delivery lane (SessionManager.redeliver)
         self.clock = clock
+        self.outages = outages  # platforms deliveries wait for (SessionManager.platform_outages)
 
     def router(self) -> APIRouter:
         r = APIRouter(include_in_schema=False)
@@ -112,8 +114,13 @@ class AdminPage:
         questions = sorted(await self.store.waiting_questions(), key=lambda q: q.asked_at)[:SHOWN]
         failed = await self.store.failed_deliveries(SHOWN)
         runs = await self.store.recent_runs(SHOWN)
+        outages = self.outages()
         body = "".join([
             "<h1>Operator's page</h1>",
+            *([f"<h2 id=outages>Waiting for a platform to come back ({len(outages)})</h2>",
+               _table(["platform", "chats waiting", "unreachable for"],
+                      [[_e(name), str(waiting), ago(now - since) if since else "?"]
+                       for name, (waiting, since) in sorted(outages.items())], "")] if outages else []),
             f"<h2 id=questions>Questions waiting ({len(questions)})</h2>",
             _table(["chat", "question", "waiting for", "deadline"],
                    [self._question_row(q, chat_of, now) for q in questions], "No question is waiting."),
