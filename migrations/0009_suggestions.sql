@@ -1,7 +1,7 @@
 -- Who may change what in a conversation with several people: a message from someone who may not
 -- make the change it asks for (a bystander, a traveller about the whole trip) is kept here as a
 -- suggestion until the person who asked for the trip says Yes (it goes to the chat's inbox as
--- their change) or No. The twin of migrations/postgres/0011_suggestions.sql.
+-- their change) or No. The twin of migrations/postgres/0012_suggestions.sql.
 CREATE TABLE suggestions (
     id          TEXT PRIMARY KEY,
     session_id  TEXT NOT NULL,
