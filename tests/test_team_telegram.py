@@ -60,7 +60,7 @@ async def test_a_team_trip_in_a_telegram_group(tmp_path: Path) -> None:
         # each answer reaches the model with who gave it
         assert llm.requests[1].tool_results() == {"call_0": "Ann (@user11): after lunch",
                                                   "call_1": "Ann (@user22): any time", "call_2": "Ann (@user33): from 9 am"}
-        assert has("@user22 (Shanghai)", group)(tg)  # each traveller's legs and share in the plan
+        assert has("@user22 · Shanghai · pays ¥", group)(tg)  # each traveller's legs and share in the plan
         assert len(containing(tg, group, "That question is for")) == 1
         documents = {m.document.file_name: m.document for m in tg.bot_messages(group) if m.document is not None}
         assert set(documents) == set(FILES)
