@@ -140,7 +140,7 @@ def test_a_mention_renders_as_one_and_a_persons_words_as_typed_on_slack() -> Non
         "end_date": "2026-12-14", "travellers": 1, "total_cost": 10,
         "party": [{"name": "<@U0ANA>", "home_city": "Beijing <b>", "legs": []}]})
     person = next(b["text"]["text"] for b in slack_render.plan_blocks(plan, "en") if "U0ANA" in str(b))
-    assert person.startswith("*<@U0ANA>* (Beijing &lt;b&gt;)")
+    assert person.startswith("*<@U0ANA>* · Beijing &lt;b&gt; · ")
     assert live("&lt;@U4&gt; <@U4> <@here>") == "&amp;lt;@U4&amp;gt; <@U4> &lt;@here&gt;"
 
 

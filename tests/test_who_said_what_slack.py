@@ -109,7 +109,7 @@ async def test_a_bystanders_word_waits_for_the_requesters_yes_and_every_mention_
         assert model.user_turns() == [f"Lea (@u0lead): {REQUEST}"]  # and who asked: nothing of Ana's
         first = plans(s, thread)[0]
         assert "Beijing, Shanghai, Shenzhen → Hangzhou" in first.text
-        assert "*<@U0ANA>* (Beijing)" in first.text  # the per-person summary's mention stays live
+        assert "*<@U0ANA>* · Beijing" in first.text  # the per-person summary's mention stays live
 
         # the requester says Yes: Ana's words become the requester's change, and the trip is planned again
         before = len(s.fake.bot_posts("C1", thread))
@@ -191,7 +191,7 @@ async def test_the_offline_planner_never_takes_a_bystanders_word_for_a_change(tm
         await s.fake.wait_for(lambda f: len(plans(s, thread)) == 1, 20)
         plan = plans(s, thread)[0]
         assert "→ Hangzhou" in plan.text and "Guangzhou" not in plan.text
-        assert "*<@U0CHEN>* (Shenzhen)" in plan.text
+        assert "*<@U0CHEN>* · Shenzhen" in plan.text
         session = await s.runtime.store.get_session(f"slack:C1:{thread}")
         assert session is not None
         history = await s.runtime.store.load_messages(session.id)
