@@ -19,9 +19,9 @@ from typing import Any
 
 from agent_core.agents.toolcall import ToolCallAgent, visible_text
 from agent_core.model import ChatModel
+from agent_core.notes import bot_note, origin_of
 from agent_core.prompts.travel import build_system_prompt
-from agent_core.schema import Message, Role
-from agent_core.validator.constraints import REVIEW_PREFIX
+from agent_core.schema import Message, Origin, Role
 from agent_core.validator.prose import read_text_plan
 from tools.ask_human import AskHuman
 from tools.base import BaseTool, ToolContext
@@ -32,7 +32,7 @@ from tools.terminate import Terminate
 SUBMIT_PLAN = "submit_plan"
 _NOT_SEARCHES = frozenset({"ask_human", "submit_plan", "terminate", "current_location"})
 SUBMIT_AGAIN = (
-    f"{REVIEW_PREFIX} Your reply gives a trip plan as text only. Call submit_plan now: `summary` is that answer for "
+    "[review] Your reply gives a trip plan as text only. Call submit_plan now: `summary` is that answer for "
     "the person, `plan` the same trip as structured data, built only from the tool results above (train and flight "
     "numbers, hotel and POI ids exactly as the tools returned them)."
 )
@@ -68,7 +68,7 @@ class TravelAgent(ToolCallAgent):
         text = visible_text(reply.content)
         if read_text_plan(text, self.context.now.date()).empty:
             return None
-        return Message.user(f"{SUBMIT_AGAIN}\n\n{DRAFT_HEAD}\n{text}")
+        return bot_note(f"{SUBMIT_AGAIN}\n\n{DRAFT_HEAD}\n{text}", Origin.NUDGE)
 
 
 def plan_as_text_only(before: list[Message]) -> bool:
@@ -80,8 +80,8 @@ def plan_as_text_only(before: list[Message]) -> bool:
     if not searched:
         return False
     for m in reversed(before):
-        if m.role is Role.USER:
-            return not (m.content or "").startswith(SUBMIT_AGAIN)
+        if m.role is Role.USER:  # a nudge stored before origins existed starts with SUBMIT_AGAIN
+            return not (origin_of(m) is Origin.NUDGE or (m.content or "").startswith(SUBMIT_AGAIN))
         if m.role is Role.ASSISTANT and any(tc.function.name == SUBMIT_PLAN for tc in m.tool_calls or ()):
             return False
     return True

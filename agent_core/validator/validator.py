@@ -18,7 +18,7 @@ from datetime import datetime
 from agent_core.model import ChatModel, TokenUsage
 from agent_core.schema import Message
 from agent_core.validator.checker import PlanChecker
-from agent_core.validator.constraints import person_texts, read_constraints
+from agent_core.validator.constraints import constraints_of, request_state
 from agent_core.validator.errors import RubricUnavailable
 from agent_core.validator.evidence import RunEvidence
 from agent_core.validator.facts import FactSource
@@ -66,11 +66,12 @@ class Validator:
         self, *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], now: datetime,
     ) -> tuple[CheckReport | None, bool]:
         """(the report, whether it was read from the text); None when there was nothing to check."""
-        constraints = read_constraints(person_texts(request, messages), now.date())
+        state = request_state(request, messages, now.date(), self.checker.places)
+        constraints = constraints_of(state)
         evidence = RunEvidence.from_messages(messages)
         if plan is not None:
             report = await self.checker.check(plan, constraints, evidence=evidence, text=reply_without_reasoning(reply))
-            check_requested_length(plan, request, messages, report)  # read apart from the planner's parse
+            check_requested_length(plan, state, report)  # read apart from the planner's parse
             return report, False
         report, read = await self.checker.check_text(reply_without_reasoning(reply), constraints, evidence, now.date())
         return (None, False) if read.empty else (report, True)

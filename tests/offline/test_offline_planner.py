@@ -326,7 +326,10 @@ async def test_a_three_day_request_gets_three_days_with_a_hotel_and_sights(plann
 
 
 async def test_a_long_weekend_is_three_days(planner, tools):
-    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing", answers=["2026-12-05"], lang="en")
+    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing", lang="en")
+    assert not d.questions  # the coming long weekend: Friday to Sunday
+    assert d.plan is not None and (d.plan.start_date, d.plan.end_date) == ("2026-12-04", "2026-12-06")
+    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing, leaving 2026-12-05", lang="en")
     assert d.plan is not None and (d.plan.start_date, d.plan.end_date) == ("2026-12-05", "2026-12-07")
 
 
