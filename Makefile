@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIN := -c constraints.txt
 
-.PHONY: run test bench lint chat check wheel clean
+.PHONY: run test bench lint chat check wheel docs clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -15,8 +15,9 @@ $(VENV)/.runtime: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install -q $(PIN) -e .
 	touch $@
 
+# the docs extra too: tests/test_docs.py builds the docs site with `mkdocs build --strict`
 $(VENV)/.test: pyproject.toml constraints.txt $(VENV)/.runtime
-	$(BIN)/pip install -q $(PIN) -e '.[test]'
+	$(BIN)/pip install -q $(PIN) -e '.[test,docs]'
 	touch $@
 
 $(VENV)/.bench: pyproject.toml constraints.txt $(VENV)/.test
@@ -45,8 +46,12 @@ lint: $(VENV)/.test
 	$(BIN)/mypy .
 	$(BIN)/mypy bot.py
 
+# the docs site into site/ (mkdocs.yml); `$(BIN)/mkdocs serve` to read it while writing
+docs: $(VENV)/.test
+	$(BIN)/mkdocs build --strict
+
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build site

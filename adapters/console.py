@@ -21,8 +21,8 @@ from agent_core.events import (
     ToolFinished,
     Verdict,
 )
-from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from bot.sessions import SessionManager
+from bot.surface import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from tools.plan import TripPlan
 
 PROMPT = "> "

@@ -19,20 +19,20 @@ from opentelemetry.trace import Tracer
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from adapters.web.relay import SharedEvents
 from agent_core.model import ChatModel
-from bot.admin import AdminPage
-from bot.agent_factory import PromptBuilder, TravelAgentFactory
-from bot.chat import Surface
-from bot.log_context import ChatLogContext
-from bot.metrics import Metrics
-from bot.ownership import LocalOwnership, Ownership
-from bot.pricing import PriceTable
-from bot.ratelimit import MessageLimiter
-from bot.review import PlanReviewer
-from bot.server import HttpServer, HttpServerError
+from bot.cluster.ownership import LocalOwnership, Ownership
+from bot.http.admin import AdminPage
+from bot.http.server import HttpServer, HttpServerError
+from bot.observe.log_context import ChatLogContext
+from bot.observe.metrics import Metrics
+from bot.observe.model_prices import PriceTable
+from bot.ratelimit import Buckets, Limits, LocalBuckets
+from bot.run.agent_factory import PromptBuilder, TravelAgentFactory
+from bot.run.review import PlanReviewer
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore, Store
 from bot.store.base import SessionLock
+from bot.surface import Surface
 from tools.collection import ToolCollection
 
 log = logging.getLogger(__name__)
@@ -142,8 +142,8 @@ def freeze_startup_heap() -> int:
 def make_store(settings: Settings) -> Store:
     """PostgreSQL when BOT_DB_URL is set (it wins over BOT_DB_PATH), else the SQLite file."""
     if settings.db_url:
-        from bot.store.pg_connect import IDLE_IN_TRANSACTION_TIMEOUT_S
-        from bot.store.postgres import PostgresStore  # asyncpg is loaded only when used
+        from bot.store.postgres.connect import IDLE_IN_TRANSACTION_TIMEOUT_S
+        from bot.store.postgres.store import PostgresStore  # asyncpg is loaded only when used
 
         # a process stopped inside a transaction must not block a takeover for longer than a lease
         idle_s = max(0.5, min(IDLE_IN_TRANSACTION_TIMEOUT_S, settings.lease_s / 3))
@@ -154,20 +154,31 @@ def make_store(settings: Settings) -> Store:
 def make_ownership(settings: Settings, store: Store) -> Ownership:
     """Leases when the store is PostgreSQL (several processes may share it), else one process."""
     if settings.db_url:
-        from bot.chat_leases import LeasedOwnership
-        from bot.store.postgres import PostgresStore
+        from bot.cluster.leases import LeasedOwnership
+        from bot.store.postgres.store import PostgresStore
 
         assert isinstance(store, PostgresStore)
         return LeasedOwnership(store, settings.lease_s)
     return LocalOwnership()
 
 
+def make_buckets(settings: Settings, store: Store) -> Buckets:
+    """Rate-limit buckets: in the database every process shares (PostgreSQL), else in this process."""
+    if settings.db_url:
+        from bot.store.postgres.rate_buckets import PgBuckets
+        from bot.store.postgres.store import PostgresStore
+
+        assert isinstance(store, PostgresStore)
+        return PgBuckets(store)
+    return LocalBuckets()
+
+
 def shared_web_events(settings: Settings, store: Store) -> SharedEvents | None:
     """With several processes the web page's events travel through PostgreSQL."""
     if settings.db_url:
-        from bot.store.pg_leases import new_owner_id
-        from bot.store.pg_web_events import PgWebEvents
-        from bot.store.postgres import PostgresStore
+        from bot.store.postgres.leases import new_owner_id
+        from bot.store.postgres.store import PostgresStore
+        from bot.store.postgres.web_events import PgWebEvents
 
         assert isinstance(store, PostgresStore)
         return PgWebEvents(store, new_owner_id())
@@ -178,7 +189,7 @@ def process_count(settings: Settings, store: Store) -> Callable[[], Awaitable[in
     """With several processes, how many serve the database now: they share Telegram's bot-wide
     send budget (adapters.telegram.budget)."""
     if settings.db_url:
-        from bot.store.postgres import PostgresStore
+        from bot.store.postgres.store import PostgresStore
 
         assert isinstance(store, PostgresStore)
         return store.bot_processes
@@ -188,7 +199,7 @@ def process_count(settings: Settings, store: Store) -> Callable[[], Awaitable[in
 def poll_turn(settings: Settings, store: Store) -> SessionLock | None:
     """With several processes only one polls Telegram: the holder of a PostgreSQL advisory lock."""
     if settings.db_url:
-        from bot.store.pg_session_lock import PgSessionLock
+        from bot.store.postgres.session_lock import PgSessionLock
 
         return PgSessionLock(settings.db_url, TELEGRAM_POLLER_LOCK, retry_s=min(1.0, settings.lease_s / 3))
     return None
@@ -211,7 +222,7 @@ def build_runtime(
     store = make_store(settings)
     ownership = make_ownership(settings, store)
     metrics = metrics or Metrics()
-    limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
+    limits = Limits(settings, make_buckets(settings, store))  # one set of limits for every surface and process
     factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
                              ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer,
@@ -226,7 +237,7 @@ def build_runtime(
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)
         if settings.admin_token:
-            server.include_router(AdminPage(settings, store, manager.redeliver).router())
+            server.include_router(AdminPage(settings, store, manager.redeliver, outages=manager.platform_outages).router())
     if settings.telegram_bot_token:
         from adapters.telegram import (
             TelegramAdapter,  # python-telegram-bot is loaded only when used
@@ -244,8 +255,10 @@ def build_runtime(
 
         slack = SlackAdapter(settings, manager)
         adapters.append(slack)
-        if server is not None and not settings.slack_app_token:
-            server.include_router(slack.router())
+        if server is not None:
+            server.add_health_check("slack", slack.healthy)
+            if not settings.slack_app_token:
+                server.include_router(slack.router())
     for adapter in adapters:
         manager.attach(adapter)
     return Runtime(settings, store, metrics, manager, server, adapters)

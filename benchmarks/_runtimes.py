@@ -276,7 +276,7 @@ class OursDriver:
         )
 
     async def _submit(self, key: str, text: str) -> None:
-        from bot.chat import ChatKey, IncomingMessage, SubmitOutcome
+        from bot.surface import ChatKey, IncomingMessage, SubmitOutcome
 
         # one person per conversation: the runtime limits each person to BOT_RATE_PER_USER a minute
         msg = IncomingMessage(chat=ChatKey("bench", key), user_id=key, text=text, dedup_id=uuid.uuid4().hex)
@@ -291,7 +291,7 @@ class OursDriver:
 
     async def wait_posted(self, key: str, timeout: float = 10.0) -> None:
         """Until the question's message id is stored (a kill before that re-posts it at restart)."""
-        from bot.chat import ChatKey
+        from bot.surface import ChatKey
 
         async with asyncio.timeout(timeout):
             while True:

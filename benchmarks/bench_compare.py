@@ -135,7 +135,7 @@ async def _settle_parked(driver: Any, prefix: str, n: int) -> None:
     """Ours: until every paused run has parked (no coroutine held)."""
     if driver.name != "ours":
         return
-    from bot.chat import ChatKey
+    from bot.surface import ChatKey
 
     async with asyncio.timeout(60):
         for i in range(n):

@@ -39,7 +39,7 @@ async def park(driver: OursDriver, prefix: str, n: int, batch: int) -> None:
 
 async def settled(driver: OursDriver, prefix: str, n: int, timeout: float = 120) -> int:
     """Wait until the runtime holds nothing for the paused chats; return how many are parked."""
-    from bot.chat import ChatKey
+    from bot.surface import ChatKey
 
     manager = driver.runtime.manager
     async with asyncio.timeout(timeout):

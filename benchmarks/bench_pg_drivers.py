@@ -41,7 +41,7 @@ import psycopg  # noqa: E402
 from psycopg_pool import AsyncConnectionPool  # noqa: E402
 
 ADMIN_URL = os.environ.get("BOT_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-POOL_MAX = 20  # bot.store.postgres.POOL_MAX
+POOL_MAX = 20  # bot.store.postgres.store.POOL_MAX
 CONCURRENCY = 50
 SCHEMA = """
 CREATE TABLE sessions (id TEXT PRIMARY KEY, run_steps INTEGER NOT NULL DEFAULT 0, updated_at DOUBLE PRECISION NOT NULL);

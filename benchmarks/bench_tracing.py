@@ -85,7 +85,7 @@ class Traced:
         await self.runtime.start()
 
     async def _submit(self, key: str, text: str) -> None:
-        from bot.chat import ChatKey, IncomingMessage
+        from bot.surface import ChatKey, IncomingMessage
 
         msg = IncomingMessage(chat=ChatKey("bench", key), user_id=key, text=text, dedup_id=uuid.uuid4().hex)
         await self.runtime.manager.submit(msg)

@@ -1,13 +1,13 @@
 """SessionManager: the runtime's front door, the chats' actors, and the recovery at start.
 
 A message is stored in the chat's inbox before anything else happens, then the chat's actor
-(bot.actor.ChatActor, one task per chat with work) is woken and does the rest. The deadline
+(bot.chat.actor.ChatActor, one task per chat with work) is woken and does the rest. The deadline
 watcher, the start-up recovery and the delivery worker never change a chat either: they write
 events to its inbox and wake it. Chats run concurrently; one chat's triggers are applied one at
 a time, in order, by its own task.
 
-Which process runs a chat is bot.ownership's answer: with SQLite this one, at once; with
-PostgreSQL the one holding the chat's lease (bot.chat_leases). A chat's actor, its run and its
+Which process runs a chat is bot.cluster.ownership's answer: with SQLite this one, at once; with
+PostgreSQL the one holding the chat's lease (bot.cluster.leases). A chat's actor, its run and its
 delivery lane run only under a claim on the chat, and their writes carry its fence; a lease taken
 over stops all three here (`_lost`). A chat claimed fresh whose run was working (its owner died,
 or was stopped past its lease) gets a `resume` event, so the new owner re-drives the run.
@@ -28,19 +28,21 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.actor import ChatActor
-from bot.actor_deps import ActorDeps, state_with_run
-from bot.addressing import bound_question, is_for
-from bot.chat import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
-from bot.deadlines import DeadlineWatcher
-from bot.delivery import Progress
-from bot.log_context import ChatLogContext
-from bot.metrics import Metrics
-from bot.outbox import DeliveryPolicy, DeliveryWorker
-from bot.ownership import Claim, LocalOwnership, Ownership
-from bot.pricing import PriceTable
-from bot.ratelimit import MessageLimiter
-from bot.records import (
+from bot.chat.actor import ChatActor
+from bot.chat.actor_deps import ActorDeps, state_with_run
+from bot.chat.addressing import bound_question, is_for
+from bot.chat.deadlines import DeadlineWatcher
+from bot.chat.staged_rows import Staged
+from bot.cluster.ownership import Claim, LocalOwnership, Ownership
+from bot.delivery.bodies import Progress
+from bot.delivery.outbox import DeliveryPolicy, DeliveryWorker
+from bot.observe.log_context import ChatLogContext
+from bot.observe.metrics import Metrics
+from bot.observe.model_prices import PriceTable
+from bot.observe.trip_trace import TripTracer
+from bot.ratelimit import Limits
+from bot.run.driver import RunDriver
+from bot.run.records import (
     AgentFactory,
     HistoryEntry,
     PendingQuestion,
@@ -49,12 +51,10 @@ from bot.records import (
     message_from_json,
     message_to_json,
 )
-from bot.review import PlanReviewer
-from bot.runs import RunDriver
+from bot.run.review import PlanReviewer
 from bot.settings import Settings
-from bot.staged_rows import Staged
 from bot.store.base import ChatEvent, InboxRow, StagedInbox, Store
-from bot.trip_trace import TripTracer
+from bot.surface import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class SessionManager:
         reviewer: PlanReviewer | None = None,
         clock: Callable[[], float] = time.time,
         delivery: DeliveryPolicy | None = None,
-        limits: MessageLimiter | None = None,
+        limits: Limits | None = None,
         ownership: Ownership | None = None,
         prices: PriceTable | None = None,
         tracer: Tracer | None = None,
@@ -79,7 +79,7 @@ class SessionManager:
         self.settings = settings
         self.metrics = metrics or Metrics()
         # one per-user limit on every surface, so nobody runs up the model bill
-        self.limits = limits or MessageLimiter(settings)
+        self.limits = limits or Limits(settings)
         self._actors: dict[str, ChatActor] = {}
         self.ownership: Ownership = ownership or LocalOwnership()
         self._claiming: dict[str, asyncio.Task[None]] = {}
@@ -91,7 +91,10 @@ class SessionManager:
         self.deadlines = DeadlineWatcher(store, self.wake, clock)
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
-            policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
+            policy=delivery or DeliveryPolicy(
+                first_delay_s=settings.delivery_backoff_s, max_delay_s=settings.delivery_max_backoff_s,
+                deadline_s=settings.delivery_deadline_s,
+                question_deadline_s=settings.human_timeout_s),
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=self._lane_idle, on_posted=self.wake,
             logs=logs,
         )
@@ -149,7 +152,7 @@ class SessionManager:
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             await self.progress.notice_now(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
-        if (wait := self.limits.check(msg)) > 0:
+        if (wait := await self.limits.check(msg)) > 0:
             self.metrics.messages_in.labels(platform, "limited").inc()
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             notice = Notice("limited", texts.text("slow_down", lang, seconds=math.ceil(wait)))
@@ -174,7 +177,7 @@ class SessionManager:
             self.metrics.messages_in.labels(platform, "duplicate").inc()
             return SubmitOutcome.DUPLICATE
         # The chat's task may start on the message while its row commits; it stores and sends
-        # nothing of it before the commit (bot.actor). The surface hears "accepted" only after.
+        # nothing of it before the commit (bot.chat.actor). The surface hears "accepted" only after.
         row = InboxRow(staged.inbox_id, platform, msg.dedup_id, key, body, staged.received_at)
         self.wake(key, (row, staged.committed))
         await asyncio.shield(staged.committed)  # a caller that gives up must not un-store it for the chat
@@ -248,7 +251,7 @@ class SessionManager:
 
     async def _resume_taken_over(self, claim: Claim) -> None:
         """A run left working by an owner that died (or stalled past its lease) is re-driven here
-        (the claim read the chat's session once it was granted: bot.chat_leases)."""
+        (the claim read the chat's session once it was granted: bot.cluster.leases)."""
         session_id = claim.working_session
         if session_id is not None and claim.lease is not None:
             body = json.dumps({"session_id": session_id})
@@ -293,7 +296,7 @@ class SessionManager:
         self._changed.set()
 
     def holds(self, chat: ChatKey) -> bool:
-        """May this process send to the chat now (bot.ownership)? Surfaces ask it before
+        """May this process send to the chat now (bot.cluster.ownership)? Surfaces ask it before
         progress they send on their own (edits, typing)."""
         return self.ownership.holds(str(chat))
 
@@ -376,6 +379,16 @@ class SessionManager:
         metrics.sessions_parked.set(counts.sessions_asking)  # a paused run holds nothing in memory
         metrics.outbox_pending.set(counts.outbox_pending)
         metrics.outbox_failed.set(counts.outbox_failed)
+        outages = self.platform_outages()
+        for platform in {*outages, *self._surfaces}:
+            waiting, _since = outages.get(platform, (0, None))
+            metrics.platform_unreachable.labels(platform).set(1 if platform in outages else 0)
+            metrics.delivery_waiting_chats.labels(platform).set(waiting)
+
+    def platform_outages(self) -> dict[str, tuple[int, float | None]]:
+        """Platforms whose deliveries wait for them to come back: chats waiting, and since when."""
+        assert self.outbox.breaker is not None
+        return self.outbox.breaker.waiting()
 
     async def _invalid(self, msg: IncomingMessage) -> Notice | None:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:

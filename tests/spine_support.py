@@ -20,8 +20,8 @@ from adapters.runtime import Runtime, build_runtime
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
-from bot.chat import ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from bot.settings import Settings
+from bot.surface import ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from tools.ask_human import AskHuman
 from tools.base import BaseTool, ToolContext, ToolResult
 from tools.collection import ToolCollection

@@ -1,10 +1,10 @@
-"""Which waiting question a message answers (bot.addressing), with several waiting at once."""
+"""Which waiting question a message answers (bot.chat.addressing), with several waiting at once."""
 
 from __future__ import annotations
 
-from bot.addressing import addressee_for, bound_question, refused
-from bot.chat import ChatKey, IncomingMessage, MessageKind
+from bot.chat.addressing import addressee_for, bound_question, refused
 from bot.store.base import InboxRow, QuestionRow
+from bot.surface import ChatKey, IncomingMessage, MessageKind
 
 CHAT = ChatKey("telegram", "-100", "")
 REQUEST = "offsite in Hangzhou for <@U0ANA> (Beijing), @bo (Shanghai) and Chen (Shenzhen)"

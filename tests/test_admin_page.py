@@ -15,7 +15,7 @@ import pytest
 
 from adapters.runtime import Runtime, build_runtime
 from agent_core.events import AnswerReady, Verdict
-from bot.chat import ChatKey, DeliveryError, PartLog, RunInfo
+from bot.surface import ChatKey, DeliveryError, PartLog, RunInfo
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import (
     RecordingSurface,

@@ -1,4 +1,4 @@
-"""LeasedOwnership (bot.chat_leases): two processes' ownership objects on one database.
+"""LeasedOwnership (bot.cluster.leases): two processes' ownership objects on one database.
 
 The clock of process A is a test clock, so "A was stopped past its lease" is a step of it; the
 database's leases run on the server's clock, as in production.
@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from agent_core.schema import Message
-from bot.chat_leases import LeasedOwnership
+from bot.cluster.leases import LeasedOwnership
 from bot.store.base import LeaseLost, QuestionRow, TurnStart
-from bot.store.postgres import PostgresStore
+from bot.store.postgres.store import PostgresStore
 
 KEY = "test:lease1:"
 LEASE_S = 0.6

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat_machine import (
+from bot.chat.machine import (
     TRANSITIONS,
     Action,
     ChatState,

@@ -29,13 +29,21 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from agent_core.memory import Memory
 from agent_core.schema import Role
-from bot.agent_factory import TravelAgentFactory
-from bot.chat import ChatKey, DeliveryError, IncomingMessage, MessageKind, Notice, PartLog, RunInfo
-from bot.metrics import Metrics
-from bot.outbox import DeliveryPolicy
+from bot.delivery.outbox import DeliveryPolicy
+from bot.observe.metrics import Metrics
+from bot.run.agent_factory import TravelAgentFactory
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore
+from bot.surface import (
+    ChatKey,
+    DeliveryError,
+    IncomingMessage,
+    MessageKind,
+    Notice,
+    PartLog,
+    RunInfo,
+)
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, Turn, call, reply
 from tests.spine_support import make_llm, make_settings, make_tools, plain_prompt
 
@@ -141,7 +149,7 @@ class ChatMachine(RuleBasedStateMachine):
         factory = TravelAgentFactory(model=make_llm(self.fake.base_url), tools=make_tools(), settings=self.settings,
                                      prompt=plain_prompt)
         self.manager = SessionManager(self.store, factory, self.settings, Metrics(), clock=lambda: self.now,
-                                      delivery=DeliveryPolicy(attempts=3, first_delay_s=0.005, max_delay_s=0.02))
+                                      delivery=DeliveryPolicy(first_delay_s=0.005, max_delay_s=0.02))
         self.manager.attach(self.surface)  # type: ignore[arg-type]
         await self.manager.start()
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.chat import ChatKey
 from bot.store import SqliteStore
 from bot.store.base import QuestionRow, TurnStart
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime

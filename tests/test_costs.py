@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from bot.chat import ChatKey
-from bot.pricing import PriceTable
+from bot.observe.model_prices import PriceTable
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
 

@@ -12,9 +12,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from adapters.runtime import build_runtime
-from bot.chat import ChatKey
-from bot.json_logs import json_handler
-from bot.log_context import ChatLogContext, trace_id_of
+from bot.observe.json_logs import json_handler
+from bot.observe.log_context import ChatLogContext, trace_id_of
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, fault, reply
 from tests.spine_support import (
     RecordingSurface,

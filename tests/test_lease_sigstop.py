@@ -83,5 +83,5 @@ async def _answers(db: str) -> int:
 
 
 async def _noticed_loss(bot: BotProcess) -> bool:
-    """By its renewal (bot.chat_leases) or by a refused write (bot.actor), whichever came first."""
+    """By its renewal (bot.cluster.leases) or by a refused write (bot.chat.actor), whichever came first."""
     return bot.logged(f"lost the lease of {KEY}") or bot.logged(f"lease of {KEY!r} lost")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from agent_core.schema import Message
-from bot.chat import ChatKey
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, fault, reply
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
 

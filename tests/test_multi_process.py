@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from adapters.slack.mrkdwn import unescape
-from bot.store.pg_connect import LEASES_APPLICATION_NAME
+from bot.store.postgres.connect import LEASES_APPLICATION_NAME
 from tests.bot_cluster import Balancer, BotProcess, cluster_env, fetch, owners, until
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.slack_api import FakeSlack, SlackMessage

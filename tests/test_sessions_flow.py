@@ -8,8 +8,8 @@ import pytest
 
 from adapters.runtime import Runtime
 from agent_core.events import AnswerReady, QuestionAsked
-from bot.chat import ChatKey, SubmitOutcome
-from bot.records import PendingQuestion
+from bot.run.records import PendingQuestion
+from bot.surface import ChatKey, SubmitOutcome
 from tests.fakes.openai_server import FakeOpenAI, Turn, call, fault, reply
 from tests.spine_support import (
     LookupParams,

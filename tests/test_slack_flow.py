@@ -81,7 +81,7 @@ async def test_button_answers_and_a_second_click_is_ignored(tmp_path: Path) -> N
 
 
 def plan_chat(thread_ts: str, channel: str = "C1"):  # type: ignore[no-untyped-def]
-    from bot.chat import ChatKey
+    from bot.surface import ChatKey
 
     return ChatKey("slack", channel, thread_ts)
 

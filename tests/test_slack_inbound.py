@@ -12,7 +12,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from adapters.slack import render
 from adapters.slack.inbound import command_or_text, route_button, route_event, route_stop
 from adapters.slack.signing import SignedRequests
-from bot.chat import ChatKey, MessageKind, run_ref
+from bot.surface import ChatKey, MessageKind, run_ref
 from tests.fakes.slack_events import sign
 
 BOT = "UBOT"

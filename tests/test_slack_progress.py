@@ -7,7 +7,7 @@ import asyncio
 
 from adapters.slack.progress import ProgressBoard
 from agent_core.events import RunFinished, StepStarted, ToolCalled
-from bot.chat import ChatKey, RunInfo
+from bot.surface import ChatKey, RunInfo
 
 CHAT = ChatKey("slack", "C1", "171.0001")
 RUN = RunInfo("s1", "en", "U1", "Ann", 10, "s1.1")

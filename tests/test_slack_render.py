@@ -7,7 +7,7 @@ import pytest
 from adapters.slack import render
 from adapters.slack.mrkdwn import split_text, to_mrkdwn, unescape
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
-from bot.chat import Notice
+from bot.surface import Notice
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 from tests.scripted_trip import trip_plan
 from tools.plan import TripPlan

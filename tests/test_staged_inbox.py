@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from bot.chat import ChatKey
-from bot.records import message_to_json
+from bot.run.records import message_to_json
 from bot.store.base import InboxRow, StoreError
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
 

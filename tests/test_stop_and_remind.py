@@ -12,8 +12,8 @@ from pathlib import Path
 from agent_core.events import TextDelta
 from agent_core.memory import Memory
 from agent_core.schema import Role
-from bot.chat import ChatKey, Notice
 from bot.store import SqliteStore
+from bot.surface import ChatKey, Notice
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, call, reply
 from tests.spine_support import (
     RecordingSurface,

@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.delivery import Audience, question_body
+from bot.delivery.bodies import Audience, question_body
 from bot.store.base import (
     ChatEvent,
     QuestionRow,
@@ -29,9 +29,9 @@ from bot.store.base import (
     TurnStart,
 )
 from bot.store.migrate import MIGRATIONS_DIR, discover
-from bot.store.pg_migrate import PG_MIGRATIONS_DIR
-from bot.store.postgres import PostgresStore
-from bot.store.sqlite import SqliteStore
+from bot.store.postgres.migrate import PG_MIGRATIONS_DIR
+from bot.store.postgres.store import PostgresStore
+from bot.store.sqlite.store import SqliteStore
 from tests.pg_support import fresh_database
 
 KEY = "test:chat1:"
@@ -163,7 +163,7 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
 
 
 async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: Store):
-    """The chat task hands the delivery worker the body it built (bot.run_outcome); the store's
+    """The chat task hands the delivery worker the body it built (bot.run.outcome); the store's
     row must be the same text, escapes and all (PostgreSQL builds it in a server function)."""
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))

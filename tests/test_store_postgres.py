@@ -22,12 +22,14 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Message
-from bot.store import migrate, pg_leases, pg_migrate
+from bot.store import migrate
 from bot.store.base import ChatEvent, LeaseLost, QuestionRow, RunUsage, StoreUnavailable, TurnStart
-from bot.store.pg_connect import LEASES_APPLICATION_NAME
-from bot.store.pg_leases import Lease
-from bot.store.pg_notify import INBOX_CHANNEL
-from bot.store.postgres import PostgresStore
+from bot.store.postgres import leases as pg_leases
+from bot.store.postgres import migrate as pg_migrate
+from bot.store.postgres.connect import LEASES_APPLICATION_NAME
+from bot.store.postgres.leases import Lease
+from bot.store.postgres.notify import INBOX_CHANNEL
+from bot.store.postgres.store import PostgresStore
 
 KEY = "test:chat1:"
 
@@ -584,7 +586,7 @@ def test_bot_db_url_selects_postgres_and_wins_over_bot_db_path(tmp_path):
 
     from adapters.runtime import make_store
     from bot.settings import Settings
-    from bot.store.sqlite import SqliteStore
+    from bot.store.sqlite.store import SqliteStore
 
     both = Settings(_env_file=None, BOT_DB_URL="postgresql://u@127.0.0.1/x", BOT_DB_PATH=str(tmp_path / "a.db"))  # type: ignore[call-arg]
     assert isinstance(make_store(both), PostgresStore)

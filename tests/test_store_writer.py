@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store.writer import GroupCommitWriter
+from bot.store.sqlite.writer import GroupCommitWriter
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 from icalendar import Calendar
 
 from adapters.slack.mrkdwn import unescape
-from bot.chat import ChatKey
+from bot.surface import ChatKey
 from bot.texts import NO_ANSWER
 from tests.fakes.slack_api import FakeSlack, SlackMessage, UploadedFile
 from tests.slack_support import SlackStack, is_plan, slack_stack

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from bot.chat import ChatKey
+from bot.surface import ChatKey
 from tests.team_support import TeamScript, party_plan, question_for, team_request
 from tests.test_team_slack import check_exports
 from tests.web_runtime import web_stack

@@ -13,7 +13,7 @@ from telegram.error import BadRequest, Conflict, Forbidden, InvalidToken, RetryA
 
 from adapters.telegram.pacing import retry_seconds
 from adapters.telegram.updates import Route, map_update, stop_data
-from bot.chat import MessageKind, run_ref
+from bot.surface import MessageKind, run_ref
 from tests.fakes.telegram_api import FakeTelegram, FakeTelegramClient
 
 

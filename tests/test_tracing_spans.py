@@ -1,5 +1,5 @@
 """The span helpers on a step's path behave as the OpenTelemetry API's general ones they replace:
-agent_core.tracing.span as Tracer.start_as_current_span, bot.trip_trace's traceparent reading
+agent_core.tracing.span as Tracer.start_as_current_span, bot.observe.trip_trace's traceparent reading
 and writing as the W3C propagator."""
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from opentelemetry.trace import (
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from agent_core.tracing import LateSpan, late_span, span
-from bot.chat import ChatKey
+from bot.observe.trip_trace import TripTracer, parent_context, traceparent
 from bot.store.base import SessionRow
-from bot.trip_trace import TripTracer, parent_context, traceparent
+from bot.surface import ChatKey
 from tools.signals import HumanInputRequired
 
 

@@ -20,8 +20,8 @@ from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.validator.provider_facts import ProviderFacts
 from agent_core.validator.tool_facts import ToolFacts
-from bot.chat import ChatKey
-from bot.validation import PlanValidator, build_plan_validator
+from bot.run.review import PlanValidator, build_plan_validator
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import Posted, RecordingSurface, make_llm, make_settings, msg
 from tests.validator_support import (

@@ -28,10 +28,9 @@ from agent_core.validator.physics import SPEED
 from agent_core.validator.prose import read_text_plan
 from agent_core.validator.tool_facts import ToolFacts
 from agent_core.validator.validator import Validator
-from bot.delivery import Audience, answer_body, answer_from_body
-from bot.records import history_from_messages
-from bot.review import ReviewRequest
-from bot.validation import PlanValidator
+from bot.delivery.bodies import Audience, answer_body, answer_from_body
+from bot.run.records import history_from_messages
+from bot.run.review import PlanValidator, ReviewRequest
 from tests.fakes.openai_server import FakeOpenAI, fault
 from tests.spine_support import make_llm
 from tests.validator_corpus.planted import load

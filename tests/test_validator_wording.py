@@ -16,7 +16,7 @@ from agent_core.validator.checker import PlanChecker
 from agent_core.validator.constraints import read_constraints
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.validator import Assessment
-from bot.validation import replan_feedback, verdict_of
+from bot.run.review import replan_feedback, verdict_of
 from tests.validator_support import Sandbox, load_sandbox
 from tools.plan import TripPlan
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import asyncpg
 
 from adapters.runtime import Runtime
-from bot.chat import ChatKey, SubmitOutcome
-from bot.store.pg_notify import INBOX_CHANNEL
+from bot.store.postgres.notify import INBOX_CHANNEL
+from bot.surface import ChatKey, SubmitOutcome
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.spine_support import RecordingSurface, make_llm, make_settings, msg, start_runtime
 

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bot.chat import ChatKey, IncomingMessage
-from bot.records import message_to_json
+from bot.run.records import message_to_json
+from bot.surface import ChatKey, IncomingMessage
 from tests.scripted_trip import DAYS, QUESTION_EN, QUESTION_ZH
 from tests.web_runtime import WebStack, web_model, web_stack
 from tests.web_sse import SseReader

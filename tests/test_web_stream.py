@@ -10,7 +10,7 @@ import httpx
 
 from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
-from bot.chat import ChatKey
+from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.web_runtime import web_stack
 from tests.web_sse import SseReader

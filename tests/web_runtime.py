@@ -15,9 +15,9 @@ from typing import Any
 
 from adapters.web import WebAdapter
 from agent_core.model import ChatModel
-from bot.agent_factory import TravelAgentFactory
-from bot.metrics import Metrics
-from bot.server import HttpServer
+from bot.http.server import HttpServer
+from bot.observe.metrics import Metrics
+from bot.run.agent_factory import TravelAgentFactory
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore

@@ -48,8 +48,8 @@ async def _database(s: Settings) -> str:
 
 
 async def _http(s: Settings) -> str:
-    from bot.metrics import Metrics
-    from bot.server import HttpServer, HttpServerError
+    from bot.http.server import HttpServer, HttpServerError
+    from bot.observe.metrics import Metrics
 
     server = HttpServer(s, Metrics())
     try:

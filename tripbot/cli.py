@@ -38,15 +38,14 @@ from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.travel_agent import travel_toolset
-from bot.json_logs import json_handler
-from bot.llm_metrics import LLMMetrics
-from bot.log_context import ChatLogContext
-from bot.metrics import Metrics
-from bot.pricing import PriceTable
-from bot.review import PlanReviewer
+from bot.observe.json_logs import json_handler
+from bot.observe.llm_metrics import LLMMetrics
+from bot.observe.log_context import ChatLogContext
+from bot.observe.metrics import Metrics
+from bot.observe.model_prices import PriceTable
+from bot.run.review import PlanReviewer, build_plan_validator
 from bot.settings import Settings
 from bot.store.base import StoreUnavailable
-from bot.validation import build_plan_validator
 from tools.collection import ToolCollection
 from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
 from tripbot import LAUNCHED
@@ -125,7 +124,7 @@ def describe(settings: Settings) -> list[str]:
                  else f"model: {settings.llm_model} at {settings.openai_base_url or 'the OpenAI API'}")
     lines.append(f"travel data: {settings.travel_data}")
     if settings.db_url:
-        from bot.store.pg_connect import redact
+        from bot.store.postgres.connect import redact
 
         lines.append(f"store: PostgreSQL at {redact(settings.db_url)}")
     else:

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
@@ -61,8 +62,16 @@ from agent_core.events import (
     ToolFinished,
 )
 from agent_core.events import Verdict as PlanVerdict
-from bot.chat import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo, SubmitOutcome
 from bot.settings import Settings
+from bot.surface import (
+    Attachment,
+    ChatKey,
+    IncomingMessage,
+    Notice,
+    PartLog,
+    RunInfo,
+    SubmitOutcome,
+)
 
 if TYPE_CHECKING:
     from bot.sessions import SessionManager
@@ -120,6 +129,8 @@ class SlackAdapter:
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._socket: Any = None
+        self._socket_down_since: float | None = None
+        self.socket_grace_s = 30.0  # a Socket Mode connection down this long makes /healthz unhealthy
         # what became of each inbound event: accepted, duplicate, refused, invalid, ignored, stale
         self.inbound: Counter[str] = Counter()
         self._inbound_changed = asyncio.Condition()
@@ -154,6 +165,22 @@ class SlackAdapter:
             self._socket = AsyncSocketModeHandler(self._app, self._app_token, web_client=self._client)
             await self._socket.connect_async()
             log.info("slack: Socket Mode connected")
+
+    async def healthy(self) -> bool:
+        """Started, and (Socket Mode) connected, or reconnecting for less than `socket_grace_s`:
+        the SDK reconnects by itself after Slack's routine refreshes. Events over HTTP are served by
+        the HTTP server, whose own health is /healthz's."""
+        if not self.bot_user_id:
+            return False
+        if self._socket is None:
+            return True
+        if await self._socket.client.is_connected():
+            self._socket_down_since = None
+            return True
+        now = time.monotonic()
+        if self._socket_down_since is None:
+            self._socket_down_since = now
+        return now - self._socket_down_since < self.socket_grace_s
 
     async def stop(self) -> None:
         if self._socket is not None:
@@ -385,9 +412,10 @@ class SlackAdapter:
         try:
             resp = await call
         except SlackApiError as exc:
-            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code))) from None
+            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code)),
+                                  outage=exc.response.status_code >= 500) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
+            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}", outage=True) from None
         return dict(resp.data) if isinstance(resp.data, dict) else {}
 
     async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adapters.slack.mrkdwn import mentions, strip_mentions, unescape
 from adapters.slack.render import STOP_VALUE
-from bot.chat import RUN_REF, ChatKey, IncomingMessage, MessageKind
+from bot.surface import RUN_REF, ChatKey, IncomingMessage, MessageKind
 
 PLATFORM = "slack"
 
@@ -166,7 +166,7 @@ def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
 def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
     """A click on a status message's Stop button: the thread's /stop of the run the button names
     (its value), from the person who clicked (in a channel only the asker may stop; a button of a
-    run that ended stops nothing: bot.chat_machine decides). A value that is neither a run nor
+    run that ended stops nothing: bot.chat.machine decides). A value that is neither a run nor
     the plain "stop" of older buttons is junk."""
     channel = str((raw.get("channel") or {}).get("id") or (raw.get("container") or {}).get("channel_id") or "")
     message = raw.get("message") or {}

@@ -27,7 +27,7 @@ from typing import Literal
 from adapters.slack.mrkdwn import escape
 from adapters.slack.texts import t
 from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCalled, ToolFinished
-from bot.chat import ChatKey, RunInfo
+from bot.surface import ChatKey, RunInfo
 
 log = logging.getLogger(__name__)
 

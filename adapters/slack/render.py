@@ -14,7 +14,7 @@ from typing import Any
 from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
-from bot.chat import Notice
+from bot.surface import Notice
 from tools.plan import Leg, TripPlan
 
 Block = dict[str, Any]
@@ -92,7 +92,7 @@ STOP_VALUE = "stop"  # a Stop button's value naming no run (buttons posted befor
 
 def status(text: str, stop_label: str, action_id: str, run: str = "") -> list[Block]:
     """A status message of a working run: its lines, and a Stop button beside them whose value
-    names the run (bot.chat.run_ref), so a press stops that run only."""
+    names the run (bot.surface.run_ref), so a press stops that run only."""
     return [{**section(_clip(text, 3000)), "accessory": {
         "type": "button", "action_id": action_id, "style": "danger", "value": run or STOP_VALUE,
         "text": {"type": "plain_text", "text": stop_label}}}]

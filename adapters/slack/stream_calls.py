@@ -11,7 +11,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack.mrkdwn import to_mrkdwn
 from adapters.slack.streaming import Chunk, Streamed
-from bot.chat import ChatKey, Notice
+from bot.surface import ChatKey, Notice
 
 Call = Callable[[str, Awaitable[AsyncSlackResponse]], Awaitable[dict[str, Any]]]
 

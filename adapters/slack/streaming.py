@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 
 from adapters.slack.errors import SlackCallFailed
 from agent_core.events import TextDelta, ToolCalled, ToolFinished
-from bot.chat import ChatKey
+from bot.surface import ChatKey
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""TelegramAdapter: python-telegram-bot 22 in front of the SessionManager (bot.chat.Surface).
+"""TelegramAdapter: python-telegram-bot 22 in front of the SessionManager (bot.surface.Surface).
 
 Updates come by long polling, or by webhook when TELEGRAM_WEBHOOK_URL and
 TELEGRAM_WEBHOOK_SECRET are set (then `router()` serves the URL's path on the bot's own HTTP
@@ -22,7 +22,14 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import Application
 
 from adapters.telegram import render, texts
@@ -36,6 +43,7 @@ from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport
 from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.updates import PLATFORM, Mapped, Route, button_data, map_update, signoff_data
+from adapters.telegram.webhook_health import WebhookHealth
 from agent_core.events import (
     AnswerReady,
     Event,
@@ -48,7 +56,11 @@ from agent_core.events import (
     Verdict,
 )
 from bot import texts as bot_texts
-from bot.chat import (
+from bot.delivery.bodies import UNRECORDED
+from bot.run.records import PendingQuestion, SessionInfo
+from bot.settings import Settings
+from bot.store.base import SessionLock
+from bot.surface import (
     Attachment,
     ChatKey,
     IncomingMessage,
@@ -58,10 +70,6 @@ from bot.chat import (
     SubmitOutcome,
     run_ref,
 )
-from bot.delivery import UNRECORDED
-from bot.records import PendingQuestion, SessionInfo
-from bot.settings import Settings
-from bot.store.base import SessionLock
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +105,7 @@ class TelegramAdapter:
         self.settings = settings
         self.manager = manager
         self.webhook_url = url or ""
+        self.webhook_health = WebhookHealth(self.webhook_url, lambda: self.transport.webhook_info())
         self._secret = secret or ""
         self.progress_grace = progress_grace
         self.progress_patience = progress_patience  # progress.py: how long a change waits at most
@@ -116,7 +125,7 @@ class TelegramAdapter:
         self.outbox = outbox or Outbox(observer=observer)
         # several processes on one PostgreSQL send for one bot: each takes its share (budget.py)
         self.budget = BudgetShare(self.outbox.pacer, processes) if processes is not None else None
-        # bot.ownership: progress and typing stop in a chat another process took over
+        # bot.cluster.ownership: progress and typing stop in a chat another process took over
         self.owns: Callable[[ChatKey], bool] = owns or (lambda chat: True)
         self.typing = TypingIndicator(self.transport, typing_interval, delay=typing_delay)
         self._progress: dict[int, RunProgress] = {}
@@ -143,8 +152,13 @@ class TelegramAdapter:
                  "webhook" if self.webhook_url else "long polling")
 
     async def healthy(self) -> bool:
-        """Started, and still reading updates (polling mode; a webhook is served by the HTTP server)."""
-        return self._ready and self.poller.healthy()
+        """Started, and still hearing updates: the poller reads them, or Telegram still delivers to
+        our webhook (adapters.telegram.webhook_health)."""
+        if not self._ready:
+            return False
+        if self.webhook_url:
+            return await self.webhook_health.healthy()
+        return self.poller.healthy()
 
     async def stop(self) -> None:
         self._ready = False
@@ -250,7 +264,7 @@ class TelegramAdapter:
         except DeliveryFailed as exc:
             log.warning("%s", exc)
 
-    # -- bot.chat.Surface ---------------------------------------------------------------------
+    # -- bot.surface.Surface ---------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         chat_id = int(chat.chat_id)
         if isinstance(event, TextDelta):
@@ -401,8 +415,11 @@ class TelegramAdapter:
 
 def delivery_failed(chat_id: int, kind: str, exc: TelegramError) -> DeliveryFailed:
     """Blocked, chat gone, a request Telegram refuses: never retried. Network trouble and flood
-    waits: retried by the delivery worker (after the wait Telegram asked for)."""
+    waits: retried by the delivery worker (after the wait Telegram asked for). python-telegram-bot
+    raises NetworkError for no connection, a timeout and any 5xx (BadRequest is a subclass of it,
+    and is Telegram refusing the request): those are an outage of Telegram, not of this message."""
     if isinstance(exc, RetryAfter):
         return DeliveryFailed(chat_id, kind, str(exc), permanent=False, retry_after=retry_seconds(exc))
     permanent = isinstance(exc, Forbidden | BadRequest | InvalidToken)
-    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent)
+    outage = isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)
+    return DeliveryFailed(chat_id, kind, str(exc), permanent=permanent, outage=outage)

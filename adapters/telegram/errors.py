@@ -4,14 +4,14 @@ One root, typed fields::
 
     TelegramAdapterError
      ├── TelegramConfigError     the settings cannot start the adapter (no token, half a webhook)
-     ├── DeliveryFailed          a message did not reach Telegram; also a bot.chat.DeliveryError
+     ├── DeliveryFailed          a message did not reach Telegram; also a bot.surface.DeliveryError
      │                           (permanent: blocked, chat gone, bad request; else worth a retry)
      └── AdapterStopped          the adapter stopped before the message could be sent
 """
 
 from __future__ import annotations
 
-from bot.chat import DeliveryError
+from bot.surface import DeliveryError
 
 
 class TelegramAdapterError(Exception):
@@ -27,9 +27,9 @@ class TelegramConfigError(TelegramAdapterError):
 
 class DeliveryFailed(TelegramAdapterError, DeliveryError):
     def __init__(self, chat_id: int, kind: str, detail: str, *, permanent: bool,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, outage: bool = False) -> None:
         DeliveryError.__init__(self, f"could not send the {kind} to Telegram chat {chat_id}: {detail}",
-                               permanent=permanent, retry_after=retry_after)
+                               permanent=permanent, retry_after=retry_after, outage=outage)
         self.chat_id = chat_id
         self.kind = kind
         self.detail = detail

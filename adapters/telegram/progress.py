@@ -89,8 +89,8 @@ class RunProgress:
                  ours: Callable[[], bool] = lambda: True, run: str = "", patience: float = 4.0,
                  interval: float = 1.0) -> None:
         self.transport = transport
-        self.run = run  # the run's reference (bot.chat.run_ref): its Stop button stops that run only
-        self.ours = ours  # a process that lost the chat to another (bot.ownership) edits nothing
+        self.run = run  # the run's reference (bot.surface.run_ref): its Stop button stops that run only
+        self.ours = ours  # a process that lost the chat to another (bot.cluster.ownership) edits nothing
         self.chat_id = chat_id
         self.lang = lang
         self.step = 0

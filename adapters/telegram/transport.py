@@ -14,6 +14,7 @@ from telegram import (
     InputFile,
     LinkPreviewOptions,
     ReplyParameters,
+    WebhookInfo,
 )
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest
@@ -33,6 +34,9 @@ def is_parse_error(exc: BadRequest) -> bool:
 class Transport:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
+
+    async def webhook_info(self) -> WebhookInfo:
+        return await self.bot.get_webhook_info()
 
     async def send_html(self, chat_id: int, text: str, *, markup: Markup = None,
                         reply_to: int | None = None) -> int:

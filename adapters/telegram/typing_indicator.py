@@ -38,7 +38,7 @@ class TypingIndicator:
         return task is not None and not task.done()
 
     def start(self, chat_id: int, ours: Callable[[], bool] = lambda: True) -> None:
-        """`ours`: does this process still own the chat (bot.ownership)? Typing stops once not."""
+        """`ours`: does this process still own the chat (bot.cluster.ownership)? Typing stops once not."""
         if not self.active(chat_id):
             self._tasks[chat_id] = asyncio.get_running_loop().create_task(
                 self._loop(chat_id, ours), name=f"tg-typing:{chat_id}")

@@ -10,7 +10,7 @@ from enum import StrEnum
 from telegram import Message, Update
 from telegram.constants import ChatType
 
-from bot.chat import RUN_REF_PATTERN, ChatKey, IncomingMessage, MessageKind
+from bot.surface import RUN_REF_PATTERN, ChatKey, IncomingMessage, MessageKind
 from tools.base import SharedLocation
 
 PLATFORM = "telegram"
@@ -35,7 +35,7 @@ def signoff_data(decision: str, signoff_id: str) -> str:
 
 
 def stop_data(run: str) -> str:
-    """callback_data of the Stop button on a run's progress message: "stop:<run>" (bot.chat.run_ref,
+    """callback_data of the Stop button on a run's progress message: "stop:<run>" (bot.surface.run_ref,
     47 bytes for the store's session ids), so a press stops that run only; "stop" without one."""
     data = f"{STOP_DATA}:{run}" if run else STOP_DATA
     return data if _STOP_DATA.match(data) and len(data.encode()) <= 64 else STOP_DATA

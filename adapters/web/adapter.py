@@ -53,7 +53,10 @@ from agent_core.events import (
     QuestionAsked,
     Verdict,
 )
-from bot.chat import (
+from bot.delivery.plan_files import plan_files
+from bot.ratelimit import retry_after_header
+from bot.settings import Settings
+from bot.surface import (
     Attachment,
     ChatKey,
     IncomingMessage,
@@ -64,9 +67,6 @@ from bot.chat import (
     SubmitOutcome,
     run_ref,
 )
-from bot.plan_files import plan_files
-from bot.ratelimit import RateLimiter, retry_after_header
-from bot.settings import Settings
 from tools.base import SharedLocation
 
 log = logging.getLogger(__name__)
@@ -115,8 +115,9 @@ class WebAdapter:
         if settings.web_token is None and not settings.host_is_loopback:
             raise ValueError(f"BOT_WEB_TOKEN is required when BOT_HOST={settings.host} is not loopback")
         self._auth = WebAuth(settings.web_token)
-        # per address (every API write and login attempt) and per chat (messages and answers)
-        self._per_ip = RateLimiter(settings.rate_per_ip, max(5, settings.rate_per_ip // 4))
+        # per address (every API write and login attempt; shared by every process on PostgreSQL);
+        # per chat (messages and answers) is the runtime's own limit
+        self._per_ip = manager.limits.addresses
         self._tz = settings.timezone
 
     # ------------------------------------------------------------------ lifecycle
@@ -254,7 +255,7 @@ class WebAdapter:
         return AuthState(required=self._auth.required, authenticated=self._auth.allowed(request))
 
     async def _login(self, body: LoginRequest, request: Request, response: Response) -> Response:
-        self._limit(self._per_ip.hit(_client_ip(request)))
+        self._limit(await self._per_ip.hit(_client_ip(request)))
         if not self._auth.required:
             return Response(status_code=204)
         if not self._auth.token_matches(body.token):
@@ -269,12 +270,12 @@ class WebAdapter:
             seconds = retry_after_header(wait_s)
             raise HTTPException(429, f"too many requests: try again in {seconds} s", headers={"Retry-After": seconds})
 
-    def _check_rates(self, request: Request, session_id: str) -> None:
-        self._limit(self._per_ip.hit(_client_ip(request)))  # per chat: the runtime's own limit (LIMITED)
+    async def _check_rates(self, request: Request, session_id: str) -> None:
+        self._limit(await self._per_ip.hit(_client_ip(request)))  # per chat: the runtime's own limit (LIMITED)
 
     async def _chat(self, body: ChatRequest, request: Request) -> ChatResponse:
         session_id = body.session_id or uuid.uuid4().hex
-        self._check_rates(request, session_id)
+        await self._check_rates(request, session_id)
         location = None
         if body.location is not None:
             location = SharedLocation(body.location.latitude, body.location.longitude, body.location.label)
@@ -291,7 +292,7 @@ class WebAdapter:
         return ChatResponse(session_id=session_id, outcome=outcome)
 
     async def _human_response(self, body: HumanResponseRequest, request: Request) -> HumanResponseAck:
-        self._check_rates(request, body.session_id)
+        await self._check_rates(request, body.session_id)
         chat = _chat_key(body.session_id)
         if not await self._known(body.session_id):
             raise HTTPException(404, "unknown session")
@@ -314,10 +315,10 @@ class WebAdapter:
         return HumanResponseAck(tool_call_id=pending.tool_call_id, outcome=await self._submit(msg))
 
     async def _stop(self, session_id: SessionIdPath, request: Request, body: StopRequest | None = None) -> StopAck:
-        """A Stop is the `/stop` command of the chat (bot.chat_machine) for the run the body names
+        """A Stop is the `/stop` command of the chat (bot.chat.machine) for the run the body names
         (none: the run working now): the chat's own task decides, and the page hears the outcome
         as a notice event (a run that has ended: "that run has already ended")."""
-        self._check_rates(request, session_id)
+        await self._check_rates(request, session_id)
         chat = _chat_key(session_id)
         if not await self._known(session_id):
             raise HTTPException(404, "unknown session")

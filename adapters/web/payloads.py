@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from bot.chat import RUN_REF_PATTERN
+from bot.surface import RUN_REF_PATTERN
 from tools.plan import TripPlan
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
@@ -129,7 +129,7 @@ class _EventData(BaseModel):
 class StepData(_EventData):
     step: int
     max_steps: int
-    run: str | None = None  # the run's reference (bot.chat.run_ref): the page's Stop names it
+    run: str | None = None  # the run's reference (bot.surface.run_ref): the page's Stop names it
 
 
 class DeltaData(_EventData):

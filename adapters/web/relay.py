@@ -41,7 +41,7 @@ class SharedEvent(Protocol):
 
 
 class SharedEvents(Protocol):
-    """bot.store.pg_web_events.PgWebEvents."""
+    """bot.store.postgres.web_events.PgWebEvents."""
 
     origin: str
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.chat import ChatKey, IncomingMessage, SubmitOutcome
+from bot.ratelimit import Limits
+from bot.surface import ChatKey, IncomingMessage, SubmitOutcome
 from tools.plan import TripPlan
 
 
@@ -45,6 +46,8 @@ class HistoryEntryView(Protocol):
 
 
 class SessionApi(Protocol):
+    limits: Limits  # the web API's per-address limit is one of them (shared across processes)
+
     async def submit(self, msg: IncomingMessage) -> SubmitOutcome: ...
     async def pending_question(self, chat: ChatKey) -> PendingQuestionView | None: ...
     async def pending_questions(self, chat: ChatKey) -> Sequence[PendingQuestionView]: ...

@@ -66,7 +66,7 @@ class SessionLock(Protocol):
 class SessionRow:
     id: str
     chat_key: str
-    state: str  # idle | working | asking | signoff (bot.chat_machine.ChatState); closed sessions are not read
+    state: str  # idle | working | asking | signoff (bot.chat.machine.ChatState); closed sessions are not read
     lang: str
     asker_id: str
     asker_name: str
@@ -193,7 +193,7 @@ class OutboxRow:
     session_id: str
     chat_key: str
     kind: str  # question | answer | notice | reminder | file
-    body: str  # JSON (bot.outbox_items)
+    body: str  # JSON (bot.delivery.bodies)
     created_at: float
     status: str = "pending"  # pending | sent | failed
     attempts: int = 0
@@ -258,7 +258,7 @@ class Store(Protocol):
     async def stage_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
                           notify: bool = True) -> StagedInbox:
         """add_inbox, returning as soon as the row has its id, perhaps before it is committed:
-        the chat's task may prepare its answer while the commit goes on (bot.actor), as long as
+        the chat's task may prepare its answer while the commit goes on (bot.chat.actor), as long as
         nothing of it is stored or sent before `committed` is done. `notify=False`: the caller
         runs the chat itself, so other processes are not woken (PostgreSQL sends no NOTIFY)."""
     async def add_events(self, events: Sequence[ChatEvent]) -> None:
@@ -309,7 +309,7 @@ class Store(Protocol):
     async def recent_runs(self, limit: int = 50) -> list[RunRow]:
         """The runs most recently changed, newest first."""
 
-    # the operator's page (bot.admin)
+    # the operator's page (bot.http.admin)
     async def open_sessions(self, limit: int = 100) -> list[SessionRow]:
         """Open sessions, the most recently changed first."""
     async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:

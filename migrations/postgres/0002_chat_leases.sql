@@ -1,4 +1,4 @@
--- Chat ownership by lease with fencing (bot/store/pg_leases.py). PostgreSQL only: with SQLite
+-- Chat ownership by lease with fencing (bot/store/postgres/leases.py). PostgreSQL only: with SQLite
 -- one process serves every chat.
 --
 -- A lease row is never deleted by the store, and its fence comes from one sequence for all

@@ -17,7 +17,7 @@ UPDATE questions SET posted_after = (SELECT COALESCE(MAX(id), 0) FROM inbox)
  WHERE status = 'waiting' AND posted_message_id IS NOT NULL;
 -- a question stored but never posted is posted by the delivery worker now. SQLite's json_object
 -- and json() are json_build_object and a cast here (options is a JSON array kept as text); the
--- body is the same object as pause() writes (bot.store.pg_writes.pause), up to whitespace.
+-- body is the same object as pause() writes (bot.store.postgres.writes.pause), up to whitespace.
 INSERT INTO outbox (session_id, chat_key, kind, body, status, created_at, tool_call_id)
 SELECT q.session_id, s.chat_key, 'question',
        json_build_object('tool_call_id', q.tool_call_id, 'question', q.question, 'options', q.options::json,

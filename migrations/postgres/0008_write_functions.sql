@@ -1,4 +1,4 @@
--- The hot writes of a chat's step as server functions (bot/store/pg_calls.py): each is one
+-- The hot writes of a chat's step as server functions (bot/store/postgres/calls.py): each is one
 -- statement, so one round trip, where BEGIN and the fence check, the write's statements and
 -- COMMIT took four to seven (issue 18: every statement is a round trip, and a step is mostly
 -- round trips). A function runs in the transaction of the statement that calls it, so it
@@ -11,7 +11,7 @@
 -- turns it into LeaseLost, describing the lease row as it is then).
 --
 -- Each body is the twin of its writes.py function (SQLite) statement by statement, and keeps
--- the order of the Python version it replaces (bot.store.pg_writes before this migration).
+-- the order of the Python version it replaces (bot.store.postgres.writes before this migration).
 -- Statements inside a function take their own snapshots (READ COMMITTED, VOLATILE), as the
 -- separate statements of the client-side transaction did.
 

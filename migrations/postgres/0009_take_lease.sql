@@ -1,5 +1,5 @@
 -- Taking a chat's lease and looking at what the previous owner left, in one round trip
--- (bot.store.pg_leases.take; issue 18). A process that takes a chat over re-drives a run its
+-- (bot.store.postgres.leases.take; issue 18). A process that takes a chat over re-drives a run its
 -- previous owner left working and sends what it left in the outbox (bot.sessions), so it reads
 -- the chat's open session and pending outbox right after the lease is its own. Here those reads
 -- are the function's next statements: they run after the

@@ -102,9 +102,11 @@ class FakeTelegram(UpdateFactory):
         self.callback_answers: dict[str, dict[str, Any]] = {}
         self.drafts: dict[int, list[tuple[int, str, float]]] = {}  # chat -> (draft_id, text, monotonic time)
         self.refuse_drafts: set[int] = set()  # chats where sendMessageDraft answers 400 (as for a peer without drafts)
+        self.outage_error: ApiError | None = None  # set: every call answers it (outage() / recover())
         self.webhook_url = ""
         self.webhook_secret: str | None = None
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
+        self.webhook_last_error: tuple[int, str] | None = None  # (unix time, message) of the last failed delivery
         self._poll_generation = 0
         self._changed = asyncio.Event()  # replaced by a fresh one on every change
         self._runner: web.AppRunner | None = None
@@ -193,6 +195,14 @@ class FakeTelegram(UpdateFactory):
         chat.fail_sends = count
         chat.fail_containing = containing
 
+    def outage(self, code: int = 500, description: str = "Internal Server Error") -> None:
+        """Every Bot API call answers `code` until `recover()`: what clients see while Telegram's
+        servers are down (500 Internal Server Error, or 502 Bad Gateway from its front)."""
+        self.outage_error = ApiError(code, description)
+
+    def recover(self) -> None:
+        self.outage_error = None
+
     # ------------------------------------------------------------------ updates
 
     def _after_enqueue(self) -> None:
@@ -232,6 +242,10 @@ class FakeTelegram(UpdateFactory):
             except aiohttp.ClientError:
                 status = 0
             self.webhook_deliveries.append((update["update_id"], status))
+            if not 200 <= status < 300:  # what getWebhookInfo reports afterwards (last_error_*)
+                self.webhook_last_error = (int(time.time()), f"Wrong response from the webhook: {status}"
+                                           if status else "Connection refused")
+                self._notify()
             if 200 <= status < 300:
                 if self.pending and self.pending[0] is update:
                     self.pending.pop(0)
@@ -289,6 +303,8 @@ class FakeTelegram(UpdateFactory):
         params = await _read_params(request)
         chat_id = _maybe_int(params.get("chat_id"))
         try:
+            if self.outage_error is not None:
+                raise self.outage_error
             if handler is None:
                 raise ApiError(404, "Not Found")
             result = await handler(params)
@@ -361,7 +377,11 @@ class FakeTelegram(UpdateFactory):
         return True
 
     async def _m_getwebhookinfo(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"url": self.webhook_url, "has_custom_certificate": False, "pending_update_count": len(self.pending)}
+        info: dict[str, Any] = {"url": self.webhook_url, "has_custom_certificate": False,
+                                "pending_update_count": len(self.pending)}
+        if self.webhook_url and self.webhook_last_error is not None:
+            info["last_error_date"], info["last_error_message"] = self.webhook_last_error
+        return info
 
     async def _m_setmycommands(self, p: dict[str, Any]) -> bool:
         commands = _json_field(p, "commands")

@@ -1,0 +1,231 @@
+"""The chat's state machine: its states, its triggers, and every transition, written once.
+
+A chat is in one state, stored with its session (no open session reads as `closed`). Its own
+task (bot.chat.actor.ChatActor) takes one trigger at a time — an inbox row (a message, a command,
+or an event another part of the bot wrote: a deadline, a restart, a delivery outcome) or an
+outcome of the run it started — asks `decide` what to do, does it, and stores the new state
+in the same transaction as the action's data. A pair (state, trigger) not in the table is a bug
+and raises; the pairs that are legitimately nothing to do say so (`ignore`).
+
+Guards are named facts the task reads from the store before deciding:
+
+- `answers`: the message binds to one of the waiting questions (bot.chat.addressing: it arrived
+  after the question was posted — the inbox watermark — and its sender may answer it: the
+  traveller it is addressed to, or in a group the person asked or a reply to it); a named
+  answer must name a waiting question.
+- `current`: an event (expiry, reminder, undeliverable question) is about a question still waiting;
+  a Stop names no run (a typed /stop) or the run working now (a button names the run whose
+  progress message carries it: one left from a run that ended stops nothing, and says so).
+- `last`: that question is the only one still waiting (a turn can ask several people at once;
+  the run resumes when the last of them is answered or expired).
+- `idle_run`: no run of this chat is alive in this process.
+- `asker`: a Stop comes from the person the run works for (anyone may stop it outside groups).
+- `signoff`: the run's answer is a team plan and the chat has approvers: it waits for sign-off.
+- `approver`: the person deciding (an Approve / Reject press) is one of the sign-off's approvers.
+- `reason`: the message comes from the approver who pressed Reject: it is the reason, and the
+  plan is made again with it.
+
+For a sign-off's decision, reminder and deadline, `current` says the event or press is about
+the sign-off still open.
+
+A guard is a fact, its negation ("not answers"), or a conjunction of those ("answers and not last").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ChatState(StrEnum):
+    CLOSED = "closed"  # no open conversation: the next message opens one
+    IDLE = "idle"  # a conversation with no run: the next message starts one
+    WORKING = "working"  # a run is working (or is to be re-driven after a restart)
+    ASKING = "asking"  # the run is paused on a question, stored; nothing is held in memory
+    SIGNOFF = "signoff"  # a finished team plan waits for an approver's decision, stored
+
+
+class Trigger(StrEnum):
+    MESSAGE = "message"  # a person's message
+    NAMED_ANSWER = "named answer"  # an answer that names its question (an option button, the web's answer)
+    LOCATION = "location"  # a shared location with no text
+    HELP = "/help"
+    STATUS = "/status"
+    CANCEL = "/cancel"
+    NEW = "/new"
+    STOP = "stop"  # the Stop button (or /stop): end the run now, keep what it wrote
+    TRIP = "/trip"  # /trip approver @who: a Slack channel's approvers
+    APPROVE = "approve"  # an approver's button on a plan waiting for sign-off
+    REJECT = "reject"
+    REMINDER = "reminder"  # the deadline watcher: a sign-off's one reminder is due
+    OVERDUE = "overdue"  # the deadline watcher: a sign-off's deadline passed
+    EXPIRED = "expired"  # the deadline watcher: a question's deadline passed
+    REMIND = "remind"  # the deadline watcher: a question waited BOT_REMIND_AFTER_S unanswered
+    RESUME = "resume"  # the start-up recovery: a run was interrupted by the restart
+    UNDELIVERABLE = "undeliverable"  # the delivery worker gave up posting a question
+    PAUSED = "paused"  # the run asked a question
+    FINISHED = "finished"  # the run made its answer
+    FAILED = "failed"  # the run ended on a model or agent fault
+    CRASHED = "crashed"  # the run raised (a bug): its open calls are closed
+
+
+class Action(StrEnum):
+    START_RUN = "start_run"
+    STEER = "steer"  # given to the run at its next step as a user message
+    ANSWER = "answer"  # stored as the question's tool result; the run resumes
+    ANSWER_ONE = "answer_one"  # stored as its question's tool result; other questions still wait
+    HOLD = "hold"  # kept for the run's next step once the question is answered
+    STALE = "stale"  # an answer to a question no longer waiting (a Stop of a run that ended): said so, nothing changes
+    REMEMBER_LOCATION = "remember_location"
+    REPLY = "reply"  # /help, /status: say something, change nothing
+    NOTHING_TO_CANCEL = "nothing_to_cancel"  # also a Stop with nothing being written
+    REFUSE = "refuse"  # a Stop from someone the run is not for: said so, nothing changes
+    STOP_RUN = "stop_run"  # cancel the run, close its open calls and its question
+    CLOSE = "close"  # /new: stop what runs and close the conversation
+    EXPIRE = "expire"  # the question's tool result says nobody answered; the run resumes
+    REMIND = "remind"  # one short reminder of the question, queued as the reminder is marked sent
+    EXPIRE_ONE = "expire_one"  # the same for one question of several; the others still wait
+    RESUME_RUN = "resume_run"
+    ABANDON = "abandon"  # the question cannot be posted: the run stops, the failure is on record
+    STORE_PAUSE = "store_pause"  # the pause and the question's outbox row, one transaction
+    STORE_ANSWER = "store_answer"  # the run's end and the answer's outbox row, one transaction
+    STORE_FAILURE = "store_failure"  # the run's end and the error notice, one transaction
+    STORE_CRASH = "store_crash"
+    STORE_FOR_SIGNOFF = "store_for_signoff"  # the run's end, the answer and the sign-off request, one transaction
+    APPROVE = "approve"  # the decision stored and shown (with the exports); the chat is idle
+    ASK_REASON = "ask_reason"  # Reject: stored as rejecting, the approver is asked why
+    REPLAN = "replan"  # the reason: the rejection stored with a new turn that plans again
+    REFUSE_DECISION = "refuse_decision"  # a press by someone who is not an approver: said so, nothing changes
+    REMIND_SIGNOFF = "remind_signoff"  # the sign-off's one reminder, queued as it is marked sent
+    EXPIRE_SIGNOFF = "expire_signoff"  # nobody decided in time: stored and said; the plan stands unapproved
+    SET_APPROVER = "set_approver"
+    IGNORE = "ignore"
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    source: ChatState
+    trigger: Trigger
+    guard: str | None  # facts that must hold ("answers", "not answers", "answers and last"); None: always
+    action: Action
+    target: ChatState | None  # None: the state stays as it is
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    answers: bool = False
+    current: bool = False
+    idle_run: bool = True
+    asker: bool = False
+    last: bool = True
+    signoff: bool = False
+    approver: bool = False
+    reason: bool = False
+
+    def holds(self, guard: str | None) -> bool:
+        if guard is None:
+            return True
+        return all(self._one(part) for part in guard.split(" and "))
+
+    def _one(self, fact: str) -> bool:
+        negate = fact.startswith("not ")
+        value = bool(getattr(self, fact.removeprefix("not ")))
+        return value != negate
+
+
+class UndefinedTransition(Exception):
+    def __init__(self, state: ChatState, trigger: Trigger) -> None:
+        super().__init__(f"no transition from {state} on {trigger}")
+        self.state = state
+        self.trigger = trigger
+
+
+S, T, A = ChatState, Trigger, Action
+_EVERY = tuple(ChatState)
+_NOT_SIGNOFF = (S.CLOSED, S.IDLE, S.WORKING, S.ASKING)
+
+
+def _each(states: tuple[ChatState, ...], trigger: Trigger, action: Action, target: ChatState | None,
+          guard: str | None = None) -> list[Transition]:
+    return [Transition(s, trigger, guard, action, target) for s in states]
+
+
+TRANSITIONS: tuple[Transition, ...] = (
+    *_each((S.CLOSED, S.IDLE), T.MESSAGE, A.START_RUN, S.WORKING),
+    Transition(S.WORKING, T.MESSAGE, None, A.STEER, None),
+    Transition(S.ASKING, T.MESSAGE, "answers and last", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.MESSAGE, "answers and not last", A.ANSWER_ONE, None),
+    Transition(S.ASKING, T.MESSAGE, "not answers", A.HOLD, None),
+    Transition(S.ASKING, T.NAMED_ANSWER, "answers and last", A.ANSWER, S.WORKING),
+    Transition(S.ASKING, T.NAMED_ANSWER, "answers and not last", A.ANSWER_ONE, None),
+    Transition(S.ASKING, T.NAMED_ANSWER, "not answers", A.STALE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.NAMED_ANSWER, A.STALE, None),
+    *_each((S.CLOSED, S.IDLE), T.LOCATION, A.REMEMBER_LOCATION, S.IDLE),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.LOCATION, A.REMEMBER_LOCATION, None),
+    *_each(_EVERY, T.HELP, A.REPLY, None),
+    *_each(_EVERY, T.STATUS, A.REPLY, None),
+    *_each(_EVERY, T.TRIP, A.SET_APPROVER, None),
+    *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE),
+    *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
+    Transition(S.WORKING, T.STOP, "current and asker", A.STOP_RUN, S.IDLE),
+    Transition(S.WORKING, T.STOP, "current and not asker", A.REFUSE, None),
+    Transition(S.WORKING, T.STOP, "not current", A.STALE, None),
+    *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.NOTHING_TO_CANCEL, None, "current"),
+    *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.STALE, None, "not current"),
+    Transition(S.ASKING, T.STOP, None, A.NOTHING_TO_CANCEL, None),  # paused on a question: /cancel ends it
+    Transition(S.ASKING, T.REMIND, "current", A.REMIND, None),
+    Transition(S.ASKING, T.REMIND, "not current", A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.REMIND, A.IGNORE, None),
+    # a team plan waiting for sign-off: an approver decides; a rejection's reason plans again;
+    # any other message is a new turn (the plan it changes is no longer the one to sign)
+    Transition(S.SIGNOFF, T.MESSAGE, "reason", A.REPLAN, S.WORKING),
+    Transition(S.SIGNOFF, T.MESSAGE, "not reason", A.START_RUN, S.WORKING),
+    Transition(S.SIGNOFF, T.APPROVE, "current and approver", A.APPROVE, S.IDLE),
+    Transition(S.SIGNOFF, T.REJECT, "current and approver", A.ASK_REASON, None),
+    *[Transition(S.SIGNOFF, t, "current and not approver", A.REFUSE_DECISION, None) for t in (T.APPROVE, T.REJECT)],
+    *[Transition(S.SIGNOFF, t, "not current", A.STALE, None) for t in (T.APPROVE, T.REJECT)],
+    *[t for trig in (T.APPROVE, T.REJECT) for t in _each(_NOT_SIGNOFF, trig, A.STALE, None)],
+    Transition(S.SIGNOFF, T.REMINDER, "current", A.REMIND_SIGNOFF, None),
+    Transition(S.SIGNOFF, T.OVERDUE, "current", A.EXPIRE_SIGNOFF, S.IDLE),
+    *[Transition(S.SIGNOFF, t, "not current", A.IGNORE, None) for t in (T.REMINDER, T.OVERDUE)],
+    *[t for trig in (T.REMINDER, T.OVERDUE) for t in _each(_NOT_SIGNOFF, trig, A.IGNORE, None)],
+    Transition(S.ASKING, T.EXPIRED, "current and last", A.EXPIRE, S.WORKING),
+    Transition(S.ASKING, T.EXPIRED, "current and not last", A.EXPIRE_ONE, None),
+    Transition(S.ASKING, T.EXPIRED, "not current", A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.EXPIRED, A.IGNORE, None),
+    Transition(S.WORKING, T.RESUME, "idle_run", A.RESUME_RUN, None),
+    Transition(S.WORKING, T.RESUME, "not idle_run", A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.ASKING, S.SIGNOFF), T.RESUME, A.IGNORE, None),
+    Transition(S.ASKING, T.UNDELIVERABLE, "current", A.ABANDON, S.IDLE),
+    Transition(S.ASKING, T.UNDELIVERABLE, "not current", A.IGNORE, None),
+    *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.UNDELIVERABLE, A.IGNORE, None),
+    Transition(S.WORKING, T.PAUSED, None, A.STORE_PAUSE, S.ASKING),
+    Transition(S.WORKING, T.FINISHED, "not signoff", A.STORE_ANSWER, S.IDLE),
+    Transition(S.WORKING, T.FINISHED, "signoff", A.STORE_FOR_SIGNOFF, S.SIGNOFF),
+    Transition(S.WORKING, T.FAILED, None, A.STORE_FAILURE, S.IDLE),
+    Transition(S.WORKING, T.CRASHED, None, A.STORE_CRASH, S.IDLE),
+)
+
+
+def decide(state: ChatState, trigger: Trigger, facts: Facts) -> Transition:
+    """The one transition for `state` on `trigger` whose guard holds; raises UndefinedTransition."""
+    for transition in TRANSITIONS:
+        if transition.source is state and transition.trigger is trigger and facts.holds(transition.guard):
+            return transition
+    raise UndefinedTransition(state, trigger)
+
+
+def diagram() -> str:
+    """The machine as a Mermaid state diagram (the README shows it; a test keeps them equal)."""
+    lines = ["stateDiagram-v2", "    [*] --> closed"]
+    seen: set[tuple[str, str, str]] = set()
+    for t in TRANSITIONS:
+        if t.action is A.IGNORE or t.target is None or t.target is t.source:
+            continue
+        label = t.trigger.value + (f" [{t.guard}]" if t.guard else "")
+        edge = (t.source.value, t.target.value, label)
+        if edge not in seen:
+            seen.add(edge)
+            lines.append(f"    {t.source.value} --> {t.target.value}: {label}")
+    return "\n".join(lines)

@@ -1,0 +1,3 @@
+"""A run of the agent for one chat: how a run starts or resumes (start), one segment of it from
+start to outcome (driver), what its end writes (outcome), the agent it runs (agent_factory), the
+records handed to surfaces (records), and the review of its plan before posting (review)."""

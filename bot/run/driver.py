@@ -1,0 +1,343 @@
+"""RunDriver: one segment of a chat's agent run, from (re)start to its outcome.
+
+A segment builds the agent from the store (or from the message just stored), runs it, shows its
+progress, and returns what happened — a question asked, an answer made (graded by the reviewer
+when there is one), a failure, a crash — as a RunOutcome. It writes only its own steps (each
+model reply before its tools run; tool results and steering messages with the next write).
+Every change of the chat's state is the chat task's (bot.chat.actor), which stores the outcome in
+one transaction with its outbox row. Nothing is held after a segment ends: an answer to the
+question re-drives the next segment from the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
+
+from agent_core.agents import ToolCallAgent
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFailed,
+    StepStarted,
+    TextDelta,
+    Thought,
+    ToolCalled,
+    ToolFinished,
+    Verdict,
+)
+from agent_core.journal import PendingAsk
+from agent_core.party import read_party
+from agent_core.schema import AgentState, Message, Role
+from bot.delivery.bodies import Progress
+from bot.observe.metrics import Metrics
+from bot.observe.model_prices import PriceTable
+from bot.observe.trip_trace import TripTracer
+from bot.run.records import AgentFactory, RunSpec, location_from_json
+from bot.run.review import PlanReviewer, ReviewRequest
+from bot.settings import Settings
+from bot.store.base import RunUsage, SessionRow, Store
+from bot.surface import ChatKey, RunInfo, run_ref
+
+log = logging.getLogger(__name__)
+
+
+class SteerBox:
+    """Messages the person sent while the run works, handed to it at its next step."""
+
+    def __init__(self) -> None:
+        self._waiting: list[tuple[int, Message]] = []
+
+    def offer(self, inbox_id: int, message: Message) -> None:
+        self._waiting.append((inbox_id, message))
+
+    def take(self) -> list[tuple[int, Message]]:
+        taken, self._waiting = self._waiting, []
+        return taken
+
+    def left(self) -> list[int]:
+        """Offered but never taken (the run ended first): they go back to the chat's inbox order."""
+        return [inbox_id for inbox_id, _ in self._waiting]
+
+
+@dataclass
+class RunWatch:
+    """What a run is doing right now, for a Stop to say and to keep: the tool running ("" while
+    the model writes), the visible text the model has written in this step and not yet stored,
+    and the step's journal (its tool results wait there for the next write)."""
+
+    tool: str = ""
+    partial: list[str] = field(default_factory=list)
+    journal: StoreJournal | None = None
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.partial.append(event.text)
+        elif isinstance(event, StepStarted | Thought | AnswerReady):  # the step's text is stored from here
+            self.tool, self.partial = "", []
+        elif isinstance(event, ToolCalled):
+            self.tool, self.partial = event.name, []
+        elif isinstance(event, ToolFinished):
+            self.tool = ""
+
+    def text(self) -> str:
+        return "".join(self.partial).strip()
+
+    def unsaved_results(self) -> list[Message]:
+        """Tool results made but not yet written (they ride with the next model reply)."""
+        pending = self.journal.deferred if self.journal is not None else []
+        return [m for m in pending if m.role is Role.TOOL]
+
+
+@dataclass(frozen=True, slots=True)
+class Paused:
+    messages: list[Message]  # the step's messages, not yet stored: they ride with the pause
+    asks: tuple[PendingAsk, ...]  # asked at once (one per person on a team trip)
+    step: int
+    inbox_done: list[int]
+    usage: RunUsage | None = None  # the segment's model calls, stored with the outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    messages: list[Message]
+    answer: AnswerReady
+    verdict: Verdict | None
+    steps: int
+    inbox_done: list[int]
+    usage: RunUsage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    failure: RunFailed
+    messages: list[Message]
+    inbox_done: list[int]
+    usage: RunUsage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Crashed:
+    error: str
+    usage: RunUsage | None = None
+
+
+RunOutcome = Paused | Finished | Failed | Crashed
+
+
+@dataclass
+class StoreJournal:
+    """agent_core.journal.RunJournal on the store, for one run segment."""
+
+    store: Store
+    session: SessionRow
+    steer: SteerBox
+    deferred: list[Message] = field(default_factory=list)  # tool results and steering, for the next write
+    inbox_done: list[int] = field(default_factory=list)  # steering rows that close with the next write
+    paused: Paused | None = None
+    behind: asyncio.Future[Any] | None = None  # a write not waited for: the run's start, a read-only step
+
+    def incoming(self) -> Sequence[Message]:
+        taken = self.steer.take()
+        messages = [m for _, m in taken]
+        self.deferred.extend(messages)
+        self.inbox_done.extend(i for i, _ in taken)
+        return messages
+
+    async def record(
+        self, messages: Sequence[Message], *, step: int, defer: bool = False, wait: bool = True
+    ) -> None:
+        if defer:
+            self.deferred.extend(messages)
+            return
+        await self.settle()
+        pending, done = self.take()
+        write = self.store.append(self.session.id, pending + list(messages), step=step, inbox_done=done)
+        if wait:
+            await write
+        else:
+            self.behind = asyncio.ensure_future(write)
+
+    async def settle(self) -> None:
+        behind, self.behind = self.behind, None
+        if behind is not None:  # shared with the chat task: stopping the run must not cancel it
+            await asyncio.shield(behind)
+
+    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
+        pending, done = self.take()
+        self.paused = Paused(pending + list(messages), tuple(asks), step, done)
+
+    def take(self) -> tuple[list[Message], list[int]]:
+        out, self.deferred = self.deferred, []
+        done, self.inbox_done = self.inbox_done, []
+        return out, done
+
+
+_OUTCOME_NAMES = {"Paused": "paused", "Finished": "answered", "Failed": "failed", "Crashed": "crashed"}
+
+
+
+
+def _record_outcome(span: Span, outcome: RunOutcome) -> None:
+    # one set_attributes call: each call on a span takes its lock and checks every value again
+    attributes: dict[str, AttributeValue] = {"run.outcome": _OUTCOME_NAMES[type(outcome).__name__]}
+    if outcome.usage is not None:
+        u = outcome.usage
+        attributes.update({"run.steps": u.steps, "gen_ai.usage.input_tokens": u.prompt_tokens,
+                           "gen_ai.usage.output_tokens": u.completion_tokens, "run.cost_usd": u.cost_usd})
+    span.set_attributes(attributes)
+    if isinstance(outcome, Crashed | Failed):
+        span.set_status(Status(StatusCode.ERROR, outcome.error if isinstance(outcome, Crashed) else outcome.failure.reason))
+
+
+class RunDriver:
+    def __init__(
+        self, *, store: Store, agents: AgentFactory, settings: Settings, metrics: Metrics,
+        reviewer: PlanReviewer | None, progress: Progress, prices: PriceTable, trips: TripTracer | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.agents = agents
+        self.settings = settings
+        self.metrics = metrics
+        self.reviewer = reviewer
+        self.progress = progress
+        self.prices = prices
+        self.trips = trips or TripTracer(None)
+        self.clock = clock
+        self._tz = ZoneInfo(settings.timezone)
+
+    async def run(
+        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None = None,
+        after: asyncio.Future[Any] | None = None, watch: RunWatch | None = None,
+    ) -> RunOutcome:
+        """Run until the agent asks, answers or fails. `history` saves the read when the caller
+        knows it; `after` is the write that starts the run, still committing: the run's own
+        writes and its outcome wait for it; `watch` follows what the run does. Cancellation
+        propagates."""
+        with self.trips.segment(chat, session) as span:
+            outcome = await self._run(chat, session, steer, history, after, watch)
+            if span.is_recording():
+                _record_outcome(span, outcome)
+            return outcome
+
+    async def _run(
+        self, chat: ChatKey, session: SessionRow, steer: SteerBox, history: list[Message] | None,
+        after: asyncio.Future[Any] | None, watch: RunWatch | None,
+    ) -> RunOutcome:
+        started = time.perf_counter()
+        agent: ToolCallAgent | None = None
+        watch = watch if watch is not None else RunWatch()
+        journal = StoreJournal(self.store, session, steer, behind=after)
+        watch.journal = journal
+        outcome: RunOutcome
+        try:
+            agent = await self._build(session, history)
+            outcome = await self._drive(chat, session, agent, journal, watch)
+            await journal.settle()  # the outcome's write must find every step on disk
+        except asyncio.CancelledError:
+            # whoever stopped the run next reads its history: the step in flight lands first
+            with contextlib.suppress(Exception):
+                await asyncio.shield(journal.settle())
+            if agent is not None and agent.usage.calls:  # a stopped run's model calls are still billed
+                await asyncio.shield(self.save_usage(self.usage_of(session, agent, "stopped"), chat.platform))
+            raise
+        except Exception as exc:  # the process keeps serving other chats
+            log.exception("run for %s crashed", chat)
+            with contextlib.suppress(Exception):  # the chat task reads the history next
+                await journal.settle()
+            outcome = Crashed(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.metrics.run_seconds.observe(time.perf_counter() - started)
+        # the chat task stores the usage beside the outcome: one commit, not one more on the way
+        if agent is None:
+            return outcome
+        return replace(outcome, usage=self.usage_of(session, agent, _OUTCOME_NAMES[type(outcome).__name__]))
+
+    def usage_of(self, session: SessionRow, agent: ToolCallAgent, outcome: str) -> RunUsage:
+        """Each segment builds its agent afresh, so its usage is this segment's share."""
+        u, model = agent.usage, agent.model.name
+        cost = self.prices.cost(model, u.prompt_tokens, u.completion_tokens)
+        return RunUsage(session.id, session.run_no, model, u.prompt_tokens, u.completion_tokens, u.calls, cost,
+                        agent.current_step, outcome)
+
+    async def save_usage(self, usage: RunUsage | None, platform: str) -> None:
+        """Store the segment's usage (beside its outcome's write) and count its cost."""
+        if usage is None:
+            return
+        self.count_usage(usage, platform)
+        with contextlib.suppress(Exception):  # accounting must never fail a run
+            await self.store.add_usage(usage)
+
+    def count_usage(self, usage: RunUsage | None, platform: str) -> None:
+        """Count the segment's cost in the metrics (its write stores the usage itself)."""
+        if usage is not None and usage.llm_calls:
+            self.metrics.count_cost(platform, usage.model, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)
+
+    async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
+                     watch: RunWatch) -> RunOutcome:
+        run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps,
+                      run_ref(session.id, session.run_no))
+        rounds = 0
+        while True:
+            answer: AnswerReady | None = None
+            failure: RunFailed | None = None
+            async for event in agent.run(journal):
+                watch.see(event)
+                if isinstance(event, AnswerReady):
+                    answer = event
+                elif isinstance(event, RunFailed):
+                    failure = event
+                elif not isinstance(event, QuestionAsked):
+                    await self.progress.show(chat, event, run)
+            if agent.state is AgentState.WAITING and journal.paused is not None:
+                return journal.paused
+            if failure is not None or answer is None:
+                pending, done = journal.take()
+                return Failed(failure or RunFailed("internal", "the run ended without an answer"), pending, done)
+            verdict, feedback = await self._review(session, agent, answer, rounds)
+            if feedback is not None:
+                rounds += 1
+                note = Message.user(f"[review] {feedback}")
+                agent.memory.add(note)
+                await journal.record([note], step=agent.current_step)
+                continue
+            pending, done = journal.take()
+            tail = agent.memory.messages[-1] if agent.memory.messages else None
+            if tail is None or tail.role is not Role.ASSISTANT or tail.tool_calls:
+                pending.append(Message.assistant(answer.text))
+            return Finished(pending, answer, verdict, agent.current_step, done)
+
+    async def _build(self, session: SessionRow, history: list[Message] | None = None) -> ToolCallAgent:
+        messages = history if history is not None else await self.store.load_messages(session.id)
+        spec = RunSpec(
+            session_id=session.id, lang=session.lang, messages=messages, steps_taken=session.run_steps,
+            now=datetime.fromtimestamp(session.run_started_at or self.clock(), self._tz),
+            location=location_from_json(session.location),
+            travellers=tuple(t.label for t in read_party(session.request)),
+        )
+        return self.agents.build(spec)
+
+    async def _review(
+        self, session: SessionRow, agent: ToolCallAgent, answer: AnswerReady, rounds: int
+    ) -> tuple[Verdict | None, str | None]:
+        if self.reviewer is None or not self.settings.validate_plans:
+            return None, None
+        request = ReviewRequest(
+            session.id, session.lang, session.request, answer, list(agent.memory.messages), rounds, agent.usage
+        )
+        outcome = await self.reviewer.review(request)
+        if outcome.replan_feedback and rounds < self.settings.validate_rounds:
+            return outcome.verdict, outcome.replan_feedback
+        return outcome.verdict, None

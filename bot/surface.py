@@ -1,0 +1,160 @@
+"""Who is talking where: chat keys, incoming messages, and the Surface protocol adapters implement.
+
+Errors a surface raises when it cannot deliver::
+
+    DeliveryError             a post did not reach the chat (reason; permanent; retry_after)
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
+from tools.base import SharedLocation
+
+
+@dataclass(frozen=True, slots=True)
+class ChatKey:
+    """A conversation place: Telegram chat, Slack thread, web browser session, console."""
+
+    platform: str
+    chat_id: str
+    thread_id: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.chat_id}:{self.thread_id}"
+
+    @classmethod
+    def parse(cls, raw: str) -> ChatKey:
+        platform, chat_id, thread_id = raw.split(":", 2)
+        return cls(platform, chat_id, thread_id)
+
+
+class MessageKind(StrEnum):
+    TEXT = "text"
+    BUTTON = "button"  # an option button pressed: text is the chosen option
+    LOCATION = "location"  # a shared location: text may be empty
+    DECISION = "decision"  # an Approve / Reject press on a plan's sign-off: text is the decision, question_id the sign-off
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingMessage:
+    chat: ChatKey
+    user_id: str
+    text: str
+    dedup_id: str = ""  # the platform's own id (Telegram update_id, Slack event_id); "" = none
+    user_name: str = ""
+    kind: MessageKind = MessageKind.TEXT
+    reply_to: str | None = None  # platform message id this message replies to
+    location: SharedLocation | None = None
+    is_group: bool = False
+    received_at: float = field(default_factory=time.time)
+    lang: str = ""  # the platform's hint ("zh"/"en", e.g. Telegram's language_code); "" = none
+    question_id: str | None = None  # an answer that names its question (the web API's tool_call_id)
+    handle: str = ""  # the sender's @username where the platform has one (Telegram): travellers are named by it
+    run: str | None = None  # a Stop button's run (RunInfo.run): it stops that run only; None stops the current one
+
+
+class SubmitOutcome(StrEnum):
+    ACCEPTED = "accepted"
+    DUPLICATE = "duplicate"
+    REFUSED = "refused"  # not on the allowlist
+    INVALID = "invalid"  # empty or too long: the person was told why
+    LIMITED = "limited"  # over the per-user rate limit (bot.ratelimit): the person was told when to retry
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """What a surface may want to know about the run an event belongs to."""
+
+    session_id: str
+    lang: str  # "zh" or "en"
+    user_id: str = ""  # the person who started the run (mentioned in questions on Slack)
+    user_name: str = ""
+    max_steps: int = 0
+    run: str = ""  # the run's reference (run_ref): a surface's Stop button names it
+
+
+RUN_REF_PATTERN = r"[0-9A-Za-z_-]{1,40}\.[0-9]{1,9}"  # what a surface accepts as a run's reference
+RUN_REF = re.compile(f"^{RUN_REF_PATTERN}$")
+
+
+def run_ref(session_id: str, run_no: int) -> str:
+    """A run's reference, "<session id>.<run number>": unique across conversations (a new one
+    counts its runs from 1 again), 34 characters for the store's session ids."""
+    return f"{session_id}.{run_no}"
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file posted in the chat (a plan's calendar, its cost sheet)."""
+
+    filename: str
+    mime: str
+    content: str  # text files only: UTF-8 on the wire
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
+
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder | signoff
+    text: str  # already in the person's language
+    reply_to: str | None = None  # the platform message it refers to (a reminder: the question), where replies exist
+    signoff_id: str | None = None  # a sign-off request: the surface adds Approve / Reject buttons naming it
+
+
+class DeliveryError(Exception):
+    """A surface could not post: `permanent` (blocked, chat gone, refused) is never retried;
+    otherwise the delivery worker retries until the row's deadline, after `retry_after` seconds
+    when the platform said so. `outage`: the platform itself could not be reached or answered
+    5xx (the worker pauses every lane of that platform, bot.delivery.breaker), as opposed to
+    refusing this one message."""
+
+    def __init__(self, reason: str, *, permanent: bool, retry_after: float | None = None,
+                 outage: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.permanent = permanent
+        self.retry_after = retry_after
+        self.outage = outage and not permanent
+
+
+class PartLog(Protocol):
+    """The delivery record of one outgoing item that a surface may send as several messages."""
+
+    @property
+    def done(self) -> int:
+        """Parts already delivered by an earlier attempt: the surface skips them."""
+        ...
+
+    async def sent(self, message_id: str, *, more: bool) -> None:
+        """One more part was delivered (`more`: others follow). Recorded before the next is sent."""
+
+
+class Surface(Protocol):
+    platform: str
+
+    async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
+        """Steps and tool calls; best effort (a failure must not stop the run)."""
+
+    async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
+        """Post the question as new messages (the last carries the buttons); raise DeliveryError."""
+
+    async def post_answer(
+        self, chat: ChatKey, answer: AnswerReady, verdict: Verdict | None, run: RunInfo, parts: PartLog
+    ) -> None:
+        """Post the final answer (and the verdict when there is one); raise DeliveryError."""
+
+    async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None: ...
+
+    async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
+        """Attach a file to the chat (the thread on Slack); raise DeliveryError."""
+
+    async def members(self, chat: ChatKey) -> frozenset[str] | None:
+        """The platform ids of the people in the chat now; None when the surface cannot tell."""
