@@ -68,6 +68,8 @@ def pick_ride(rides: list[Ride], *, after: str | None, before: str | None, cheap
     night train must not eat the first night the hotel is paid for)."""
     if arrive_by is not None:
         rides = [r for r in rides if r.arrive <= arrive_by] or rides
+    if seat is not None and not cheapest:  # a seat class asked for: the rides that have it left
+        rides = [r for r in rides if seat in dict(r.seats)] or rides
     if not rides:
         return None, None
 

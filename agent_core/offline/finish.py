@@ -78,6 +78,9 @@ class Finishing(Searches):
         if "cheaper" in asked and plan.total_cost >= last.total_cost:
             return self.say("already_cheapest", total=f"{last.total_cost:g}")
         if same_trip(plan, last):
+            if "budget" in asked and self.req.budget is not None:  # the plan on the table already fits
+                key = "budget_kept" if last.total_cost <= self.req.budget else "over_budget_kept"
+                return self.say(key, total=f"{last.total_cost:g}", budget=f"{self.req.budget:g}")
             return self.say("nothing_changed")
         return None
 

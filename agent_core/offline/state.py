@@ -202,8 +202,11 @@ class _Fold:
         if party != s.party:
             changes.append(Change("party", tuple(t.label for t in s.party), tuple(t.label for t in party)))
         asked = bool(wishes.stated()) or origin is not None or destination is not None or not rel.empty
+        remark = kind_of_remark(text)
+        if remark is Remark.FEEDBACK and rel.empty and not rel.instead and {c.name for c in changes} <= {"transport"}:
+            asked, changes = False, []  # "the train is too early" speaks of the plan's train; it asks for no train
         if not changes and not asked:
-            self._remark(text, kind_of_remark(text))
+            self._remark(text, remark)
             return
         self.s = replace(s, request=new, party=party, texts=(*s.texts, text), changes=(*s.changes, *changes),
                          last=Said.CHANGE, last_changes=tuple(changes), last_text=text, remark=None, refused=None,

@@ -143,6 +143,14 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "这已经是沙盒里这些日期最便宜的安排了（约{total}元），行程保持不变。少住一晚或换个日期还能更省。",
         "en": "This is already the cheapest plan the sandbox has for these dates (about {total} CNY), so it stays as it was. One night less or another day could save more.",
     },
+    "budget_kept": {
+        "zh": "现在的行程约{total}元，已经在{budget}元预算之内，行程保持不变。",
+        "en": "The plan costs about {total} CNY, within your budget of {budget} CNY, so it stays as it is.",
+    },
+    "over_budget_kept": {
+        "zh": "沙盒里找不到更便宜的安排：行程约{total}元，超出{budget}元的预算。少住一晚或换个日期可以更省。行程保持不变。",
+        "en": "The sandbox has nothing cheaper: the plan costs about {total} CNY, over your budget of {budget} CNY. One night less or another day would save more. The plan stays as it was.",
+    },
     "plan_kept": {
         "zh": "行程保持不变。",
         "en": "The plan stays as it was.",

@@ -59,12 +59,14 @@ class Drive:
                 for tc in m.tool_calls or [] if tc.function.name == tool]
 
 
-async def drive(planner: OfflinePlanner, tools: ToolCollection, text: str, answers: list[str] | None = None,
+async def drive(planner: OfflinePlanner, tools: ToolCollection, text: str | None, answers: list[str] | None = None,
                 lang: str = "zh", messages: list[Message] | None = None) -> Drive:
+    """`text` None: no new words from the person (the planner goes on, e.g. after a review note)."""
     answers = list(answers or [])
     if messages is None:
         messages = [Message.system(build_system_prompt(lang, NOW, "Asia/Shanghai", None))]
-    messages.append(Message.user(text))
+    if text is not None:
+        messages.append(Message.user(text))
     d = Drive(messages)
     for _ in range(15):
         reply = await planner.ask_tool(messages, tools=tools.to_params())
