@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent_core.schema import Message
-from agent_core.validator.labels import Label
 from agent_core.offline.places import PlaceReader
+from agent_core.schema import Message
 from agent_core.validator.constraints import request_state
+from agent_core.validator.labels import Label
 from agent_core.validator.trip_length import length_in, read_length, requested_length
 from agent_core.validator.validator import Validator
 from tests.validator_support import load_sandbox, offline_run
