@@ -32,8 +32,8 @@ REQUESTED = Phrase("need.length.requested", "用户写的是“{words}”（{nig
 
 _N = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 _EN_N = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen)"
-# 3天 / 三天两晚 / 3天2夜 / 3日游, not 3天后 (a date), 3天前, or the day of 3月5日
-_ZH_DAYS = re.compile(rf"(?<![月\d零〇一二两三四五六七八九十])(?P<d>{_N})\s*(?:个)?(?:天|日(?!期))(?!\s*(?:以?后|之后|前|内))(?:\s*(?P<n>{_N})\s*[晚夜])?")
+# 3天 / 三天两晚 / 3天2夜 / 3日游, not 3天后 (a date), 3天前, the day of 3月5日, or the end of 3月12日至14日
+_ZH_DAYS = re.compile(rf"(?<![月\d零〇一二两三四五六七八九十至到~\-–—])(?P<d>{_N})\s*(?:个)?(?:天|日(?!期))(?!\s*(?:以?后|之后|前|内))(?:\s*(?P<n>{_N})\s*[晚夜])?")
 _ZH_NIGHTS = re.compile(rf"(?:住|待|呆|过)\s*(?P<n>{_N})\s*(?:个)?[晚夜]|(?P<n2>{_N})\s*(?:个)?晚(?!上|饭|餐|点)")
 _ZH_WEEK = re.compile(rf"(?P<n>{_N})?\s*(?:个)?(?:星期|礼拜|周)(?![一二三四五六日天末1-7])")
 # "3-day", "3 days", "three days", not "in 3 days" / "3 days from now" / "3 days later" (dates)
