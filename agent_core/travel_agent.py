@@ -20,6 +20,7 @@ from typing import Any
 from agent_core.agents.toolcall import ToolCallAgent, visible_text
 from agent_core.model import ChatModel
 from agent_core.notes import bot_note, origin_of
+from agent_core.prompts.request_note import RequestNote
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.schema import Message, Origin, Role
 from agent_core.validator.prose import read_text_plan
@@ -46,6 +47,12 @@ def travel_toolset(travel_tools: Iterable[BaseTool[Any]]) -> ToolCollection:
 
 class TravelAgent(ToolCallAgent):
     name = "travel"
+    requests: RequestNote | None = None  # the request state shown to the model (None: the rules only)
+
+    def prompt_for_turn(self) -> str:
+        """The system prompt with the trip on the table as the person's words make it so far."""
+        note = self.requests.text(self.memory.messages, self.context.now.date()) if self.requests else None
+        return f"{self.system_prompt}\n\n{note}" if note else self.system_prompt
 
     @classmethod
     def create(
@@ -56,11 +63,14 @@ class TravelAgent(ToolCallAgent):
         context: ToolContext,
         timezone: str,
         location_text: str | None = None,
+        requests: RequestNote | None = None,
         **kwargs: Any,
     ) -> TravelAgent:
         """`tools` from travel_toolset(); `context.now` is the run's start time in `timezone`."""
         prompt = build_system_prompt(context.lang, context.now, timezone, location_text)
-        return cls(model=model, tools=tools, system_prompt=prompt, context=context, **kwargs)
+        agent = cls(model=model, tools=tools, system_prompt=prompt, context=context, **kwargs)
+        agent.requests = requests
+        return agent
 
     def follow_up(self, reply: Message) -> Message | None:
         if self.tools.get(SUBMIT_PLAN) is None or not plan_as_text_only(self.memory.messages):

@@ -121,7 +121,7 @@ class ToolCallAgent(ReActAgent):
     async def _ask(self, nudge: str | None = None) -> AsyncIterator[TextDelta | Message]:
         """The model's turn: its visible text as TextDelta events while a streaming model writes
         it, then the turn itself (the last item)."""
-        messages = [Message.system(self.system_prompt), *self.memory.window()]
+        messages = [Message.system(self.prompt_for_turn()), *self.memory.window()]
         if nudge:
             messages.append(Message.user(nudge, origin=Origin.NUDGE))  # the loop's words, not the person's
         if isinstance(self.model, StreamingChatModel):
@@ -133,6 +133,10 @@ class ToolCallAgent(ReActAgent):
         yield await self.model.ask_tool(
             messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
         )
+
+    def prompt_for_turn(self) -> str:
+        """The system prompt of this model call (an agent may add what the conversation says)."""
+        return self.system_prompt
 
     def follow_up(self, reply: Message) -> Message | None:
         """A note to store instead of `reply` (a text-only reply, not yet in memory) asking the

@@ -249,8 +249,16 @@ def _without_city(choice: str) -> str:
 
 
 def _diff(old: TripRequest, new: TripRequest) -> list[Change]:
-    a, b = old.stated(), new.stated()
-    return [Change(k, a.get(k), b.get(k)) for k in dict.fromkeys([*a, *b]) if k not in _UNSAID and a.get(k) != b.get(k)]
+    """What changed, by what the trip is: its length in nights, not how it was worded (days, an end day)."""
+    a, b = _facts(old), _facts(new)
+    return [Change(k, a.get(k), b.get(k)) for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+
+
+def _facts(r: TripRequest) -> dict[str, object]:
+    facts = {k: v for k, v in r.stated().items() if k not in _UNSAID and k not in ("days", "nights", "end")}
+    if r.trip_nights is not None:
+        facts["nights"] = r.trip_nights
+    return facts
 
 
 def seed_from(plan: TripPlan) -> TripRequest:
