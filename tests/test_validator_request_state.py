@@ -113,3 +113,29 @@ async def test_the_validator_reads_the_written_dates_itself(
     assert moved.plan is not None and moved.plan.start_date == wrong_start
     a = await grade(validator, moved.plan, [Message.user(request_text), *moved.messages[2:]], request_text)
     assert any(c is Category.CONSTRAINT for c, _ in findings(a)), a.report
+
+
+async def test_the_rubric_is_given_the_request_after_the_changes(sandbox: Sandbox) -> None:
+    """A follow-up run starts with "one more night": the rubric model reads the trip that makes."""
+    from agent_core.offline import OfflinePlanner
+    from tests.fakes.openai_server import FakeOpenAI, reply
+    from tests.spine_support import make_llm
+
+    planner = OfflinePlanner(sandbox.gazetteer)
+    first = await drive(planner, sandbox.tools, "Beijing to Shanghai next Friday for 2 days, 2 people", lang="en")
+    longer = await drive(planner, sandbox.tools, "one more night", lang="en", messages=list(first.messages))
+    assert longer.plan is not None
+    async with FakeOpenAI([reply("All checked, backups given.\nVerdict: 非常满意")]) as fake:
+        llm = make_llm(fake.base_url)
+        validator = Validator(facts=sandbox.facts(), tools=sandbox.tools, model=llm)
+        try:
+            a = await validator.assess(request="one more night", reply=longer.final_text or "", plan=longer.plan,
+                                       messages=longer.messages, lang="en", now=NOW)
+        finally:
+            await llm.aclose()
+        fake.assert_complete()
+        user = str(fake.requests[0].messages[1]["content"])
+    assert a.label is Label.EXCELLENT
+    assert "## The request after the person's changes (grade against this)" in user
+    assert "from Beijing to Shanghai; 2 traveller(s); leaving 2026-12-11, 2 night(s)" in user
+    assert "nights 1 -> 2" in user
