@@ -46,7 +46,14 @@ _BACKUP = re.compile(r"备选|备用|替代方案|万一|如遇|backup|alternati
 class PlanChecker:
     def __init__(self, facts: FactSource) -> None:
         self.facts = facts
-        self.places = PlaceReader(facts.gazetteer)
+        self._places: PlaceReader | None = None
+
+    @property
+    def places(self) -> PlaceReader:
+        """The names the person's words are read by; built on first use (it compiles every place name)."""
+        if self._places is None:
+            self._places = PlaceReader(self.facts.gazetteer)
+        return self._places
 
     async def check(
         self, plan: TripPlan, constraints: Constraints, *, evidence: RunEvidence | None = None, text: str | None = None,
