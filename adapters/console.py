@@ -111,7 +111,7 @@ def render_plan(plan: TripPlan) -> str:
     for visit in plan.visits:
         lines.append(f"  visit: {visit.name} {visit.date} {visit.start or ''}".rstrip())
     lines.append(f"  total: ¥{plan.total_cost:g} {plan.currency}")
-    lines.extend(f"  note: {note}" for note in plan.notes)
+    lines.extend(f"  note: {note}" for note in plan.all_notes)
     return "\n".join(lines)
 
 

@@ -261,6 +261,14 @@ class Settings(BaseSettings):
         default="北京", validation_alias=_alias("BOT_HOME_CITY"),
         description="Where `current_location` places a person who shared no location.",
     )
+    fx_rates: str | None = Field(
+        default=None, validation_alias=_alias("BOT_FX_RATES"),
+        description=(
+            "Exchange rates into CNY and the date they are from, e.g. `USD=7.17,GBP=9.80@2025-06-30`: "
+            "fares quoted in another currency (Duffel) are converted with them for filters and totals, "
+            "and the plan says which rates it used. Unset: built-in approximate rates, said as such."
+        ),
+    )
     timezone: str = Field(
         default="Asia/Shanghai", validation_alias=_alias("BOT_TIMEZONE"),
         description='The time zone "today" and times are read in (an IANA name).',
@@ -398,6 +406,18 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             v = v.strip().lower()
             return v if v else "off"
+        return v
+
+    @field_validator("fx_rates")
+    @classmethod
+    def _rates(cls, v: str | None) -> str | None:
+        from tools.travel.money import Rates, RatesError
+
+        if v:
+            try:
+                Rates.parse(v)
+            except RatesError as exc:
+                raise ValueError(exc.message) from None
         return v
 
     @field_validator("validate_plans", mode="before")

@@ -68,6 +68,12 @@ class TripPlan(BaseModel):
     currency: str = "CNY"
     alternatives: list[str] = Field(default_factory=list, description="backups if something falls through")
     notes: list[str] = Field(default_factory=list)
+    unknowns: list[str] = Field(
+        default_factory=list,
+        description="what the plan could not know, from the tools' `caveats`: trains not on sale yet (and when they "
+        "open), prices converted from another currency (with the rate and its date), providers that failed, facts "
+        "taken from the sandbox instead of live data",
+    )
     data_source: Literal["sandbox", "live", "mixed"] = "sandbox"
     party: list[TravellerLegs] = Field(
         default_factory=list,
@@ -80,6 +86,11 @@ class TripPlan(BaseModel):
     meet_by: str | None = Field(
         default=None, description="team trips: YYYY-MM-DD HH:MM by which everyone has arrived (default: the first visit)"
     )
+
+    @property
+    def all_notes(self) -> list[str]:
+        """The notes, then what the plan could not know: what a surface shows under its notes."""
+        return [*self.notes, *self.unknowns]
 
     def computed_total(self) -> float:
         return round(

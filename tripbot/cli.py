@@ -244,7 +244,9 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("serve", help="serve every configured surface and the web chat (the default)")
     sub.add_parser("chat", help="chat with the bot in this terminal")
-    sub.add_parser("check", help="validate the configuration, reach each configured service once, and exit")
+    check = sub.add_parser("check", help="validate the configuration, reach each configured service once, and exit")
+    check.add_argument("--live", action="store_true", help="make one real query to each configured travel provider "
+                       "and print what it answered")
     args = parser.parse_args(argv)
     settings = load_settings()
     if settings is None:
@@ -265,7 +267,7 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
         if args.command == "check":
             from tripbot.check import run_checks
 
-            return asyncio.run(run_checks(settings))
+            return asyncio.run(run_checks(settings, live=args.live))
         if args.command == "chat":
             asyncio.run(chat(settings, logs))
         else:

@@ -175,8 +175,8 @@ def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
     blocks.append(section(f"*{t('total', lang)}*: {escape(_money(plan.total_cost, cur))}"))
     if plan.alternatives:
         blocks += sections(f"*{t('backups', lang)}*\n" + "\n".join(f"• {escape(a)}" for a in plan.alternatives))
-    if plan.notes:
-        blocks += sections(f"*{t('notes', lang)}*\n" + "\n".join(f"• {escape(n)}" for n in plan.notes))
+    if plan.all_notes:
+        blocks += sections(f"*{t('notes', lang)}*\n" + "\n".join(f"• {escape(n)}" for n in plan.all_notes))
     if plan.data_source in ("sandbox", "mixed"):
         blocks.append(context(t(plan.data_source, lang)))
     return blocks

@@ -151,8 +151,8 @@ def plan_html(plan: TripPlan, lang: str) -> str:
     lines += ["", f"💰 <b>{w['total']}</b>: {_money(plan.total_cost, plan.currency)}"]
     if plan.alternatives:
         lines += ["", f"<b>{w['backups']}</b>", *(f"• {escape(a, quote=False)}" for a in plan.alternatives)]
-    if plan.notes:
-        lines += ["", f"<b>{w['notes']}</b>", *(f"• {escape(n, quote=False)}" for n in plan.notes)]
+    if plan.all_notes:
+        lines += ["", f"<b>{w['notes']}</b>", *(f"• {escape(n, quote=False)}" for n in plan.all_notes)]
     return "\n".join(lines)
 
 

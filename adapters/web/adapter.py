@@ -206,7 +206,8 @@ class WebAdapter:
     # ------------------------------------------------------------------ HTTP
 
     def router(self) -> APIRouter:
-        r = APIRouter()
+        # FastAPI answers 400 itself for a body that is not JSON at all, before any route runs
+        r = APIRouter(responses={400: {"description": "the body is not valid JSON"}})
         for route in STATIC_FILES:
             r.add_api_route(route, self._file, methods=["GET"], include_in_schema=False)
         r.add_api_route("/api/auth", self._auth_state, methods=["GET"], response_model=AuthState,

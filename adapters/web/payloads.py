@@ -29,7 +29,8 @@ CLIENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: `false` is not a longitude and `0` not a boolean; what the schema says is what is taken
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class LocationIn(_Strict):

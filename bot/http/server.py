@@ -25,6 +25,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bot.http.api_docs import api_docs_router
 from bot.observe.metrics import Metrics
 from bot.settings import Settings
 
@@ -186,14 +187,15 @@ class HttpServer:
         self._health_timeout_s = health_timeout_s
         self._shutdown_timeout_s = shutdown_timeout_s
         self._max_body_bytes = max_body_bytes
-        # /docs: FastAPI's OpenAPI page for the web API that others may build on (the Swagger UI
-        # assets come from FastAPI's default CDN; /openapi.json is served from here)
+        # /docs: the OpenAPI page for the web API that others may build on, with its assets served
+        # from here (bot.http.api_docs), so it works without internet
         self.app = FastAPI(
-            title="travel-agent-bot", version=_version(), docs_url="/docs", redoc_url=None, openapi_url="/openapi.json",
+            title="travel-agent-bot", version=_version(), docs_url=None, redoc_url=None, openapi_url="/openapi.json",
             description="The web chat's API: send messages, answer questions, read a session's history and "
             "follow its Server-Sent Events. With BOT_WEB_TOKEN set, every /api request needs "
             "`Authorization: Bearer <token>` (or the cookie `POST /api/login` sets).",
         )
+        self.app.include_router(api_docs_router(self.app.title))
         self.app.add_api_route("/healthz", self._healthz, methods=["GET"], include_in_schema=False)
         self.app.add_api_route("/metrics", self._metrics_route, methods=["GET"], include_in_schema=False)
         self._server: _EmbeddedServer | None = None
