@@ -18,7 +18,7 @@ from agent_core.offline.compose import (
 from agent_core.offline.options import Hotel, Ride, source_of
 from agent_core.offline.search import Searches
 from agent_core.offline.state import Said
-from agent_core.offline.texts import say
+from agent_core.offline.texts import TRANSPORT_NAMES, say
 from agent_core.offline.turns import Call, Turn
 from tools.plan import TripPlan
 from tools.travel.geo import City
@@ -77,6 +77,13 @@ class Finishing(Searches):
         asked = {c.name for c in self.s.last_changes}
         if "cheaper" in asked and plan.total_cost >= last.total_cost:
             return self.say("already_cheapest", total=f"{last.total_cost:g}")
+        legs = [*plan.legs, *(leg for p in plan.party for leg in p.legs)]
+        wanted = self.req.transport
+        if "transport" in asked and wanted and legs and all(leg.kind != wanted for leg in legs):
+            used = legs[0].kind
+            gap = "" if self.lang == "zh" else " "
+            return Turn(text=say("transport_switched", self.lang, wanted=TRANSPORT_NAMES[wanted][self.lang],
+                                 used=TRANSPORT_NAMES.get(used, {}).get(self.lang, used)) + gap + say("plan_kept", self.lang))
         if same_trip(plan, last):
             if "budget" in asked and self.req.budget is not None:  # the plan on the table already fits
                 key = "budget_kept" if last.total_cost <= self.req.budget else "over_budget_kept"

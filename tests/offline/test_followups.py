@@ -29,6 +29,7 @@ BASES = {
     "zh": ("下周五从北京去上海玩三天，两个人", "zh"),
     "team_en": ("Offsite in Hangzhou on 2026-12-12 for 2 nights for Ana (Beijing), Bo (Shanghai) and Chen (Shenzhen)", "en"),
     "team_zh": ("12月12日杭州团建两晚：@ana（北京）、@bo（上海）、@chen（深圳）", "zh"),
+    "tianjin": ("Beijing to Tianjin next Friday for 2 days", "en"),  # no flights between them in the sandbox
 }
 D = date.fromisoformat
 
@@ -200,3 +201,12 @@ async def test_a_change_that_cannot_be_made_says_so_and_keeps_the_plan(
 def test_the_table_has_forty_follow_ups_in_both_languages() -> None:
     langs = [BASES[k][1] for k, _, _ in CHANGES]
     assert len(CHANGES) >= 40 and langs.count("zh") >= 15 and langs.count("en") >= 15
+
+
+async def test_a_change_the_sandbox_cannot_serve_is_said_and_the_plan_kept(
+    planner: OfflinePlanner, tools: ToolCollection, bases: dict[str, Drive],
+) -> None:
+    first = await base(planner, tools, bases, "tianjin")
+    d = await drive(planner, tools, "by plane", lang="en", messages=list(first.messages))
+    assert d.plan is None and d.final_text is not None
+    assert "no flight for this route" in d.final_text and "stays as it was" in d.final_text
