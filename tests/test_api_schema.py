@@ -39,7 +39,7 @@ async def test_the_served_api_matches_its_schema(tmp_path: Path) -> None:
         run = await asyncio.create_subprocess_exec(
             str(st), "run", f"{bot.url}/openapi.json", "--checks", "all", "--mode", "all",
             "--max-examples", EXAMPLES, "--exclude-path-regex", "/events$", "--request-timeout", "5", "--no-color",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, cwd=tmp_path,  # its cache goes there
         )
         out, _ = await asyncio.wait_for(run.communicate(), 240)
         summary = out.decode(errors="replace")[-6000:]

@@ -318,7 +318,7 @@ class ChatActor:
             await self._notice(session.id if session else "", await self._signoffs.desk.set_approver(msg, lang))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
-            await self._notice(session.id if session else "", await self._reply(t, session, lang))
+            await self._notice(session.id if session else "", await self._reply(t, session, lang, trig.data.get("unknown", "")))
         else:  # IGNORE
             await store.finish_inbox(row.id)
 
@@ -423,7 +423,7 @@ class ChatActor:
             await self._notice("", notice)
         await self.d.store.finish_inbox(row.id, drop_earlier=True)
 
-    async def _reply(self, t: Transition, session: SessionRow | None, lang: str) -> Notice:
+    async def _reply(self, t: Transition, session: SessionRow | None, lang: str, unknown: str = "") -> Notice:
         if t.action is Action.STALE:
             return Notice("info", texts.text("stale_stop" if t.trigger is Trigger.STOP else "stale_answer", lang))
         if t.action is Action.NOTHING_TO_CANCEL:
@@ -431,7 +431,7 @@ class ChatActor:
         if t.action is Action.REFUSE:
             return Notice("info", texts.text("stop_refused", lang))
         if t.trigger is Trigger.HELP:
-            return Notice("help", texts.text("help", lang))
+            return Notice("help", texts.help_text(lang, unknown))
         failed = await self.d.store.failed_outbox(self.skey)
         signoff = await self.d.store.signoff_for_chat(self.skey) if session is not None else None
         line = self._signoffs.desk.status(signoff, lang) if signoff is not None else None
