@@ -176,7 +176,7 @@ async def test_demo_plans_the_docs_team_request_and_its_validator_passes_it(tmp_
     output = "\n".join(lines)
     today = date.today()
     year = today.year if date(today.year, 3, 12) >= today else today.year + 1
-    assert f"{year}-03-12 → {year}-03-14, 3 traveller(s)" in output, output
+    assert f"{year}-03-12 → {year}-03-14, 3 travellers" in output, output
     for name, city in (("@ana", "Beijing"), ("@bo", "Shanghai"), ("@chen", "Shenzhen")):
         assert f"- {name} ({city}," in output, output  # each traveller's own rides are listed
     verdict = lines[-1]

@@ -137,5 +137,5 @@ async def test_the_rubric_is_given_the_request_after_the_changes(sandbox: Sandbo
         user = str(fake.requests[0].messages[1]["content"])
     assert a.label is Label.EXCELLENT
     assert "## The request after the person's changes (grade against this)" in user
-    assert "from Beijing to Shanghai; 2 traveller(s); leaving 2026-12-11, 2 night(s)" in user
+    assert "from Beijing to Shanghai; 2 travellers; leaving 2026-12-11, 2 nights" in user
     assert "nights 1 -> 2" in user

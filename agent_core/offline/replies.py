@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from agent_core.lang import plural
 from agent_core.offline.changes import Remark
 from agent_core.offline.state import Refusal
 from agent_core.offline.texts import say
@@ -49,7 +50,7 @@ def _answer(text: str, plan: TripPlan, lang: str) -> str:
         return say("why_ride", lang, rides=_rides(plan, lang))
     if _ABOUT_HOTEL.search(text) and plan.stays:
         stay = plan.stays[0]
-        return say("why_hotel", lang, name=stay.name, rate=_money(stay.price_per_night, lang), nights=stay.nights)
+        return say("why_hotel", lang, name=stay.name, rate=_money(stay.price_per_night, lang), nights=plural(stay.nights, "night", lang))
     if _ABOUT_SIGHTS.search(text) and plan.visits:
         return say("why_sights", lang, count=len(plan.visits))
     if _ABOUT_TIME.search(text):

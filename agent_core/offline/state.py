@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
 
+from agent_core.lang import plural
 from agent_core.offline.changes import (
     QUESTION_ABOUT_PLAN,
     Relative,
@@ -170,7 +171,7 @@ class _Fold:
         if rel.nights:
             nights = (new.trip_nights if new.trip_nights is not None else 1) + rel.nights
             if nights < 0:
-                refusal = refusal or Refusal("too_short", (("nights", str(new.trip_nights or 0)),))
+                refusal = refusal or Refusal("too_short", (("nights", plural(new.trip_nights or 0, "night", self.s.lang)),))
             new = new.with_nights(max(0, nights))
         if rel.hotel_up:
             new = replace(new, stars=min(5, max(new.stars or 3, 3) + 1))

@@ -164,8 +164,8 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "en": "Sorry, {day} has already passed, so I cannot move the trip there.",
     },
     "cannot_too_short": {
-        "zh": "行程现在是{nights}晚，没法再缩短这么多。",
-        "en": "The trip is {nights} night(s) long, so it cannot be that much shorter.",
+        "zh": "行程现在是{nights}，没法再缩短这么多。",
+        "en": "The trip is {nights} long, so it cannot be that much shorter.",
     },
     "cannot_nobody_left": {
         "zh": "至少要有一个人出行，没法再减人了。",
@@ -196,8 +196,8 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "en": "How the rides were chosen ({rides}): within the times you asked for, the one that arrives first, or one arriving within the hour of it for less; when you ask for cheaper, the cheapest that still arrives the first day. The runners-up are under Backups.",
     },
     "why_hotel": {
-        "zh": "酒店选的是{name}（每晚{rate}，{nights}晚）：在景点附近、按评分和价格挑性价比最高的；你要求的档次或早餐优先。",
-        "en": "The hotel is {name} ({rate} a night, {nights} night(s)): the best rating for the price near the sights, with any class or breakfast you asked for first.",
+        "zh": "酒店选的是{name}（每晚{rate}，{nights}）：在景点附近、按评分和价格挑性价比最高的；你要求的档次或早餐优先。",
+        "en": "The hotel is {name} ({rate} a night, {nights}): the best rating for the price near the sights, with any class or breakfast you asked for first.",
     },
     "why_sights": {
         "zh": "这{count}个景点是沙盒里当地的知名景点，都安排在开放时间内，并且在到达之后、返程之前。",

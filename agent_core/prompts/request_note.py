@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+from agent_core.lang import plural
 from agent_core.offline.changes import Remark
 from agent_core.offline.places import PlaceReader
 from agent_core.offline.request import LEVEL_NAMES
@@ -44,11 +45,11 @@ def describe(state: RequestState) -> str | None:
         facts.append("travellers: " + ", ".join(f"{t.label} from {t.home_city or '(ask them)'}" for t in state.party))
     else:
         facts.append(f"from {r.origin or '(not said: use current_location or ask)'} to {r.destination or '(not said: ask)'}")
-        facts.append(f"{state.travellers} traveller(s)")
+        facts.append(plural(state.travellers, "traveller", "en"))
     if r.start is not None:
         nights = r.trip_nights
         end = f", back {r.end.isoformat()}" if r.end else ""
-        facts.append(f"leaving {r.start.isoformat()}{end}" + (f", {nights} night(s)" if nights is not None else ""))
+        facts.append(f"leaving {r.start.isoformat()}{end}" + (f", {plural(nights, 'night', 'en')}" if nights is not None else ""))
     elif r.month is not None:
         facts.append(f"in {r.month:%B %Y} (ask the day)")
     if r.clash is not None:

@@ -52,7 +52,7 @@ async def test_a_follow_up_shows_the_trip_and_the_change(gazetteer: Gazetteer) -
                Message.assistant("<answer>Here is the plan.</answer>"), Message.user("one more night")]
     prompt = await run(gazetteer, history)
     assert "The trip on the table" in prompt
-    assert "from Beijing to Shanghai" in prompt and "2 traveller(s)" in prompt and "leaving 2026-12-11" in prompt
+    assert "from Beijing to Shanghai" in prompt and "2 travellers" in prompt and "leaving 2026-12-11" in prompt
     assert "changes asked since the first request: nights 1 -> 2" in prompt
     assert "a change to the trip on the table" in prompt
     assert "change only what they name" in prompt  # the rule
@@ -70,7 +70,7 @@ async def test_a_team_request_and_a_thank_you(gazetteer: Gazetteer) -> None:
                Message.assistant("<answer>plan</answer>"), Message.user("Thanks, this looks great!")]
     prompt = await run(gazetteer, history)
     assert "Ana from Beijing, Bo from Shanghai, Chen from (ask them)" in prompt
-    assert "leaving 2027-03-12, back 2027-03-14, 2 night(s)" in prompt
+    assert "leaving 2027-03-12, back 2027-03-14, 2 nights" in prompt
     assert "thanks: reply briefly, do not plan again" in prompt
 
 
