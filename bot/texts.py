@@ -229,4 +229,5 @@ NO_ANSWER = (
     "which ones you made, or finish politely and say what you still need."
 )
 CANCELLED_CALL = "Cancelled: the person stopped this run."
+NEW_TRIP_CALL = "Closed: a new trip started, so this is no longer asked."
 UNDELIVERABLE_CALL = "Not asked: the question could not be delivered to the person ({reason})."

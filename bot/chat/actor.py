@@ -415,7 +415,8 @@ class ChatActor:
             kept = watch.unsaved_results() if state_of(session) is ChatState.WORKING else []
             # what the person saw being written stays in the conversation (marked as cut short)
             after = [Message.assistant(f"{partial} …")] if partial and not closing else []
-            await self._ends.interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body, kept=kept, after=after)
+            result = texts.NEW_TRIP_CALL if closing else texts.CANCELLED_CALL
+            await self._ends.interrupt(session, result, close=closing, notice=body, kept=kept, after=after)
             self.d.deliver(self.skey, ())
             if state_of(session) is not ChatState.IDLE:
                 self.d.metrics.runs.labels("cancelled").inc()

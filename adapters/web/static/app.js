@@ -546,7 +546,14 @@
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); form.requestSubmit(); }
   });
   input.addEventListener("input", () => { input.style.height = ""; input.style.height = Math.min(input.scrollHeight, 144) + "px"; });
-  $("new").addEventListener("click", resetSession);
+  $("new").addEventListener("click", async () => {
+    // the old trip is closed on the server too: its question stops waiting (and leaves /admin)
+    const old = state.sessionId;
+    resetSession();
+    if (old) {
+      try { await post("/api/chat", { message: "/new", client_message_id: clientId(), lang, session_id: old }); } catch (_) { /* the page has moved on */ }
+    }
+  });
   stopBtn.addEventListener("click", async () => {
     if (!state.sessionId) return;
     stopBtn.disabled = true;  // the notice event says what was stopped and ends the run
