@@ -14,7 +14,7 @@ from adapters.slack.mrkdwn import escape, live, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from agent_core.lang import plural
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
 from bot.surface import Notice
 from tools.plan import Leg, TripPlan
 from tools.plan_costs import CostLine, plan_costs

@@ -13,7 +13,7 @@ from html import escape
 
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from agent_core.lang import plural
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
 from bot.surface import MENTION
 from tools.plan import HotelStay, Leg, TripPlan, Visit
 from tools.plan_costs import CostLine, plan_costs
