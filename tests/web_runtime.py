@@ -65,6 +65,7 @@ async def web_stack(
     model: ChatModel | None = None,
     keepalive_s: float = 15.0,
     settings: Settings | None = None,
+    tools: ToolCollection | None = None,
 ) -> AsyncIterator[WebStack]:
     settings = settings or web_settings(db_path)
     model = model if model is not None else web_model()
@@ -73,7 +74,7 @@ async def web_stack(
     await store.open()
     factory = TravelAgentFactory(
         model=model,
-        tools=ToolCollection([AskHuman(), SubmitPlan(), Terminate()]),
+        tools=tools or ToolCollection([AskHuman(), SubmitPlan(), Terminate()]),
         settings=settings,
         prompt=lambda lang, now, tz, loc: f"You plan trips. Now: {now:%Y-%m-%d %H:%M} {tz}.",
     )

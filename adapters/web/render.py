@@ -10,6 +10,7 @@ from adapters.web.payloads import (
     DoneData,
     ErrorData,
     StepData,
+    TextResetData,
     ToolData,
     VerdictData,
 )
@@ -20,6 +21,7 @@ from agent_core.events import (
     RunFinished,
     StepStarted,
     TextDelta,
+    TextReset,
     Thought,
     ToolCalled,
     ToolFinished,
@@ -34,6 +36,8 @@ def progress_data(event: Event, run: str = "") -> tuple[str, BaseModel] | None:
             return "step", StepData(step=event.step, max_steps=event.max_steps, run=run or None)
         case TextDelta():
             return "delta", DeltaData(step=event.step, text=event.text)
+        case TextReset():
+            return "text_reset", TextResetData(step=event.step)
         case Thought():
             return "tool", ToolData(phase="thought", step=event.step, text=event.text)
         case ToolCalled():
