@@ -1,12 +1,12 @@
-"""The fake Bot API's newer methods: drafts (Bot API 9.5, 10.0, 10.3), forum topics in what is
-sent, and guest mode (10.0). A mixin of tests.fakes.telegram_api.FakeTelegram.
+"""The fake Bot API's newer methods: drafts (Bot API 9.3 and 9.5, 10.0, 10.3), forum topics in what
+is sent, and guest mode (10.0). A mixin of tests.fakes.telegram_api.FakeTelegram.
 
 Sources (read, not copied): the Bot API reference and changelog (sendMessageDraft: a private
 chat, a non-zero draft_id, 0-4096 characters of text since 10.0 where "" shows a "Thinking…"
 placeholder, `can_stop` and `keep_on_stop` since 10.3; MessageGenerationStopped; guest_message,
 answerGuestQuery with one InlineQueryResult, SentGuestMessage's inline_message_id);
-python-telegram-bot 22.8's own tests of send_message_draft and answer_guest_query for the
-parameters it sends; "message thread not found" for a deleted or unknown topic as Telegram
+python-telegram-bot's own tests (tests/test_bot.py: test_send_message_draft,
+test_answer_guest_query) for the parameters it sends; "message thread not found" for a deleted or unknown topic as Telegram
 answers it (tdlib/telegram-bot-api issues 447 and 847); and "bot is not a member" for a chat the
 bot only visits as a guest.
 """
