@@ -64,6 +64,26 @@ async def test_the_webs_deltas_after_the_reset_are_exactly_the_answer(tmp_path: 
         model.assert_complete()
 
 
+async def test_a_web_reload_after_the_reset_shows_the_steps_and_none_of_the_withdrawn_text(tmp_path: Path) -> None:
+    script = revised_script()
+    script[2].gate = "revise"  # the revision is held: the page reloads while nothing replaces the draft yet
+    async with FakeOpenAI(script) as model, \
+            web_stack(tmp_path / "bot.sqlite3", model=llm(model), tools=revising_tools()) as stack, \
+            httpx.AsyncClient(base_url=stack.base_url, timeout=10) as client:
+        sid = (await client.post("/api/chat", json={"message": "Hangzhou to Beijing, one night"})).json()["session_id"]
+        async with client.stream("GET", f"/api/sessions/{sid}/events") as events:
+            reader = SseReader(events)
+            await reader.until("text_reset", within=15)
+            await model.wait_for_requests(3)
+            view = (await client.get(f"/api/sessions/{sid}")).json()
+            assert [p["data"]["step"] for p in view["progress"] if p["event"] == "step"] == [1, 2, 3]  # the steps stay
+            assert not any(p["event"] == "delta" for p in view["progress"])  # the withdrawn text does not
+            model.gate("revise").set()
+            answer = await reader.until("answer", within=15)
+        assert answer.json()["text"] == FINAL
+        model.assert_complete()
+
+
 async def test_slack_stops_the_first_stream_and_its_message_becomes_the_answer(tmp_path: Path) -> None:
     async with FakeOpenAI(revised_script()) as model, \
             slack_stack(tmp_path, chat_model=llm(model), tool_set=revising_tools()) as s:

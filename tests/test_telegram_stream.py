@@ -129,6 +129,7 @@ async def test_the_fake_refuses_drafts_the_bot_api_refuses(params, error):
                                             json={"chat_id": CHAT, "draft_id": 9, "text": "x" * 4096})
         assert ok.json() == {"ok": True, "result": True}
         # Bot API 10.0: an empty text is the "Thinking…" placeholder, not an error
-        thinking = await httpx.AsyncClient().post(f"{tg.base_url}{tg.token}/sendMessageDraft",
-                                                  json={"chat_id": CHAT, "draft_id": 9, "text": ""})
+        async with httpx.AsyncClient() as client:
+            thinking = await client.post(f"{tg.base_url}{tg.token}/sendMessageDraft",
+                                         json={"chat_id": CHAT, "draft_id": 9, "text": ""})
         assert thinking.json() == {"ok": True, "result": True} and tg.drafts[CHAT][-1][1] == ""

@@ -199,7 +199,7 @@ def load_settings() -> Settings | None:
         for err in exc.errors(include_url=False):
             name = str(err["loc"][0]).upper() if err["loc"] else "?"
             shown = "<hidden>" if "TOKEN" in name or "SECRET" in name or "KEY" in name else repr(err.get("input"))
-            print(f"configuration error: {name}={shown}: {err['msg']} ({FIX})", file=sys.stderr)
+            print(f"configuration error: {name}={shown}: {err['msg'].removeprefix('Value error, ')} ({FIX})", file=sys.stderr)
         return None
     problems = settings.problems()
     for name, what in problems:

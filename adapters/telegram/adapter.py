@@ -28,7 +28,13 @@ from adapters.telegram import render, texts
 from adapters.telegram.bot_api import STOPPED_GENERATION
 from adapters.telegram.budget import BudgetShare
 from adapters.telegram.drafts import AnswerDraft, run_of_draft, unknown_run
-from adapters.telegram.errors import DeliveryFailed, TelegramConfigError
+from adapters.telegram.errors import (
+    PTB_REQUEST_LOGGER,
+    UNPARSED_ANSWERS,
+    DeliveryFailed,
+    TelegramConfigError,
+    not_the_bot_api,
+)
 from adapters.telegram.guests import GuestPlaces
 from adapters.telegram.live import LiveRuns
 from adapters.telegram.pacing import Observer, Outbox
@@ -121,7 +127,13 @@ class TelegramAdapter:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self) -> None:
-        await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        logging.getLogger(PTB_REQUEST_LOGGER).addFilter(UNPARSED_ANSWERS)
+        try:
+            await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        except TelegramError as exc:
+            if (other := not_the_bot_api(exc, self.settings.telegram_api_base_url)) is not None:
+                raise other from None
+            raise
         await self._register_commands()
         if self.webhook_url:
             await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from agent_core.lang import plural
 from agent_core.offline.options import Hotel, Ride, Sight
 from agent_core.offline.texts import say
 from tools.plan import HotelStay, Leg, TripPlan, Visit
@@ -186,7 +187,8 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
         rate = round(choice.hotel.price * rooms, 2)
         stays.append(HotelStay(hotel_id=choice.hotel.hotel_id, name=choice.hotel.name, city=destination,
                                checkin_date=start.isoformat(), checkout_date=end.isoformat(), nights=nights,
-                               price_per_night=rate, total=round(rate * nights, 2), breakfast=choice.hotel.breakfast))
+                               price_per_night=rate, total=round(rate * nights, 2), breakfast=choice.hotel.breakfast,
+                               rooms=rooms))
     # free windows: after arrival (and check-in) on day one, full days, before the train home
     arrive = _at(choice.out.arrive)
     leave = _at(choice.back.depart) if choice.back else datetime.combine(end, datetime.min.time()).replace(hour=20)
@@ -203,7 +205,7 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
             windows.append((day, begin, finish))
     visits = schedule(sights, windows, destination, cheapest)
     title = (f"{origin} → {destination} {nights + 1}天{nights}晚" if lang == "zh"
-             else f"{origin} → {destination}, {nights + 1} days / {nights} nights")
+             else f"{origin} → {destination}, {plural(nights + 1, 'day', lang)} / {plural(nights, 'night', lang)}")
     plan = TripPlan(title=title, origin_city=origin, destination_city=destination, start_date=start.isoformat(),
                     end_date=end.isoformat(), travellers=travellers, legs=legs, stays=stays, visits=visits,
                     alternatives=alternatives, notes=[*notes, *source_notes(sources, lang)],
@@ -233,7 +235,7 @@ def ride_line(ride: Ride, lang: str) -> str:
 
 def summary_text(plan: TripPlan, lang: str) -> str:
     zh = lang == "zh"
-    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plan.travellers} traveller(s)")]
+    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plural(plan.travellers, 'traveller', lang)}")]
     lines.append("")
     lines.append("交通：" if zh else "Getting there and back:")
     for leg in plan.legs:
@@ -246,11 +248,14 @@ def summary_text(plan: TripPlan, lang: str) -> str:
         for s in plan.stays:
             bf = ("含早" if s.breakfast else "不含早") if zh else ("breakfast included" if s.breakfast else "no breakfast")
             lines.append(f"- {s.name}（{s.checkin_date} 入住，{s.nights}晚，{bf}，{s.total:g}元）" if zh
-                         else f"- {s.name} (check in {s.checkin_date}, {s.nights} night(s), {bf}, {s.total:g} CNY)")
+                         else f"- {s.name} (check in {s.checkin_date}, {plural(s.nights, 'night', lang)}, {bf}, {s.total:g} CNY)")
     if plan.visits:
         lines.append("行程：" if zh else "Sights:")
         for v in plan.visits:
-            ticket = (f"门票{v.ticket_price:g}元" if v.ticket_price else "免费") if zh else (f"ticket {v.ticket_price:g} CNY" if v.ticket_price else "free")
+            # a ticket each: the total counts one per traveller, so the line says so
+            each = f" × {plural(plan.travellers, 'person', lang)}" if plan.travellers > 1 else ""
+            ticket = (f"门票{v.ticket_price:g}元{each}" if v.ticket_price else "免费") if zh else (
+                f"ticket {v.ticket_price:g} CNY{each}" if v.ticket_price else "free")
             dur = f"{v.duration_min}分钟" if zh else f"{v.duration_min} min"
             lines.append(f"- {v.date} {v.start} {v.name}（{dur}，{ticket}）" if zh else f"- {v.date} {v.start} {v.name} ({dur}, {ticket})")
     lines.append("")

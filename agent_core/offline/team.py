@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from agent_core.lang import plural
 from agent_core.offline.compose import (
     Choice,
     build_plan,
@@ -119,7 +120,8 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
         members.append(TravellerLegs(name=person.label, home_city=d.city_name(home), legs=legs))
     together = "、" if d.lang == "zh" else ", "
     title = (f"{together.join(dict.fromkeys(names))} → {d.city_name(dest)} 团队出行 {nights + 1}天{nights}晚" if d.lang == "zh"
-             else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, {nights + 1} days / {nights} nights")
+             else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, "
+                  f"{plural(nights + 1, 'day', d.lang)} / {plural(nights, 'night', d.lang)}")
     plan: TripPlan = replace_plan(shared, title=title, origin_city=together.join(dict.fromkeys(names)), legs=[],
                                   party=members, timezone=dest.tz)
     plan.total_cost = plan.computed_total()

@@ -79,4 +79,4 @@ class SignoffSteps:
 
     def files(self, plan: TripPlan, lang: str) -> list[tuple[str, str]]:
         """The calendar and the cost sheet of a plan, as outbox rows."""
-        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone)]
+        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone, lang)]
