@@ -156,5 +156,5 @@ async def test_bot_py_killed_while_the_question_waits_then_a_button_answers(tmp_
         asked = [c for c in fake.calls_of("chat.postMessage") if c.status == 200 and c.error is None
                  and "❓" in str(c.args.get("text", "")) and "Which day do you leave" in str(c.args.get("text", ""))]
         assert len(asked) == 1, [m.text for m in posts]
-        assert llm.requests[-1].tool_results()["call_day"] == "Saturday"
+        assert llm.requests[-1].tool_results()["call_day"] == "@u1: Saturday"  # a channel: who answered
         llm.assert_complete()

@@ -45,6 +45,7 @@ from adapters.slack import render
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event, route_stop
 from adapters.slack.mrkdwn import escape
+from adapters.slack.people import People
 from adapters.slack.progress import ProgressBoard, task_title
 from adapters.slack.rate_limits import rate_limit_retries as rate_limit_handler
 from adapters.slack.signing import SignedRequests
@@ -57,6 +58,7 @@ from agent_core.events import (
     QuestionAsked,
     StepStarted,
     TextDelta,
+    TextReset,
     ToolCalled,
     ToolFinished,
 )
@@ -145,6 +147,8 @@ class SlackAdapter:
         assistant.thread_started(self._on_assistant_thread)
         self._app.use(assistant)
         self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(self._on_decision)
+        self._app.action(re.compile(f"^{render.SUGGESTION_ACTION_PREFIX}"))(self._on_decision)
+        self.people = People(lambda user: self._call("users.info", self._client.users_info(user=user)))
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -238,7 +242,7 @@ class SlackAdapter:
             if inbound.needs_session and await self._manager.session_info(chat) is None:
                 await self._count("ignored")
                 return
-            outcome = await self._manager.submit(inbound.message)
+            outcome = await self._manager.submit(await self.people.named(inbound.message))
         log.debug("slack: %s in %s -> %s", inbound.message.dedup_id, chat, outcome.value)
         if outcome is SubmitOutcome.ACCEPTED and not inbound.needs_session:
             # 👀 on the request: seen, even before the status message appears
@@ -330,6 +334,9 @@ class SlackAdapter:
         if isinstance(event, TextDelta):
             self.streams.add(chat, event, run.user_id)
             return
+        if isinstance(event, TextReset):  # withdrawn: what follows replaces it in its message
+            self.streams.reset(chat)
+            return
         if isinstance(event, ToolCalled | ToolFinished) and event.name not in _NOT_TASKS:
             # a task card after the step's text, in the step's message
             title = task_title(event.name, event.arguments) if isinstance(event, ToolCalled) else ""
@@ -357,7 +364,8 @@ class SlackAdapter:
         streamed = await self.streams.finish(chat)
         await self._board.settle(chat, "done", run.run)
         posts = render.answer(answer, verdict, run.lang)
-        if streamed is not None and streamed.ts and parts.done == 0 and streamed.text.strip() == answer.text.strip():
+        if streamed is not None and streamed.ts and parts.done == 0 and (
+                streamed.revised or streamed.text.strip() == answer.text.strip()):
             # the streamed message becomes the answer's first part (the plan card, the verdict)
             await self._call("chat.update", self._client.chat_update(
                 channel=chat.chat_id, ts=streamed.ts, text=posts[0].text, blocks=posts[0].blocks or None))
