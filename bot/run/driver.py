@@ -288,7 +288,7 @@ class RunDriver:
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps,
-                      run_ref(session.id, session.run_no))
+                      run_ref(session.id, session.run_no), request=session.request)
         rounds = 0
         while True:
             answer: AnswerReady | None = None
