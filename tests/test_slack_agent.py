@@ -6,7 +6,6 @@ as Slack's reference for agents.sessions.* and chat.stopStream's session_status)
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 from typing import Any
 

@@ -13,6 +13,8 @@ _TEXTS: dict[str, dict[str, str]] = {
     "question_placeholder": {"zh": "回复这个问题", "en": "Your answer"},
     "stop_button": {"zh": "⏹ 停止", "en": "⏹ Stop"},
     "stop_pressed": {"zh": "正在停止…", "en": "Stopping…"},
+    "feedback_thanks": {"zh": "谢谢你的反馈！", "en": "Thanks for the feedback!"},
+    "feedback_unknown": {"zh": "找不到这份行程的记录，反馈没有保存。", "en": "That plan is no longer on record; the feedback was not kept."},
 }
 
 _COMMANDS: dict[str, list[tuple[str, str]]] = {

@@ -22,6 +22,7 @@ _MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation"
 STOP_DATA = "stop"  # callback_data of a Stop button naming no run (buttons sent before runs were named)
 _STOP_DATA = re.compile(rf"^{STOP_DATA}(?::({RUN_REF_PATTERN}))?$")
 _SIGNOFF_DATA = re.compile(r"^s:([ar]):([0-9a-f]{32})$")
+_FEEDBACK_DATA = re.compile(rf"^f:([ud]):({RUN_REF_PATTERN})$")
 
 
 def button_data(index: int) -> str:
@@ -32,6 +33,13 @@ def button_data(index: int) -> str:
 def signoff_data(decision: str, signoff_id: str) -> str:
     """callback_data of a sign-off button: "s:a:<id>" (approve) or "s:r:<id>" (reject), 36 bytes."""
     return f"s:{decision[0]}:{signoff_id}"
+
+
+def feedback_data(rating: str, run: str) -> str:
+    """callback_data of a 👍 / 👎 button under a plan: "f:u:<run>" or "f:d:<run>" (38 bytes for the
+    store's session ids); a run too long for 64 bytes gets no buttons ("")."""
+    data = f"f:{rating[0]}:{run}"
+    return data if _FEEDBACK_DATA.match(data) and len(data.encode()) <= 64 else ""
 
 
 def stop_data(run: str) -> str:
@@ -51,6 +59,7 @@ class Route(StrEnum):
     BUTTON = "button"  # an option pressed; the option text comes from the pending question
     STOP = "stop"  # the Stop button: submitted as the chat's /stop of its run (from the person who pressed it)
     DECISION = "decision"  # an Approve / Reject press on a sign-off request
+    FEEDBACK = "feedback"  # 👍 / 👎 under a plan: message.text is up or down, message.run the run
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
     IGNORE = "ignore"
@@ -164,6 +173,13 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
             handle=f"@{sender.username}" if sender.username else "", lang=lang if sender.language_code else "",
         )
         return Mapped(Route.DECISION, chat_id=message.chat.id, message=press, lang=lang, callback_id=query.id)
+    rated = _FEEDBACK_DATA.match(query.data or "")
+    if rated is not None and isinstance(message, Message):
+        press = IncomingMessage(
+            chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id),
+            text="up" if rated.group(1) == "u" else "down", dedup_id=str(update.update_id), run=rated.group(2),
+        )
+        return Mapped(Route.FEEDBACK, chat_id=message.chat.id, message=press, lang=lang, callback_id=query.id)
     index = parse_button_data(query.data)
     if message is None or not isinstance(message, Message) or index is None:
         return Mapped(Route.BAD_BUTTON, chat_id=message.chat.id if message else 0, lang=lang,

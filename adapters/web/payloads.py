@@ -6,7 +6,7 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     delta               {step, text}             more of the step's visible text as the model writes it
     human_input_request {question, session_id, options?, tool_call_id}
-    answer              {text, plan?}            plan = TripPlan.model_dump()
+    answer              {text, plan?, run?}      plan = TripPlan.model_dump(); run: what 👍 / 👎 rate
     verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
     error               {message, reason?, retryable}
     notice              {kind, text}             queued, cancelled (also a Stop), status, help, reminder, ...
@@ -173,6 +173,16 @@ class QuestionData(_EventData):
 class AnswerData(_EventData):
     text: str
     plan: TripPlan | None = None
+    run: str | None = None  # the run of a plan: POST /api/sessions/{id}/feedback rates it
+
+
+class FeedbackRequest(_Strict):
+    run: str = Field(pattern=f"^{RUN_REF_PATTERN}$", description="the `run` of the plan's answer event")
+    rating: Literal["up", "down"]
+
+
+class FeedbackAck(BaseModel):
+    kept: Literal[True] = True
 
 
 class VerdictData(_EventData):
