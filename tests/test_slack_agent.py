@@ -18,6 +18,7 @@ from agent_core.llm_config import LLMConfig
 from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.slack_api import FakeSlack
+from tests.pg_support import fresh_database
 from tests.scripted_trip import DAYS
 from tests.slack_support import SlackStack, slack_model, slack_stack
 from tests.spine_support import make_tools
@@ -153,6 +154,30 @@ async def test_slacks_stop_button_stops_the_run_and_the_session_is_active_again(
         assert model.calls == 1 and not any(m.button_values() for m in s.fake.bot_posts("C1", msg.ts))
         info = await s.runtime.manager.session_info(ChatKey("slack", "C1", msg.ts))
         assert info is not None and info.state == "idle"
+
+
+async def test_slacks_stop_button_reaches_the_run_through_another_process(tmp_path: Path) -> None:
+    """The event may reach any process behind the balancer: it is stored in the chat's inbox there,
+    and the process that holds the chat stops its run (PostgreSQL: leases and NOTIFY)."""
+    gate = asyncio.Event()
+    model = slack_model(gate=gate)
+    fake = FakeSlack(channels={"C1": "channel"})
+    async with fake, fresh_database() as url, \
+            slack_stack(tmp_path / "a", model=model, fake=fake, BOT_DB_URL=url) as a, \
+            slack_stack(tmp_path / "b", model=model, fake=fake, BOT_DB_URL=url) as b:
+        msg = a.mention(text="plan a trip from Beijing to Shanghai")
+        await a.events.app_mention(msg)
+        await asyncio.wait_for(model.held.wait(), 10)
+        await ends_with(a, "C1", msg.ts, "processing")
+        chat = ChatKey("slack", "C1", msg.ts)
+        assert a.runtime.manager.holds(chat) and not b.runtime.manager.holds(chat)
+        assert (await b.events.event(fake.press_stop("C1", msg.ts, "U1"))).status == 200
+        await b.adapter.wait_inbound(lambda c: c["accepted"] == 1, within=5)  # stored there ...
+        await fake.wait_for(lambda f: any("Stopped while" in m.text for m in f.bot_posts("C1", msg.ts)))
+        await ends_with(a, "C1", msg.ts, "active")  # ... and acted on here
+        gate.set()
+        await a.runtime.manager.wait_until_idle(chat, timeout=5)
+        assert model.calls == 1 and not any(m.button_values() for m in fake.bot_posts("C1", msg.ts))
 
 
 async def test_slacks_stop_button_from_someone_else_is_refused_and_the_run_goes_on(tmp_path: Path) -> None:

@@ -140,7 +140,8 @@ async def test_an_assistant_thread_gets_prompts_in_the_persons_language_and_a_ti
         assert all(any("\u4e00" <= c <= "\u9fff" for c in p["message"]) for p in prompts)  # Chinese
         ask = s.fake.user_message("D1", "U9", "两天上海行程", thread_ts=root.ts)
         await s.events.message(ask)
-        await s.fake.wait_for(lambda f: bool(f.titles) and any("Yu Garden" in m.text for m in f.bot_posts("D1", root.ts)))
+        await s.fake.wait_for(lambda f: bool(f.titles and f.statuses) and any("Yu Garden" in m.text
+                                                                              for m in f.bot_posts("D1", root.ts)))
         assert s.fake.titles == [("D1", root.ts, "两天上海行程")]
         assert [thread for _, thread, _ in s.fake.statuses] == [root.ts]  # "working…" while it ran
         assert s.fake.calls_of("chat.startStream")[0].args.get("recipient_user_id") is None  # a DM needs none

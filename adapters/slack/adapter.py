@@ -1,13 +1,7 @@
 """The Slack surface: Bolt (async) receives events, the SDK's AsyncWebClient talks back.
 
-HTTP mode serves `POST /slack/events` through `router()`: Bolt's request verification checks
-the signature first (five-minute window; refusals are logged without the body, see
-adapters/slack/signing.py), then Bolt runs the listener, which only maps the event and submits
-it to the SessionManager (stored in the inbox: a few milliseconds; it never waits for a run),
-and only then the empty 200 acks: a 2xx means "stored", whichever process behind a load
-balancer took the request, and a process killed before storing lets Slack retry the event.
-Socket Mode (SLACK_APP_TOKEN) feeds the same Bolt app over a websocket instead. What each event
-means: adapters.slack.listeners.
+Events arrive over HTTP (`POST /slack/events`, verified, stored, then acked) or Socket Mode:
+adapters.slack.intake. What each event means: adapters.slack.listeners.
 
 Every Web API call goes through one AsyncWebClient with the SDK's rate-limit retry handler,
 which sleeps for the `Retry-After` Slack sends with a 429 and tries again. The thread's agent
@@ -20,16 +14,12 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import aiohttp
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
-from slack_bolt.adapter.fastapi.async_handler import AsyncSlackRequestHandler
-from slack_bolt.adapter.starlette.async_handler import to_async_bolt_request
+from fastapi import APIRouter
 from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
 from slack_sdk.errors import SlackApiError
@@ -44,9 +34,9 @@ from adapters.slack.agent_sessions import AgentSessions, SessionStatus
 from adapters.slack.calls import SlackCalls
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM
+from adapters.slack.intake import SlackIntake
 from adapters.slack.listeners import SlackListeners
 from adapters.slack.progress import ProgressBoard
-from adapters.slack.signing import SignedRequests
 from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
 from adapters.slack.streaming import AnswerStreams, Streamed
 from adapters.slack.texts import lang_of, t
@@ -76,7 +66,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 MEMBER_PAGES = 50  # conversations.members pages (200 each) read before giving up on a huge channel
 
-EVENTS_PATH = "/slack/events"
 STOP_ACTION = "stop_run"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
 _NOT_TASKS = {"ask_human", "terminate"}  # shown otherwise: the question is a message, the end is the answer
@@ -84,12 +73,6 @@ _NOT_TASKS = {"ask_human", "terminate"}  # shown otherwise: the question is a me
 # it, a sign-off request waits for a person, a decision ends the wait
 _SESSION_AFTER = {"cancelled": SessionStatus.ACTIVE, "error": SessionStatus.ACTIVE, "new": SessionStatus.CLOSED,
                   "signoff": SessionStatus.SUSPENDED, "decided": SessionStatus.ACTIVE}
-
-
-def _answered_inline(body: bytes) -> bool:
-    """url_verification and ssl_check need Bolt's answer in the response; nothing else does."""
-    head = body[:200]
-    return b'"url_verification"' in head or b"ssl_check=" in head or not head.strip()
 
 
 class SlackAdapter:
@@ -107,7 +90,6 @@ class SlackAdapter:
             raise SlackNotConfigured(missing)
         self._settings = settings
         self._manager = manager
-        self._app_token = app_token
         self._client = AsyncWebClient(
             token=token,
             base_url=settings.slack_api_base_url,
@@ -118,20 +100,16 @@ class SlackAdapter:
             ],
         )
         self._call = SlackCalls()
-        # Bolt's verification runs in _events_endpoint, before the ack (SignedRequests), not again
-        # in the app's middleware after it.
+        # Bolt's verification runs in the intake's endpoint, before the ack (SignedRequests), not
+        # again in the app's middleware after it.
         self._app = AsyncApp(client=self._client, signing_secret=secret or "", logger=log,
                              request_verification_enabled=False, process_before_response=True)
-        self._handler = AsyncSlackRequestHandler(self._app)
-        self._verifier = SignedRequests(secret, logger=log) if secret else None
+        self.intake = SlackIntake(self._app, self._client, secret, app_token)
         self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
         self.streams = AnswerStreams(SlackStreamCalls(self._client, self._call, lambda: self.team_id),
                                      interval=stream_interval)
         self.sessions = AgentSessions(self._client, self._call)
         self.team_id = ""
-        self._socket: Any = None
-        self._socket_down_since: float | None = None
-        self.socket_grace_s = 30.0  # a Socket Mode connection down this long makes /healthz unhealthy
         self.bot_user_id = ""
         self.listeners = SlackListeners(manager, self._client, self._call, lambda: self.bot_user_id, settings.timezone)
         on = self.listeners
@@ -171,33 +149,14 @@ class SlackAdapter:
         self.bot_user_id = str(auth.get("user_id") or "")
         self.team_id = str(auth.get("team_id") or "")
         log.info("slack: connected as %s (%s)", auth.get("user"), self.bot_user_id)
-        if self._app_token:
-            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-
-            self._socket = AsyncSocketModeHandler(self._app, self._app_token, web_client=self._client)
-            await self._socket.connect_async()
-            log.info("slack: Socket Mode connected")
+        await self.intake.connect()
 
     async def healthy(self) -> bool:
-        """Started, and (Socket Mode) connected, or reconnecting for less than `socket_grace_s`:
-        the SDK reconnects by itself after Slack's routine refreshes. Events over HTTP are served by
-        the HTTP server, whose own health is /healthz's."""
-        if not self.bot_user_id:
-            return False
-        if self._socket is None:
-            return True
-        if await self._socket.client.is_connected():
-            self._socket_down_since = None
-            return True
-        now = time.monotonic()
-        if self._socket_down_since is None:
-            self._socket_down_since = now
-        return now - self._socket_down_since < self.socket_grace_s
+        """Started, and (Socket Mode) connected or briefly reconnecting (adapters.slack.intake)."""
+        return bool(self.bot_user_id) and await self.intake.healthy()
 
     async def stop(self) -> None:
-        if self._socket is not None:
-            await self._socket.close_async()
-            self._socket = None
+        await self.intake.close()
         await self._board.close()
         await self.streams.close()
         await self.sessions.close()
@@ -208,35 +167,7 @@ class SlackAdapter:
             self._client.session = None
 
     def router(self) -> APIRouter:
-        router = APIRouter()
-        if self._verifier is not None:
-            router.add_api_route(EVENTS_PATH, self._events_endpoint, methods=["POST"], include_in_schema=False)
-        return router
-
-    async def _events_endpoint(self, request: Request) -> Response:
-        body = await request.body()
-        assert self._verifier is not None
-        bolt_request = to_async_bolt_request(request, body)
-        refused = await self._verifier.refusal(bolt_request)
-        if refused is not None:
-            log.warning("slack: refused a request to %s (%s; timestamp %r, %d bytes) from %s", EVENTS_PATH,
-                        refused, request.headers.get("x-slack-request-timestamp"), len(body),
-                        request.client.host if request.client else "?")
-            return JSONResponse({"error": "invalid request"}, status_code=401)
-        if _answered_inline(body):
-            response = await self._handler.handle(request)
-            # No listener for this payload: still a delivery we accept, or Slack would retry it.
-            return Response(status_code=200) if response.status_code == 404 else response
-        # Events and clicks: stored first (the listener submits to the inbox), then the empty 200.
-        try:
-            resp = await self._app.async_dispatch(bolt_request)
-        except Exception:
-            log.exception("slack: handling an event failed")
-            return Response(status_code=500)  # not stored: Slack delivers it again
-        if resp.status >= 500:
-            log.warning("slack: Bolt answered %s to a delivery", resp.status)
-            return Response(status_code=500)
-        return Response(status_code=200)
+        return self.intake.router()
 
     # -- the Surface ------------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
@@ -371,8 +302,3 @@ class SlackAdapter:
         """`stop`: the run the Stop button names while it works; None once it ended (no button)."""
         blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else []
         await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text, blocks=blocks))
-
-    async def settle(self) -> None:
-        """Wait for the background calls under way (tests)."""
-        await self._call.settle()
-        await self.sessions.close()

@@ -45,11 +45,6 @@ class SlackCalls:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def settle(self) -> None:
-        """Wait for the background calls under way (tests)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
