@@ -35,7 +35,8 @@ from bot.chat.deadlines import DeadlineWatcher
 from bot.chat.staged_rows import Staged
 from bot.cluster.ownership import Claim, LocalOwnership, Ownership
 from bot.delivery.bodies import Progress
-from bot.delivery.outbox import DeliveryPolicy, DeliveryWorker
+from bot.delivery.outbox import DeliveryWorker
+from bot.delivery.retry_policy import DeliveryPolicy
 from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable

@@ -10,8 +10,9 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -398,6 +399,22 @@ class Settings(BaseSettings):
                 return None
             if not v.startswith(("postgresql://", "postgres://")):
                 raise ValueError("must be a postgresql://user@host:port/database URL (SQLite takes BOT_DB_PATH)")
+        return v
+
+    @field_validator("openai_base_url", "telegram_api_base_url", "telegram_webhook_url", "slack_api_base_url",
+                     "searxng_url", "amap_base_url", "tavily_base_url", "rail12306_base_url", "duffel_base_url",
+                     mode="before")
+    @classmethod
+    def _http_url(cls, v: object, info: ValidationInfo) -> object:
+        """`not-a-url` would pass as text and fail later as "connection error": say so now."""
+        if isinstance(v, str):
+            v = v.strip()
+            if not v:  # `OPENAI_BASE_URL=` in .env: unset, the default
+                assert info.field_name is not None
+                return cls.model_fields[info.field_name].default
+            parts = urlsplit(v)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"{v!r} is not an http:// or https:// URL")
         return v
 
     @field_validator("trace", mode="before")

@@ -32,9 +32,10 @@ _ENGLISH_ALONE = frozenset(
 
 _TEXTS: dict[str, dict[str, str]] = {
     "help": {
-        "zh": "我是出行规划助手。告诉我从哪里出发、去哪里、哪天、玩几天（可以加上预算和偏好），我来查火车、航班、酒店和景点，并给出完整行程。\n命令：/new 开始新对话，/cancel 停止当前规划，/status 查看进度。",
-        "en": "I plan trips. Tell me where from, where to, when and for how long (budget and preferences welcome), and I will look up trains, flights, hotels and sights and give you a full itinerary.\nCommands: /new starts a fresh conversation, /cancel stops the current plan, /status tells what I am doing.",
+        "zh": "我是出行规划助手。告诉我从哪里出发、去哪里、哪天、玩几天（可以加上预算和偏好），我来查火车、航班、酒店和景点，并给出完整行程。\n命令：/new 开始新对话，/stop 停下正在写的回答（已写的保留），/cancel 停止当前规划，/status 查看进度，/help 显示这段说明。",
+        "en": "I plan trips. Tell me where from, where to, when and for how long (budget and preferences welcome), and I will look up trains, flights, hotels and sights and give you a full itinerary.\nCommands: /new starts a fresh conversation, /stop stops the answer being written (what is written stays), /cancel stops the current plan, /status tells what I am doing, /help shows this.",
     },
+    "unknown_command": {"zh": "{command}：没有这个命令。", "en": "{command}: no such command."},
     "queued": {
         "zh": "我还在处理上一个请求，这条消息已记下，处理完后马上接着办。",
         "en": "I'm still working on your previous request. I've noted this message and will handle it right after.",
@@ -160,8 +161,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "That question has already been answered or has expired, so this changes nothing.",
     },
     "status_failed": {
-        "zh": "有 {n} 条消息没能送达（最近一次：{reason}）。",
-        "en": "{n} message(s) could not be delivered (last: {reason}).",
+        "zh": "有 {messages}没能送达（最近一次：{reason}）。",
+        "en": "{messages} could not be delivered (last: {reason}).",
     },
     "err_llm_unavailable": {
         "zh": "模型服务暂时连不上。你的消息已保存，请稍后再发一次。",
@@ -198,6 +199,13 @@ def text(key: str, lang: str, **values: object) -> str:
     return pick(_TEXTS[key], lang, **values)
 
 
+def help_text(lang: str, unknown: str = "") -> str:
+    """The help; after a command nobody has ("/foo"), said to be the answer to it."""
+    if unknown:
+        return f"{text('unknown_command', lang, command=unknown)}\n\n{text('help', lang)}"
+    return text("help", lang)
+
+
 def error_text(reason: str, lang: str) -> str:
     key = f"err_{reason}"
     return text(key if key in _TEXTS else "err_internal", lang)
@@ -221,4 +229,5 @@ NO_ANSWER = (
     "which ones you made, or finish politely and say what you still need."
 )
 CANCELLED_CALL = "Cancelled: the person stopped this run."
+NEW_TRIP_CALL = "Closed: a new trip started, so this is no longer asked."
 UNDELIVERABLE_CALL = "Not asked: the question could not be delivered to the person ({reason})."

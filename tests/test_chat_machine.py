@@ -60,8 +60,15 @@ def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert decide(ChatState.ASKING, Trigger.EXPIRED, Facts(current=False)).action is Action.IGNORE
     assert decide(ChatState.WORKING, Trigger.STOP, Facts(current=True, asker=True)).target is ChatState.IDLE
     assert decide(ChatState.WORKING, Trigger.STOP, Facts(current=True, asker=False)).action is Action.REFUSE
-    for state in (ChatState.CLOSED, ChatState.IDLE, ChatState.ASKING):  # nothing is being written
+    for state in (ChatState.CLOSED, ChatState.IDLE):  # nothing is being written
         assert decide(state, Trigger.STOP, Facts(current=True, asker=True)).action is Action.NOTHING_TO_CANCEL
+    # one rule for every way of stopping: the button or /stop, and /cancel (or the word), in a group
+    for state in (ChatState.WORKING, ChatState.ASKING):
+        for trigger in (Trigger.STOP, Trigger.CANCEL):
+            assert decide(state, trigger, Facts(current=True, asker=True)).target is ChatState.IDLE
+            refused = decide(state, trigger, Facts(current=True, asker=False))
+            assert (refused.action, refused.target) == (Action.REFUSE, None)
+    assert decide(ChatState.SIGNOFF, Trigger.CANCEL, Facts(asker=False)).action is Action.REFUSE
     # a Stop button of a run that ended (not the one working now) stops nothing, and says so
     for state in (ChatState.CLOSED, ChatState.IDLE, ChatState.WORKING, ChatState.SIGNOFF):
         stale = decide(state, Trigger.STOP, Facts(current=False, asker=True))

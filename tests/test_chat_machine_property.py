@@ -29,7 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from agent_core.memory import Memory
 from agent_core.schema import Role
-from bot.delivery.outbox import DeliveryPolicy
+from bot.delivery.retry_policy import DeliveryPolicy
 from bot.observe.metrics import Metrics
 from bot.run.agent_factory import TravelAgentFactory
 from bot.sessions import SessionManager

@@ -58,7 +58,7 @@ async def test_a_team_trip_in_a_telegram_group(tmp_path: Path) -> None:
         tg.send_text(group, "any time", user_id=22)
         await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=15)
         assert llm.requests[1].tool_results() == {"call_0": "after lunch", "call_1": "any time", "call_2": "from 9 am"}
-        assert has("@user22 (Shanghai)", group)(tg)  # each traveller's legs and share in the plan
+        assert has("@user22 · Shanghai · pays ¥", group)(tg)  # each traveller's legs and share in the plan
         assert len(containing(tg, group, "That question is for")) == 1
         documents = {m.document.file_name: m.document for m in tg.bot_messages(group) if m.document is not None}
         assert set(documents) == set(FILES)

@@ -15,6 +15,7 @@ prints what came back, so an operator sees the real thing and its caveats.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
@@ -96,14 +97,20 @@ async def _telegram(s: Settings) -> str:
     from telegram.error import InvalidToken, TelegramError
     from telegram.request import HTTPXRequest
 
+    from adapters.telegram.errors import PTB_REQUEST_LOGGER, UNPARSED_ANSWERS, not_the_bot_api
+
+    logging.getLogger(PTB_REQUEST_LOGGER).addFilter(UNPARSED_ANSWERS)
+
     hint = "check TELEGRAM_BOT_TOKEN, TELEGRAM_API_BASE_URL and the network"
     request = HTTPXRequest(connect_timeout=STARTUP_TIMEOUT_S, read_timeout=STARTUP_TIMEOUT_S)
     bot = Bot(s.telegram_bot_token or "", base_url=s.telegram_api_base_url, request=request)
     try:
         me = await bot.get_me()
-    except InvalidToken:
-        raise CheckFailed("Telegram refused TELEGRAM_BOT_TOKEN", hint) from None
     except TelegramError as exc:
+        if (other := not_the_bot_api(exc, s.telegram_api_base_url)) is not None:
+            raise CheckFailed(str(other), "check TELEGRAM_API_BASE_URL") from None
+        if isinstance(exc, InvalidToken):
+            raise CheckFailed("Telegram refused TELEGRAM_BOT_TOKEN", hint) from None
         raise CheckFailed(f"Telegram Bot API: {one_line(exc)}", hint) from None
     finally:
         await request.shutdown()

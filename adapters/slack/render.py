@@ -16,9 +16,12 @@ from zoneinfo import ZoneInfo
 from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
+from agent_core.lang import plural
+from bot.delivery.plan_words import place, priced, share_text, total_text
 from bot.store.base import SignoffRow
 from bot.surface import Notice
 from tools.plan import Leg, TripPlan
+from tools.plan_costs import CostLine, plan_costs
 
 Block = dict[str, Any]
 
@@ -129,16 +132,11 @@ def chosen(q_blocks: list[Block], user_id: str, option: str, lang: str) -> list[
     return [*kept, context(t("chose", lang, user=user_id, option=escape(option)))]
 
 
-def _money(value: float, currency: str) -> str:
-    symbol = "¥" if currency == "CNY" else f"{currency} "
-    return f"{symbol}{value:,.0f}" if value == int(value) else f"{symbol}{value:,.2f}"
-
-
-def _leg_line(leg: Leg, lang: str, cur: str) -> str:
+def _leg_line(leg: Leg, line: CostLine, lang: str) -> str:
     head = " ".join(p for p in (leg_kind(leg.kind, lang), leg.number or "") if p)
-    extras = " · ".join(p for p in (leg.seat or "", leg.airline or "", _money(leg.price, cur) if leg.price else "") if p)
-    line = f"{head}  {leg.origin} {leg.depart} → {leg.destination} {leg.arrive}"
-    return escape(line + (f" · {extras}" if extras else ""))
+    extras = " · ".join(p for p in (leg.seat or "", leg.airline or "", priced(line, lang)) if p)
+    route = f"{head}  {place(leg.origin, lang)} {leg.depart} → {place(leg.destination, lang)} {leg.arrive}"
+    return escape(route + (f" · {extras}" if extras else ""))
 
 
 def _mention_or_escape(name: str) -> str:
@@ -146,36 +144,42 @@ def _mention_or_escape(name: str) -> str:
 
 
 def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
+    """The plan, every priced row counted out (tools.plan_costs): the rows add up to the total."""
     cur = plan.currency
+    costs = plan_costs(plan)
+    shared = [c for c in costs.lines if not c.who]
     blocks: list[Block] = [header(plan.title)]
     blocks.append(context(escape(
-        f"{plan.origin_city} → {plan.destination_city} · {plan.start_date} – {plan.end_date} · "
-        + t("travellers", lang, n=plan.travellers))))
-    if plan.legs:
-        lines = [_leg_line(leg, lang, cur) for leg in plan.legs]
-        blocks += sections(f"*{t('legs', lang)}*\n" + "\n".join(lines))
-    for person in plan.party:  # a team trip: each traveller's own way there and back, and their share
-        lines = [_leg_line(leg, lang, cur) for leg in person.legs]
+        f"{place(plan.origin_city, lang)} → {place(plan.destination_city, lang)} · {plan.start_date} – {plan.end_date}"
+        f" · {plural(plan.travellers, 'traveller', lang)}")))
+    for person in plan.party:  # a team trip: each traveller's own way there and back, and what they pay
+        mine = costs.of(person.name)
+        lines = [_leg_line(leg, mine[i], lang) for i, leg in enumerate(person.legs)]
         # the name stays a live mention (<@U..>): only the city and share are the person's text
-        head = f"*{_mention_or_escape(person.name)}* ({escape(person.home_city)}) · {escape(_money(plan.cost_of(person.name), cur))}"
+        head = (f"*{_mention_or_escape(person.name)}* · {escape(place(person.home_city, lang))}"
+                f" · {escape(share_text(costs, person.name, lang, cur))}")
         blocks += sections(head + "\n" + "\n".join(lines))
+    if plan.legs:
+        legs = [c for c in shared if c.kind == "leg"]
+        lines = [_leg_line(leg, legs[i], lang) for i, leg in enumerate(plan.legs)]
+        blocks += sections(f"*{t('legs', lang)}*\n" + "\n".join(lines))
     if plan.stays:
+        stays = [c for c in shared if c.kind == "stay"]
         lines = []
-        for s in plan.stays:
-            parts = [f"{s.name} ({s.city})", f"{s.checkin_date} → {s.checkout_date}",
-                     t("nights", lang, n=s.nights), f"{_money(s.price_per_night, cur)} × {s.nights} = {_money(s.total, cur)}"]
+        for i, s in enumerate(plan.stays):
+            parts = [place(s.name, lang), place(s.city, lang), f"{s.checkin_date} → {s.checkout_date}", priced(stays[i], lang)]
             if s.breakfast:
                 parts.append(t("breakfast", lang))
-            lines.append(escape(" · ".join(parts)))
+            lines.append(escape(" · ".join(p for p in parts if p)))
         blocks += sections(f"*{t('hotel', lang)}*\n" + "\n".join(lines))
     if plan.visits:
+        tickets = [c for c in shared if c.kind == "ticket"]
         lines = []
-        for v in plan.visits:
+        for i, v in enumerate(plan.visits):
             when = " ".join(p for p in (v.date, v.start or "") if p)
-            price = f" · {_money(v.ticket_price, cur)}" if v.ticket_price else ""
-            lines.append(escape(f"{when}  {v.name}{price}"))
+            lines.append(escape(f"{when}  {place(v.name, lang)} · {priced(tickets[i], lang)}"))
         blocks += sections(f"*{t('sights', lang)}*\n" + "\n".join(lines))
-    blocks.append(section(f"*{t('total', lang)}*: {escape(_money(plan.total_cost, cur))}"))
+    blocks.append(section(f"*{t('total', lang)}*: {escape(total_text(costs, lang, cur))}"))
     if plan.alternatives:
         blocks += sections(f"*{t('backups', lang)}*\n" + "\n".join(f"• {escape(a)}" for a in plan.alternatives))
     if plan.all_notes:

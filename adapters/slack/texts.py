@@ -18,8 +18,6 @@ _TEXTS: dict[str, dict[str, str]] = {
     "total": {"zh": "合计", "en": "Total"},
     "backups": {"zh": "备选方案", "en": "Backups"},
     "notes": {"zh": "备注", "en": "Notes"},
-    "travellers": {"zh": "{n} 人", "en": "{n} travellers"},
-    "nights": {"zh": "{n} 晚", "en": "{n} nights"},
     "breakfast": {"zh": "含早", "en": "breakfast"},
     "sandbox": {
         "zh": "⚠️ 示例数据（沙盒）：班次、价格和酒店仅供演示，并非实时。",

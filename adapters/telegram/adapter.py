@@ -35,7 +35,14 @@ from telegram.ext import Application
 from adapters.telegram import render, texts
 from adapters.telegram.budget import BudgetShare
 from adapters.telegram.drafts import AnswerDraft
-from adapters.telegram.errors import AdapterStopped, DeliveryFailed, TelegramConfigError
+from adapters.telegram.errors import (
+    PTB_REQUEST_LOGGER,
+    UNPARSED_ANSWERS,
+    AdapterStopped,
+    DeliveryFailed,
+    TelegramConfigError,
+    not_the_bot_api,
+)
 from adapters.telegram.pacing import Observer, Outbox, retry_seconds
 from adapters.telegram.polling import Poller
 from adapters.telegram.progress import RunProgress
@@ -147,7 +154,13 @@ class TelegramAdapter:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self) -> None:
-        await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        logging.getLogger(PTB_REQUEST_LOGGER).addFilter(UNPARSED_ANSWERS)
+        try:
+            await self.app.initialize()  # getMe: fails fast on a wrong token or base URL
+        except TelegramError as exc:
+            if (other := not_the_bot_api(exc, self.settings.telegram_api_base_url)) is not None:
+                raise other from None
+            raise
         await self._register_commands()
         if self.webhook_url:
             await self.app.bot.set_webhook(self.webhook_url, secret_token=self._secret,

@@ -318,7 +318,7 @@ class ChatActor:
             await self._notice(session.id if session else "", await self._signoffs.desk.set_approver(msg, lang))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
-            await self._notice(session.id if session else "", await self._reply(t, session, lang))
+            await self._notice(session.id if session else "", await self._reply(t, session, lang, trig.data.get("unknown", "")))
         else:  # IGNORE
             await store.finish_inbox(row.id)
 
@@ -415,7 +415,8 @@ class ChatActor:
             kept = watch.unsaved_results() if state_of(session) is ChatState.WORKING else []
             # what the person saw being written stays in the conversation (marked as cut short)
             after = [Message.assistant(f"{partial} …")] if partial and not closing else []
-            await self._ends.interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body, kept=kept, after=after)
+            result = texts.NEW_TRIP_CALL if closing else texts.CANCELLED_CALL
+            await self._ends.interrupt(session, result, close=closing, notice=body, kept=kept, after=after)
             self.d.deliver(self.skey, ())
             if state_of(session) is not ChatState.IDLE:
                 self.d.metrics.runs.labels("cancelled").inc()
@@ -423,7 +424,7 @@ class ChatActor:
             await self._notice("", notice)
         await self.d.store.finish_inbox(row.id, drop_earlier=True)
 
-    async def _reply(self, t: Transition, session: SessionRow | None, lang: str) -> Notice:
+    async def _reply(self, t: Transition, session: SessionRow | None, lang: str, unknown: str = "") -> Notice:
         if t.action is Action.STALE:
             return Notice("info", texts.text("stale_stop" if t.trigger is Trigger.STOP else "stale_answer", lang))
         if t.action is Action.NOTHING_TO_CANCEL:
@@ -431,7 +432,7 @@ class ChatActor:
         if t.action is Action.REFUSE:
             return Notice("info", texts.text("stop_refused", lang))
         if t.trigger is Trigger.HELP:
-            return Notice("help", texts.text("help", lang))
+            return Notice("help", texts.help_text(lang, unknown))
         failed = await self.d.store.failed_outbox(self.skey)
         signoff = await self.d.store.signoff_for_chat(self.skey) if session is not None else None
         line = self._signoffs.desk.status(signoff, lang) if signoff is not None else None

@@ -19,7 +19,9 @@ Guards are named facts the task reads from the store before deciding:
 - `last`: that question is the only one still waiting (a turn can ask several people at once;
   the run resumes when the last of them is answered or expired).
 - `idle_run`: no run of this chat is alive in this process.
-- `asker`: a Stop comes from the person the run works for (anyone may stop it outside groups).
+- `asker`: a Stop or /cancel comes from the person the run works for (anyone may stop it outside
+  groups). One rule for every way of stopping: the Stop button, /stop, /cancel, and the word
+  ("stop", "取消") a surface reads as /cancel.
 - `signoff`: the run's answer is a team plan and the chat has approvers: it waits for sign-off.
 - `approver`: the person deciding (an Approve / Reject press) is one of the sign-off's approvers.
 - `reason`: the message comes from the approver who pressed Reject: it is the reason, and the
@@ -166,14 +168,16 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each(_EVERY, T.STATUS, A.REPLY, None),
     *_each(_EVERY, T.TRIP, A.SET_APPROVER, None),
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
-    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE, "asker"),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.REFUSE, None, "not asker"),
     *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
-    Transition(S.WORKING, T.STOP, "current and asker", A.STOP_RUN, S.IDLE),
-    Transition(S.WORKING, T.STOP, "current and not asker", A.REFUSE, None),
-    Transition(S.WORKING, T.STOP, "not current", A.STALE, None),
+    # a Stop (button or /stop) ends what /cancel ends, by the same rule; a button left on an
+    # earlier run's progress message names that run, which has ended: stale
+    *_each((S.WORKING, S.ASKING), T.STOP, A.STOP_RUN, S.IDLE, "current and asker"),
+    *_each((S.WORKING, S.ASKING), T.STOP, A.REFUSE, None, "current and not asker"),
+    *_each((S.WORKING, S.ASKING), T.STOP, A.STALE, None, "not current"),
     *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.NOTHING_TO_CANCEL, None, "current"),
     *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.STALE, None, "not current"),
-    Transition(S.ASKING, T.STOP, None, A.NOTHING_TO_CANCEL, None),  # paused on a question: /cancel ends it
     Transition(S.ASKING, T.REMIND, "current", A.REMIND, None),
     Transition(S.ASKING, T.REMIND, "not current", A.IGNORE, None),
     *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.REMIND, A.IGNORE, None),

@@ -28,12 +28,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+from tenacity import AsyncRetrying, retry_if_exception
 
 from agent_core.events import RunFinished
 from bot.delivery.bodies import (
@@ -45,74 +44,20 @@ from bot.delivery.bodies import (
 )
 from bot.delivery.breaker import PlatformBreaker
 from bot.delivery.plan_files import file_from_body
+from bot.delivery.retry_policy import (
+    Backoff,
+    DeadlinePassed,
+    DeliveryPolicy,
+    StopAtDeadline,
+    is_transient,
+    row_deadline,
+)
 from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.store.base import LeaseLost, OutboxRow, Store
 from bot.surface import ChatKey, DeliveryError, RunInfo, Surface
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryPolicy:
-    first_delay_s: float = 0.5  # then doubling, with jitter, up to max_delay_s
-    max_delay_s: float = 60.0
-    backlog_lanes: int = 4
-    deadline_s: float = 86400.0  # a plan, notice or file is given up this long after it was written
-    question_deadline_s: float = 86400.0  # a question: when its answer is due (BOT_HUMAN_TIMEOUT_S)
-    unexpected_attempts: int = 8  # an error that is not a surface's DeliveryError is a bug: give up sooner
-    breaker_trip_after: int = 3  # outage failures in a row that pause a platform's lanes
-
-
-class DeadlinePassed(DeliveryError):
-    def __init__(self, kind: str, deadline_s: float) -> None:
-        super().__init__(f"the {kind} could not be delivered before its deadline ({deadline_s:.0f} s after it was "
-                         "written)", permanent=True)
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Worth another try. Cancellation is not an error: tenacity sees every BaseException."""
-    return isinstance(exc, Exception) and not isinstance(exc, LeaseLost) and not (
-        isinstance(exc, DeliveryError) and exc.permanent)
-
-
-def is_outage(exc: BaseException) -> bool:
-    return isinstance(exc, DeliveryError) and exc.outage
-
-
-@dataclass
-class _Stop:
-    """Stop at the row's deadline; an unexpected error (a bug, not the platform) after a few tries."""
-
-    policy: DeliveryPolicy
-
-    def __call__(self, state: RetryCallState) -> bool:
-        row: OutboxRow = state.args[2]
-        exc = state.outcome.exception() if state.outcome is not None else None
-        if not isinstance(exc, DeliveryError) and state.attempt_number >= self.policy.unexpected_attempts:
-            return True
-        return time.time() >= row_deadline(self.policy, row)
-
-
-def row_deadline(policy: DeliveryPolicy, row: OutboxRow) -> float:
-    """Wall time after which the row is given up."""
-    return row.created_at + (policy.question_deadline_s if row.kind == "question" else policy.deadline_s)
-
-
-@dataclass
-class _Wait:
-    """Backoff with jitter, or the platform's own retry-after when it gave one."""
-
-    policy: DeliveryPolicy
-
-    def __call__(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome is not None else None
-        if isinstance(exc, DeliveryError) and exc.retry_after is not None:
-            return exc.retry_after
-        if exc is not None and is_outage(exc):  # the breaker paces a platform's outage; this only spreads the lanes out
-            return self.policy.first_delay_s * (0.5 + random.random() / 2)
-        delay = min(self.policy.max_delay_s, self.policy.first_delay_s * 2 ** (state.attempt_number - 1))
-        return delay * (0.5 + random.random() / 2)
 
 
 @dataclass
@@ -166,7 +111,7 @@ class DeliveryWorker:
             self.breaker = PlatformBreaker(self.policy.breaker_trip_after, max_pause_s=self.policy.max_delay_s)
         # one long-lived retry object per policy: a call leaves no retry machinery behind
         self._retrying = AsyncRetrying(
-            stop=_Stop(self.policy), wait=_Wait(self.policy),
+            stop=StopAtDeadline(self.policy), wait=Backoff(self.policy),
             retry=retry_if_exception(is_transient), reraise=True,
         )
 

@@ -39,7 +39,7 @@ from agent_core.events import (
 )
 from agent_core.journal import PendingAsk
 from agent_core.party import read_party
-from agent_core.schema import AgentState, Message, Role
+from agent_core.schema import AgentState, Message, Origin, Role
 from bot.delivery.bodies import Progress
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable
@@ -290,6 +290,7 @@ class RunDriver:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps,
                       run_ref(session.id, session.run_no), request=session.request)
         rounds = 0
+        reviewed: tuple[AnswerReady, Verdict | None] | None = None  # the answer the last review sent back
         while True:
             answer: AnswerReady | None = None
             failure: RunFailed | None = None
@@ -306,10 +307,14 @@ class RunDriver:
             if failure is not None or answer is None:
                 pending, done = journal.take()
                 return Failed(failure or RunFailed("internal", "the run ended without an answer"), pending, done)
-            verdict, feedback = await self._review(session, agent, answer, rounds)
+            if reviewed is not None and same_answer(answer, reviewed[0]):
+                verdict, feedback = reviewed[1], None  # a re-plan that changed nothing: not reviewed, nor asked for, again
+            else:
+                verdict, feedback = await self._review(session, agent, answer, rounds)
             if feedback is not None:
                 rounds += 1
-                note = Message.user(f"[review] {feedback}")
+                reviewed = (answer, verdict)
+                note = Message.user(f"[review] {feedback}", origin=Origin.REVIEW)  # the bot's note, not the person's words
                 agent.memory.add(note)
                 await journal.record([note], step=agent.current_step)
                 continue
@@ -341,3 +346,10 @@ class RunDriver:
         if outcome.replan_feedback and rounds < self.settings.validate_rounds:
             return outcome.verdict, outcome.replan_feedback
         return outcome.verdict, None
+
+
+def same_answer(a: AnswerReady, b: AnswerReady) -> bool:
+    """The same plan (or, without one, the same text): a re-plan that changed nothing."""
+    if a.plan is not None and b.plan is not None:
+        return bool(a.plan.model_dump() == b.plan.model_dump())
+    return a.plan is None and b.plan is None and a.text.strip() == b.text.strip()

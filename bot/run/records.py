@@ -11,6 +11,7 @@ from typing import Protocol
 from agent_core.agents import ToolCallAgent
 from agent_core.agents.toolcall import visible_text
 from agent_core.model import TokenUsage
+from agent_core.notes import said_by_person
 from agent_core.schema import Message, Role
 from bot.surface import ChatKey, IncomingMessage, MessageKind
 from tools.base import SharedLocation
@@ -124,7 +125,7 @@ def history_from_messages(messages: Sequence[Message]) -> list[HistoryEntry]:
     questions: dict[str, str] = {}
     last_plan: TripPlan | None = None
     for msg in messages:
-        if msg.role is Role.USER and msg.content and not msg.content.startswith("[review]"):
+        if msg.role is Role.USER and msg.content and said_by_person(msg):  # the bot's own notes are never shown
             out.append(HistoryEntry("user", msg.content))
         elif msg.role is Role.ASSISTANT and msg.tool_calls:
             for call in msg.tool_calls:
