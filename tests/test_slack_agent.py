@@ -80,6 +80,10 @@ async def test_the_session_follows_the_chat_is_named_after_the_trip_and_closes_o
         await s.fake.wait_for(lambda f: session.title == "Beijing → Shanghai, 2–3 May")  # named after the trip
         await ends_with(s, "C1", msg.ts, "active")
         assert collapsed(s.fake.agents.statuses("C1", msg.ts)) == ["processing", "suspended", "processing", "active"]
+        # what it costs: one call per change (setStatus, or the stream's stop carries it), one rename
+        carried = [c for c in s.fake.calls_of("chat.stopStream") if c.args.get("session_status")]
+        assert len(s.fake.calls_of("agents.sessions.setStatus")) + len(carried) == 4
+        assert len(s.fake.calls_of("agents.sessions.rename")) == 1
         await s.events.message(s.fake.user_message("C1", "U1", "new", thread_ts=msg.ts))
         await ends_with(s, "C1", msg.ts, "closed")
         # the shipped manifest subscribes to the stop event: Slack never warned; nothing was refused
