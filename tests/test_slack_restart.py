@@ -150,5 +150,5 @@ async def test_bot_py_killed_while_the_question_waits_then_a_button_answers(tmp_
             await events.aclose()
         posts = fake.bot_posts("C1", msg.ts)
         assert sum(1 for m in posts if "Which day do you leave" in m.text) == 1
-        assert llm.requests[-1].tool_results()["call_day"] == "Saturday"
+        assert llm.requests[-1].tool_results()["call_day"] == "@u1: Saturday"  # a channel: who answered
         llm.assert_complete()

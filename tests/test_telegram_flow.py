@@ -92,8 +92,9 @@ async def test_a_group_with_two_people(tmp_path):
         tg.send_text(group, "I think 5", user_id=22, first_name="Bob")  # another person: not the answer
         tg.send_text(group, "3", user_id=11)  # the asker's next message answers
         await tg.wait_for(has("Booked for 3.", group), within=10)
-        assert llm.requests[0].messages[-1]["content"] == "plan Xi'an for us"
-        assert llm.requests[1].tool_results()["call_n"] == "3"
+        # in a group the model reads who said what, and who answered
+        assert llm.requests[0].messages[-1]["content"] == "Ann (@user11): plan Xi'an for us"
+        assert llm.requests[1].tool_results()["call_n"] == "Ann (@user11): 3"
         assert not any("lunch" in str(r.messages) for r in llm.requests)
         assert tg.violations == []
 

@@ -120,6 +120,7 @@ class SlackAdapter:
         self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(on.on_button)
         self._app.action(STOP_ACTION)(on.on_stop)
         self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(on.on_decision)
+        self._app.action(re.compile(f"^{render.SUGGESTION_ACTION_PREFIX}"))(on.on_decision)
         self._app.action(render.FEEDBACK_ACTION)(on.on_feedback)
         # apps still on the Assistant experience: suggested prompts when an assistant thread opens
         # (its other messages go on to the `message` listener above)

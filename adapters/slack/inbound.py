@@ -77,6 +77,8 @@ def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
     if not (mentioned or is_dm or in_thread):
         return None
     text = unescape(strip_mentions(event.text, bot_user_id)) if bot_user_id else unescape(event.text.strip())
+    # "> ..." lines quote someone; Slack does not say whose
+    quoting = "?" if any(line.lstrip().startswith("&gt;") for line in event.text.splitlines()) else ""
     if mentioned and not text and not in_thread:
         text = "/help"  # a bare mention: say what the bot does instead of planning nothing
     message = IncomingMessage(
@@ -84,9 +86,11 @@ def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
         user_id=event.user,
         text=command_or_text(text),
         dedup_id=f"{event.channel}:{event.ts}",
-        # A Slack thread is one conversation about one request: whoever speaks next in it
-        # answers a waiting question, so it is not treated like a group chat.
-        is_group=False,
+        # A thread in a channel has several people: each message keeps its sender, and only the
+        # person who asked (or a traveller, for their own legs) changes the trip (bot.chat.rights).
+        # A DM with the app is one person's.
+        is_group=not is_dm,
+        quoting=quoting,
     )
     return Inbound(message=message, needs_session=not (mentioned or is_dm))
 
@@ -94,6 +98,8 @@ def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
 class _User(BaseModel):
     model_config = ConfigDict(extra="ignore")
     id: str
+    username: str = ""  # the person's handle (block_actions payloads carry it)
+    name: str = ""
 
 
 class _Container(BaseModel):
@@ -158,7 +164,9 @@ def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
         dedup_id=f"{c.channel_id}:{c.message_ts}:button",
         kind=MessageKind.BUTTON,
         reply_to=c.message_ts,
-        is_group=False,
+        is_group=not c.channel_id.startswith("D"),
+        user_name=payload.user.name,
+        handle=f"@{payload.user.username}" if payload.user.username else "",
     )
     return ButtonPress(message=message, question_ts=c.message_ts, block_id=action.block_id)
 
@@ -182,19 +190,21 @@ def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
 
 
 def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
-    """An Approve / Reject press on a sign-off request: a decision naming its sign-off. Each press
-    is its own (a refused one must not hide the approver's); Slack's retries of one are duplicates."""
+    """An Approve / Reject press on a sign-off request, or a Yes / No on a suggestion: a decision
+    naming its sign-off or suggestion. Each press is its own (a refused one must not hide the
+    approver's); Slack's retries of one are duplicates."""
     if (pressed := _pressed(raw)) is None:
         return None
     payload, action, thread = pressed
-    decision, _, signoff_id = action.value.partition(":")
-    if decision not in ("approve", "reject") or not signoff_id:
+    decision, _, named = action.value.partition(":")
+    if decision not in ("approve", "reject", "accept", "decline") or not named:
         return None
     c = payload.container
     return IncomingMessage(
         chat=ChatKey(PLATFORM, c.channel_id, thread), user_id=payload.user.id, text=decision,
         dedup_id=f"{c.channel_id}:{c.message_ts}:{payload.user.id}:{action.action_ts or action.value}",
-        kind=MessageKind.DECISION, reply_to=c.message_ts, question_id=signoff_id,
+        kind=MessageKind.DECISION, reply_to=c.message_ts, question_id=named, is_group=not c.channel_id.startswith("D"),
+        user_name=payload.user.name, handle=f"@{payload.user.username}" if payload.user.username else "",
     )
 
 

@@ -45,6 +45,7 @@ from adapters.slack.inbound import (
     route_stop,
 )
 from adapters.slack.mrkdwn import escape
+from adapters.slack.people import People
 from adapters.slack.texts import lang_of_locale, suggested_prompts, t
 from bot.store.base import SignoffRow
 from bot.surface import IncomingMessage, SubmitOutcome
@@ -63,6 +64,8 @@ class SlackListeners:
         self._call = calls
         self._bot_user_id = bot_user_id
         self._timezone = timezone
+        # who a user is (users.info, kept): messages in channel threads keep their sender's name
+        self.people = People(lambda user: self._call("users.info", self._client.users_info(user=user)))
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
         self.inbound: Counter[str] = Counter()
         self._inbound_changed = asyncio.Condition()
@@ -79,7 +82,7 @@ class SlackListeners:
             if inbound.needs_session and await self._manager.session_info(chat) is None:
                 await self.count("ignored")
                 return
-            outcome = await self._manager.submit(msg)
+            outcome = await self._manager.submit(await self.people.named(msg))
         log.debug("slack: %s in %s -> %s", msg.dedup_id, chat, outcome.value)
         if outcome is SubmitOutcome.ACCEPTED and not inbound.needs_session:
             # 👀 on the request: seen, even before the status message appears
@@ -116,9 +119,13 @@ class SlackListeners:
         await self._submit(route_stop(body))
 
     async def on_decision(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """Approve / Reject on a sign-off card, or Yes / No on a suggestion (the chat decides those)."""
         await ack()
         press = route_decision(body)
         if press is None:
+            return
+        if press.text not in ("approve", "reject"):
+            await self._submit(press)
             return
         signoff = await self._manager.signoff(press.chat)
         if signoff is None or signoff.id != press.question_id or not signoff.open:

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from adapters.slack.mrkdwn import escape
+from adapters.slack.mrkdwn import live
 from adapters.slack.texts import t
 from adapters.slack.titles import args_line
 from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCalled, ToolFinished
@@ -71,13 +71,13 @@ class _Status:
             self.step, self.max_steps = event.step, event.max_steps or self.max_steps
         elif isinstance(event, Thought):
             text = " ".join(event.text.split())
-            self.thought = escape(text if len(text) <= 200 else text[:199] + "…")
+            self.thought = live(text if len(text) <= 200 else text[:199] + "…")
         elif isinstance(event, ToolCalled):
-            self.tools[event.tool_call_id] = f"• `{event.name}` {escape(args_line(event.arguments))} …"
+            self.tools[event.tool_call_id] = f"• `{event.name}` {live(args_line(event.arguments))} …"
         elif isinstance(event, ToolFinished):
             line = self.tools.get(event.tool_call_id, f"• `{event.name}`").removesuffix(" …")
             mark = "✓" if event.ok else "✗"
-            summary = escape(event.summary[:120])
+            summary = live(event.summary[:120])
             self.tools[event.tool_call_id] = f"{line} {mark} {summary}".rstrip()
 
 

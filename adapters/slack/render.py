@@ -7,17 +7,16 @@ and roughly 13,000 characters of text across all the blocks of one message.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
+from adapters.slack.mrkdwn import escape, live, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from agent_core.lang import plural
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
 from bot.store.base import SignoffRow
 from bot.surface import Notice
 from tools.plan import Leg, TripPlan
@@ -106,7 +105,7 @@ def status(text: str, stop_label: str, action_id: str, run: str = "") -> list[Bl
 
 def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
     mention = f"<@{user_id}> " if user_id else ""
-    blocks = sections(f"{mention}❓ {escape(q.question)}")
+    blocks = sections(f"{mention}❓ {live(q.question)}")
     if q.options:
         buttons = [
             {
@@ -120,7 +119,7 @@ def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
         blocks.append({"type": "actions", "block_id": (QUESTION_BLOCK_PREFIX + q.tool_call_id)[:255],
                        "elements": buttons})
         blocks.append(context(t("options_hint", lang)))
-    fallback = f"{mention}❓ {escape(q.question)}"
+    fallback = f"{mention}❓ {live(q.question)}"
     if q.options:
         fallback += "\n" + "\n".join(f"• {escape(o)}" for o in q.options)
     return SlackPost(text=fallback[:39_000], blocks=blocks)
@@ -139,10 +138,6 @@ def _leg_line(leg: Leg, line: CostLine, lang: str) -> str:
     return escape(route + (f" · {extras}" if extras else ""))
 
 
-def _mention_or_escape(name: str) -> str:
-    return name if re.fullmatch(r"<@[A-Z0-9]+>", name) else escape(name)
-
-
 def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
     """The plan, every priced row counted out (tools.plan_costs): the rows add up to the total."""
     cur = plan.currency
@@ -156,7 +151,7 @@ def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
         mine = costs.of(person.name)
         lines = [_leg_line(leg, mine[i], lang) for i, leg in enumerate(person.legs)]
         # the name stays a live mention (<@U..>): only the city and share are the person's text
-        head = (f"*{_mention_or_escape(person.name)}* · {escape(place(person.home_city, lang))}"
+        head = (f"*{live(person.name)}* · {escape(place(person.home_city, lang))}"
                 f" · {escape(share_text(costs, person.name, lang, cur))}")
         blocks += sections(head + "\n" + "\n".join(lines))
     if plan.legs:
@@ -234,10 +229,22 @@ def answer(a: AnswerReady, verdict: Verdict | None, lang: str, run: str = "") ->
 SIGNOFF_ACTION_PREFIX = "signoff_"
 
 
+SUGGESTION_ACTION_PREFIX = "suggestion_"
+
+
 def notice(n: Notice) -> list[SlackPost]:
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+    if n.suggestion_id:  # a suggestion to confirm: Yes / No name it (only the requester's press counts)
+        text = live(n.text)
+        buttons = [
+            {"type": "button", "action_id": f"{SUGGESTION_ACTION_PREFIX}{choice}", "style": style,
+             "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{choice}:{n.suggestion_id}"}
+            for choice, style, label_en, label_zh in (("accept", "primary", "Yes", "是"), ("decline", "danger", "No", "否"))
+        ]
+        blocks = [*sections(text), {"type": "actions", "block_id": f"suggestion:{n.suggestion_id}", "elements": buttons}]
+        return [SlackPost(text=text[:39_000], blocks=blocks)]
     if n.signoff_id:  # a sign-off request: the approvers' mentions stay live, and two buttons name it
-        text = _live_mentions(n.text)
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+        text = live(n.text)
         buttons = [
             {"type": "button", "action_id": f"{SIGNOFF_ACTION_PREFIX}{decision}", "style": style,
              "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{decision}:{n.signoff_id}"}
@@ -246,7 +253,7 @@ def notice(n: Notice) -> list[SlackPost]:
         ]
         blocks = [section(text), {"type": "actions", "block_id": f"signoff:{n.signoff_id}", "elements": buttons}]
         return [SlackPost(text=text, blocks=blocks)]
-    return [SlackPost(text=piece) for piece in split_text(_live_mentions(n.text), 39_000)]
+    return [SlackPost(text=piece) for piece in split_text(live(n.text), 39_000)]
 
 
 def decided_line(signoff: SignoffRow | None, lang: str, timezone: str) -> str:
@@ -266,10 +273,5 @@ def decided_line(signoff: SignoffRow | None, lang: str, timezone: str) -> str:
 
 def closed_card(line: str) -> SlackPost:
     """A sign-off request once decided (or out of date): no buttons, who decided and when."""
-    text = _live_mentions(line)
+    text = live(line)
     return SlackPost(text=text, blocks=[section(text)])
-
-
-def _live_mentions(text: str) -> str:
-    """Escape what the runtime wrote, but keep the <@U...> mentions it put there working."""
-    return re.sub(r"&lt;@([A-Z0-9]+)&gt;", r"<@\1>", escape(text))

@@ -57,6 +57,7 @@ from adapters.telegram.updates import (
     feedback_data,
     map_update,
     signoff_data,
+    suggestion_data,
 )
 from adapters.telegram.webhook_health import WebhookHealth
 from agent_core.events import (
@@ -399,8 +400,13 @@ class TelegramAdapter:
         if notice.kind in _ENDING_NOTICES:
             self._pause(chat_id)
         markup: Markup = None
+        zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
+        if notice.suggestion_id:  # a suggestion to confirm: Yes / No name it (only the requester's press counts)
+            markup = InlineKeyboardMarkup([[
+                InlineKeyboardButton("✅ 是" if zh else "✅ Yes", callback_data=suggestion_data("accept", notice.suggestion_id)),
+                InlineKeyboardButton("❌ 否" if zh else "❌ No", callback_data=suggestion_data("decline", notice.suggestion_id)),
+            ]])
         if notice.signoff_id:  # a sign-off request: the approvers' buttons name it
-            zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
             markup = InlineKeyboardMarkup([[
                 InlineKeyboardButton("✅ 批准" if zh else "✅ Approve", callback_data=signoff_data("approve", notice.signoff_id)),
                 InlineKeyboardButton("❌ 驳回" if zh else "❌ Reject", callback_data=signoff_data("reject", notice.signoff_id)),

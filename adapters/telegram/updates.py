@@ -23,6 +23,7 @@ STOP_DATA = "stop"  # callback_data of a Stop button naming no run (buttons sent
 _STOP_DATA = re.compile(rf"^{STOP_DATA}(?::({RUN_REF_PATTERN}))?$")
 _SIGNOFF_DATA = re.compile(r"^s:([ar]):([0-9a-f]{32})$")
 _FEEDBACK_DATA = re.compile(rf"^f:([ud]):({RUN_REF_PATTERN})$")
+_SUGGESTION_DATA = re.compile(r"^g:([yn]):([0-9a-f]{32})$")
 
 
 def button_data(index: int) -> str:
@@ -42,6 +43,11 @@ def feedback_data(rating: str, run: str) -> str:
     return data if _FEEDBACK_DATA.match(data) and len(data.encode()) <= 64 else ""
 
 
+def suggestion_data(choice: str, suggestion_id: str) -> str:
+    """callback_data of a suggestion's Yes / No: "g:y:<id>" (accept) or "g:n:<id>" (decline), 36 bytes."""
+    return f"g:{'y' if choice == 'accept' else 'n'}:{suggestion_id}"
+
+
 def stop_data(run: str) -> str:
     """callback_data of the Stop button on a run's progress message: "stop:<run>" (bot.surface.run_ref,
     47 bytes for the store's session ids), so a press stops that run only; "stop" without one."""
@@ -58,7 +64,7 @@ class Route(StrEnum):
     SUBMIT = "submit"
     BUTTON = "button"  # an option pressed; the option text comes from the pending question
     STOP = "stop"  # the Stop button: submitted as the chat's /stop of its run (from the person who pressed it)
-    DECISION = "decision"  # an Approve / Reject press on a sign-off request
+    DECISION = "decision"  # an Approve / Reject press on a sign-off request, a Yes / No on a suggestion
     FEEDBACK = "feedback"  # 👍 / 👎 under a plan: message.text is up or down, message.run the run
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
@@ -99,6 +105,9 @@ def map_update(update: Update, *, bot_id: int, bot_username: str) -> Mapped:
     is_group = msg.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
     replied = msg.reply_to_message
     addressed = not is_group or (replied is not None and replied.from_user is not None and replied.from_user.id == bot_id)
+    # a reply to someone else's message quotes it: the message is still only its sender's
+    quoted = replied.from_user if replied is not None else None
+    quoting = str(quoted.id) if quoted is not None and quoted.id not in (bot_id, sender.id) else ""
     lang = lang_of(sender.language_code)
 
     def incoming(text: str, kind: MessageKind = MessageKind.TEXT, location: SharedLocation | None = None) -> IncomingMessage:
@@ -107,7 +116,7 @@ def map_update(update: Update, *, bot_id: int, bot_username: str) -> Mapped:
             dedup_id=str(update.update_id), user_name=sender.full_name, kind=kind,
             reply_to=str(replied.message_id) if replied is not None else None, location=location,
             is_group=is_group, lang=lang if sender.language_code else "",
-            handle=f"@{sender.username}" if sender.username else "",
+            handle=f"@{sender.username}" if sender.username else "", quoting=quoting,
         )
 
     if msg.text is not None:
@@ -163,11 +172,13 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
             run=stopped.group(1),
         )
         return Mapped(Route.STOP, chat_id=message.chat.id, message=stop, lang=lang, callback_id=query.id)
-    decided = _SIGNOFF_DATA.match(query.data or "")
+    signed, suggested = _SIGNOFF_DATA.match(query.data or ""), _SUGGESTION_DATA.match(query.data or "")
+    decided = signed or suggested
     if decided is not None and isinstance(message, Message):
+        choice = {"a": "approve", "r": "reject", "y": "accept", "n": "decline"}[decided.group(1)]
         press = IncomingMessage(
             chat=ChatKey(PLATFORM, str(message.chat.id), ""), user_id=str(sender.id),
-            text="approve" if decided.group(1) == "a" else "reject", dedup_id=str(update.update_id),
+            text=choice, dedup_id=str(update.update_id),
             user_name=sender.full_name, kind=MessageKind.DECISION, reply_to=str(message.message_id),
             is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP), question_id=decided.group(2),
             handle=f"@{sender.username}" if sender.username else "", lang=lang if sender.language_code else "",

@@ -28,7 +28,7 @@ from agent_core.events import (
     ToolFinished,
     Verdict,
 )
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
 from tools.plan import TripPlan
 from tools.plan_costs import plan_costs
 
@@ -91,7 +91,7 @@ def answer_data(answer: AnswerReady, lang: str) -> AnswerData:
 
 
 def costs_out(plan: TripPlan, lang: str) -> PlanCostsOut:
-    """The plan's rows as tools.plan_costs prices them and bot.delivery.plan_words words them,
+    """The plan's rows as tools.plan_costs prices them and agent_core.plan_words words them,
     as every other surface shows them (the page draws these, it computes no money)."""
     costs = plan_costs(plan)
     cur = plan.currency

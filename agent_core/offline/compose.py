@@ -17,7 +17,9 @@ from agent_core.lang import plural
 from agent_core.offline.options import Hotel, Ride, Sight
 from agent_core.offline.request import BUDGET_STARS
 from agent_core.offline.texts import say
+from agent_core.plan_words import place, priced, total_text, word
 from tools.plan import HotelStay, Leg, TripPlan, Visit
+from tools.plan_costs import plan_costs
 from tools.travel.geo import haversine_km
 
 _SEAT_ORDER = ("二等座", "一等座", "商务座", "硬卧", "软卧", "硬座", "无座")
@@ -246,29 +248,34 @@ def summary_text(plan: TripPlan, lang: str) -> str:
     zh = lang == "zh"
     lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plural(plan.travellers, 'traveller', lang)}")]
     lines.append("")
+    # the rows as every surface prices them (tools.plan_costs): they add up to the total shown
+    costs = plan_costs(plan)
+    rows = {(c.kind, c.index): c for c in costs.lines if not c.who}
     lines.append("交通：" if zh else "Getting there and back:")
-    for leg in plan.legs:
+    for i, leg in enumerate(plan.legs):
         what = f"{leg.number}" + (f"（{leg.airline}）" if leg.airline and zh else f" ({leg.airline})" if leg.airline else "")
         seat = f" {leg.seat}" if leg.seat else ""
-        money = f"{leg.price:g}元" if zh else f"{leg.price:g} CNY"
-        lines.append(f"- {leg.depart} {leg.origin} → {leg.arrive[11:]} {leg.destination}  {what}{seat}  {money}")
+        money = priced(rows[("leg", i)], lang, plan.currency) if ("leg", i) in rows else ""
+        lines.append(f"- {leg.depart} {place(leg.origin, lang)} → {leg.arrive[11:]} {place(leg.destination, lang)}"
+                     f"  {what}{seat}  {money}".rstrip())
     if plan.stays:
         lines.append("住宿：" if zh else "Stay:")
-        for s in plan.stays:
+        for i, s in enumerate(plan.stays):
             bf = ("含早" if s.breakfast else "不含早") if zh else ("breakfast included" if s.breakfast else "no breakfast")
-            lines.append(f"- {s.name}（{s.checkin_date} 入住，{s.nights}晚，{bf}，{s.total:g}元）" if zh
-                         else f"- {s.name} (check in {s.checkin_date}, {plural(s.nights, 'night', lang)}, {bf}, {s.total:g} CNY)")
+            cost = priced(rows[("stay", i)], lang, plan.currency) if ("stay", i) in rows else ""
+            nights = plural(s.nights, "night", lang)
+            lines.append(f"- {place(s.name, lang)}（{s.checkin_date} 入住，{nights}，{bf}：{cost}）" if zh
+                         else f"- {place(s.name, lang)} (check in {s.checkin_date}, {nights}, {bf}: {cost})")
     if plan.visits:
         lines.append("行程：" if zh else "Sights:")
-        for v in plan.visits:
-            # a ticket each: the total counts one per traveller, so the line says so
-            each = f" × {plural(plan.travellers, 'person', lang)}" if plan.travellers > 1 else ""
-            ticket = (f"门票{v.ticket_price:g}元{each}" if v.ticket_price else "免费") if zh else (
-                f"ticket {v.ticket_price:g} CNY{each}" if v.ticket_price else "free")
+        for i, v in enumerate(plan.visits):
+            ticket = priced(rows[("ticket", i)], lang, plan.currency) if ("ticket", i) in rows else word("free", lang)
+            ticket = ticket if zh or ticket == word("free", lang) else f"ticket {ticket}"
             dur = f"{v.duration_min}分钟" if zh else f"{v.duration_min} min"
-            lines.append(f"- {v.date} {v.start} {v.name}（{dur}，{ticket}）" if zh else f"- {v.date} {v.start} {v.name} ({dur}, {ticket})")
+            lines.append(f"- {v.date} {v.start} {place(v.name, lang)}（{dur}，{ticket}）" if zh
+                         else f"- {v.date} {v.start} {place(v.name, lang)} ({dur}, {ticket})")
     lines.append("")
-    lines.append(f"合计约 {plan.total_cost:g} 元" if zh else f"Total about {plan.total_cost:g} CNY")
+    lines.append(f"合计 {total_text(costs, lang, plan.currency)}" if zh else f"Total {total_text(costs, lang, plan.currency)}")
     if plan.alternatives:
         lines.append("备选：" if zh else "Backups:")
         lines += [f"- {a}" for a in plan.alternatives]

@@ -80,6 +80,8 @@ def message_to_json(msg: IncomingMessage) -> str:
             "question_id": msg.question_id,
             "handle": msg.handle,
             "run": msg.run,
+            "quoting": msg.quoting,
+            "adopted_by": msg.adopted_by,
         },
         ensure_ascii=False,
     )
@@ -103,6 +105,8 @@ def message_from_json(raw: str) -> IncomingMessage:
         question_id=data.get("question_id"),
         handle=data.get("handle", ""),
         run=data.get("run"),
+        quoting=data.get("quoting", ""),
+        adopted_by=data.get("adopted_by", ""),
     )
 
 

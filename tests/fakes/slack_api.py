@@ -267,6 +267,7 @@ class FakeSlack:
         self.titles: list[tuple[str, str, str]] = []  # assistant.threads.setTitle (channel, thread, title)
         self.suggested: list[tuple[str, str, list[dict[str, str]]]] = []  # setSuggestedPrompts (channel, thread, prompts)
         self.user_locales: dict[str, str] = {}  # users.info locale per user id (default en-US)
+        self.user_names: dict[str, str] = {}  # users.info display name per user id (default: none set)
         self.refuse_streams = False  # chat.startStream answers an error (a workspace without streaming)
         self.refuse_plan_display = False  # a workspace that shows a stream's tasks only as a timeline
         self.ephemeral: list[Ephemeral] = []
@@ -687,7 +688,10 @@ class FakeSlack:
         user = args.get("user")
         if not isinstance(user, str) or not user:
             raise _ApiError("user_not_found")
-        out: dict[str, Any] = {"id": user, "team_id": self.team_id, "name": user.lower()}
+        # as Slack answers: `name` is the handle; the names people see are in the profile (empty when unset)
+        shown = self.user_names.get(user, "")
+        out: dict[str, Any] = {"id": user, "team_id": self.team_id, "name": user.lower(), "real_name": shown,
+                               "profile": {"display_name": shown, "real_name": shown}}
         if str(args.get("include_locale", "")).lower() in ("1", "true"):
             out["locale"] = self.user_locales.get(user, "en-US")
         return {"user": out}

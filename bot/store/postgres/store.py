@@ -63,10 +63,11 @@ from bot.store.base import (
     StoreClosed,
     StoreCounts,
     StoreUnavailable,
+    SuggestionRow,
     TurnStart,
 )
 from bot.store.migrate import Migration
-from bot.store.postgres import calls, feedback, notify, writes
+from bot.store.postgres import calls, feedback, notify, suggestions, writes
 from bot.store.postgres import leases as pg_leases
 from bot.store.postgres.connect import (
     APPLICATION_NAME,
@@ -83,6 +84,8 @@ from bot.store.postgres.migrate import PG_MIGRATIONS_DIR, apply_migrations, disc
 from bot.store.postgres.notify import Listener, OnConnect, OnNotify
 from bot.store.postgres.writes import INBOX_CHANNEL
 from bot.store.sqlite.store import _bodies, _body, _inbox, _question, _signoff, _signoff_row
+from bot.store.sqlite.suggestions import SUGGESTION_COLS
+from bot.store.sqlite.suggestions import suggestion as suggestion_row
 from bot.store.sqlite.writes import (
     OPEN_SIGNOFF,
     OUTBOX_COLS,
@@ -512,6 +515,23 @@ class PostgresStore:
     async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
         await self.write(partial(writes.add_approver, platform=platform, channel_id=channel_id, user_id=user_id,
                                      added_by=added_by))
+
+    # -- suggestions (bot.chat.suggestions) --------------------------------------------------
+    async def add_suggestion(self, suggestion: SuggestionRow, *, inbox_id: int,
+                             outbox: Sequence[tuple[str, str]] = ()) -> list[int]:
+        return await self.write(partial(suggestions.add_suggestion, suggestion=suggestion, inbox_id=inbox_id,
+                                              outbox=list(outbox)))
+
+    async def get_suggestion(self, suggestion_id: str) -> SuggestionRow | None:
+        row = await self._one(f"SELECT {SUGGESTION_COLS} FROM suggestions WHERE id = $1", suggestion_id)
+        return suggestion_row(row) if row else None
+
+    async def decide_suggestion(
+        self, suggestion_id: str, status: str, by: str, *, inbox_id: int | None,
+        adopted: ChatEvent | None = None, outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        return await self.write(partial(suggestions.decide_suggestion, suggestion_id=suggestion_id, status=status,
+                                              by=by, inbox_id=inbox_id, adopted=adopted, outbox=list(outbox)))
 
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
         rows = await self._all(

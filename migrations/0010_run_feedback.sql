@@ -1,5 +1,5 @@
 -- 👍 / 👎 under a plan (issue 34): one row per person per run, their latest press, stored with
--- the run it rates. The twin of migrations/postgres/0012_run_feedback.sql.
+-- the run it rates. The twin of migrations/postgres/0013_run_feedback.sql.
 CREATE TABLE run_feedback (
     session_id TEXT NOT NULL,
     run_no     INTEGER NOT NULL,
