@@ -114,7 +114,8 @@ async def test_a_reminder_replies_to_the_question(tmp_path):
     ({"chat_id": GROUP, "draft_id": 1, "text": "hi"}, "TEXTDRAFT_PEER_INVALID"),
     ({"chat_id": CHAT, "draft_id": 0, "text": "hi"}, "draft_id must be non-zero"),
     ({"chat_id": CHAT, "text": "hi"}, "draft_id must be non-zero"),
-    ({"chat_id": CHAT, "draft_id": 3, "text": ""}, "message text is empty"),
+    ({"chat_id": CHAT, "draft_id": 3, "text": "hi", "message_thread_id": 77}, "message thread not found"),
+    ({"chat_id": CHAT, "draft_id": 3, "text": "hi", "can_stop": "maybe"}, "can't parse can_stop"),
     ({"chat_id": CHAT, "draft_id": 3, "text": "x" * 4097}, "message is too long"),
 ])
 async def test_the_fake_refuses_drafts_the_bot_api_refuses(params, error):
@@ -127,3 +128,8 @@ async def test_the_fake_refuses_drafts_the_bot_api_refuses(params, error):
         ok = await httpx.AsyncClient().post(f"{tg.base_url}{tg.token}/sendMessageDraft",
                                             json={"chat_id": CHAT, "draft_id": 9, "text": "x" * 4096})
         assert ok.json() == {"ok": True, "result": True}
+        # Bot API 10.0: an empty text is the "Thinking…" placeholder, not an error
+        async with httpx.AsyncClient() as client:
+            thinking = await client.post(f"{tg.base_url}{tg.token}/sendMessageDraft",
+                                         json={"chat_id": CHAT, "draft_id": 9, "text": ""})
+        assert thinking.json() == {"ok": True, "result": True} and tg.drafts[CHAT][-1][1] == ""

@@ -47,6 +47,7 @@ from agent_core.events import (
     QuestionAsked,
     StepStarted,
     TextDelta,
+    TextReset,
     ToolCalled,
     ToolFinished,
 )
@@ -175,6 +176,9 @@ class SlackAdapter:
         if isinstance(event, TextDelta):
             self.streams.add(chat, event, run.user_id)
             return
+        if isinstance(event, TextReset):  # withdrawn: what follows replaces it in its message
+            self.streams.reset(chat)
+            return
         if isinstance(event, ToolCalled | ToolFinished) and event.name not in _NOT_TASKS:
             # a task of the step's plan, after the step's text, in the step's message
             title = task_title(event.name, event.arguments, run.lang) if isinstance(event, ToolCalled) else ""
@@ -201,7 +205,8 @@ class SlackAdapter:
         streamed = await self._end_stream(chat, SessionStatus.ACTIVE)
         await self._board.settle(chat, "done", run.run)
         posts = render.answer(answer, verdict, run.lang, run.run)
-        if streamed is not None and streamed.ts and parts.done == 0 and streamed.text.strip() == answer.text.strip():
+        if streamed is not None and streamed.ts and parts.done == 0 and (
+                streamed.revised or streamed.text.strip() == answer.text.strip()):
             # the streamed message becomes the answer's first part (the plan card, the verdict)
             await self._call("chat.update", self._client.chat_update(
                 channel=chat.chat_id, ts=streamed.ts, text=posts[0].text, blocks=posts[0].blocks or None))

@@ -18,6 +18,11 @@ also moves the agent session on (`session_status` on chat.stopStream), and says 
 Streaming is best effort, like
 progress: a failed call leaves the message as it was, and the answer is posted in full all the
 same.
+
+A text the run withdraws (`reset`, agent_core.events.TextReset) cannot be taken back from a
+stream (appendStream only adds), so its stream stops, the message says `WITHDRAWN` meanwhile, and
+it stays the place of what follows: the next text goes into it by chat.update, and `finish`
+marks it `revised`, so the answer replaces it whatever it holds.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ log = logging.getLogger(__name__)
 
 Chunk = dict[str, Any]  # one of chat.*Stream's `chunks`: here markdown_text, task_update and plan_update
 TASK_TEXT_LIMIT = 256  # a task's title and output are kept this short
+WITHDRAWN = "…"  # what a withdrawn text's message says until the text that replaces it arrives
 
 
 class StreamApi(Protocol):
@@ -60,6 +66,7 @@ class StreamApi(Protocol):
 class Streamed:
     ts: str | None  # None: nothing reached the thread
     text: str  # everything written (what the message shows, unless a call failed)
+    revised: bool = False  # the message once held a withdrawn text: the answer replaces it whatever it holds
     status_sent: bool = False  # chat.stopStream carried the session status asked for
 
 
@@ -84,6 +91,7 @@ class _Stream:
     task: asyncio.Task[None] | None = None
     first_piece_at: float | None = None  # monotonic: the first text arrived, and reached Slack
     first_shown_at: float | None = None
+    reuse: asyncio.Task[Streamed | None] | None = None  # a withdrawn text's message: this text goes there
 
 
 class AnswerStreams:
@@ -92,7 +100,8 @@ class AnswerStreams:
         self._interval = interval
         self._clock = clock
         self._streams: dict[ChatKey, _Stream] = {}
-        self._ending: set[asyncio.Task[Streamed | None]] = set()
+        self._ending: set[asyncio.Task[Streamed]] = set()
+        self._withdrawn: dict[ChatKey, asyncio.Task[Streamed | None]] = {}  # the message a reset left
         self.first_shown: list[tuple[float, float]] = []  # (first piece, first shown) per stream, the last thousand
         self.plan_display = True  # False once the workspace refused it: tasks as a timeline
 
@@ -130,14 +139,32 @@ class AnswerStreams:
             self.end_step(chat)
             stream = None
         if stream is None:
-            stream = self._streams[chat] = _Stream(step, recipient)
+            stream = self._streams[chat] = _Stream(step, recipient, reuse=self._withdrawn.pop(chat, None))
             stream.task = asyncio.create_task(self._writer(chat, stream), name=f"slack-stream-{chat}")
         return stream
 
+    def reset(self, chat: ChatKey) -> None:
+        """The text streamed so far is withdrawn: its stream stops and its message waits, saying
+        WITHDRAWN, for the text (or the answer) that replaces it; never waits on Slack."""
+        stream = self._streams.pop(chat, None)
+        if stream is not None:  # taken now: a text that follows starts the stream that replaces it
+            self._withdrawn[chat] = asyncio.create_task(self._withdraw(chat, stream))
+
+    async def _withdraw(self, chat: ChatKey, stream: _Stream) -> Streamed | None:
+        streamed = await self._end(stream)
+        if streamed.ts is None:
+            return None
+        try:
+            await self._api.update(chat, streamed.ts, WITHDRAWN)
+        except SlackCallFailed as exc:
+            log.info("slack: the withdrawn text in %s stays until it is replaced: %s", chat, exc)
+        return Streamed(streamed.ts, "", revised=True)
+
     def end_step(self, chat: ChatKey) -> None:
         """The step's text is whole (a thought: tool calls follow): its message ends, in the background."""
-        if chat in self._streams:
-            task = asyncio.create_task(self.finish(chat))
+        stream = self._streams.pop(chat, None)  # now: a text that follows starts a stream of its own
+        if stream is not None:
+            task = asyncio.create_task(self._end(stream))
             self._ending.add(task)
             task.add_done_callback(self._ending.discard)
 
@@ -146,21 +173,34 @@ class AnswerStreams:
         `session_status` when given; None when nothing streamed."""
         stream = self._streams.pop(chat, None)
         if stream is None:
-            return None
+            withdrawn = self._withdrawn.pop(chat, None)  # nothing written since: the answer takes its place
+            return await withdrawn if withdrawn is not None else None
         stream.session_status = session_status
+        return await self._end(stream)
+
+    async def _end(self, stream: _Stream) -> Streamed:
         stream.closing = True
         stream.closed.set()
         stream.wake.set()
         if stream.task is not None:
             await asyncio.gather(stream.task, return_exceptions=True)
-        return Streamed(stream.ts, stream.text, stream.status_sent)
+        return Streamed(stream.ts, stream.text, revised=stream.reuse is not None and stream.ts is not None,
+                        status_sent=stream.status_sent)
 
     async def close(self) -> None:
         for chat in list(self._streams):
             await self.finish(chat)
+        for chat in list(self._withdrawn):
+            await self.finish(chat)
         await asyncio.gather(*self._ending, return_exceptions=True)
 
     async def _writer(self, chat: ChatKey, stream: _Stream) -> None:
+        if stream.reuse is not None:  # the withdrawn text's message takes this one, by chat.update
+            left = await stream.reuse
+            if left is not None and left.ts is not None:
+                stream.ts, stream.mode = left.ts, "edit"
+            else:
+                stream.reuse = None
         while True:
             await self._send(chat, stream)
             if stream.closing:

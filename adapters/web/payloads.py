@@ -5,6 +5,9 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     step                {step, max_steps, run?}  run: the run's reference (a Stop names it)
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     delta               {step, text}             more of the step's visible text as the model writes it
+    text_reset          {step}                   the text streamed since the last text_reset is withdrawn:
+                                                 the text that follows replaces it (the deltas after the
+                                                 last text_reset joined are the text that counts)
     human_input_request {question, session_id, options?, tool_call_id}
     answer              {text, plan?, costs?, places?, run?}  plan = TripPlan.model_dump(); costs: its priced rows
                                                  (tools.plan_costs), worded; places: Chinese name -> the
@@ -177,6 +180,10 @@ class StepData(_EventData):
 class DeltaData(_EventData):
     step: int
     text: str
+
+
+class TextResetData(_EventData):
+    step: int  # the step whose streamed text is withdrawn
 
 
 class StopRequest(_Strict):

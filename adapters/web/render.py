@@ -13,6 +13,7 @@ from adapters.web.payloads import (
     PlanCostsOut,
     ShareOut,
     StepData,
+    TextResetData,
     ToolData,
     VerdictData,
 )
@@ -23,6 +24,7 @@ from agent_core.events import (
     RunFinished,
     StepStarted,
     TextDelta,
+    TextReset,
     Thought,
     ToolCalled,
     ToolFinished,
@@ -41,6 +43,8 @@ def progress_data(event: Event, run: str = "", lang: str = "en") -> tuple[str, B
             return "step", StepData(step=event.step, max_steps=event.max_steps, run=run or None)
         case TextDelta():
             return "delta", DeltaData(step=event.step, text=event.text)
+        case TextReset():
+            return "text_reset", TextResetData(step=event.step)
         case Thought():
             return "tool", ToolData(phase="thought", step=event.step, text=event.text)
         case ToolCalled():

@@ -60,6 +60,9 @@ class StoredMessage:
     edits: list[str] = field(default_factory=list)  # earlier texts, oldest first
     sent_at: float = field(default_factory=time.monotonic)
     document: Document | None = None  # sendDocument: the file as uploaded
+    thread: int | None = None  # the forum topic it is in (message_thread_id); None: the chat itself
+    topic_name: str | None = None  # kind "topic_created": the service message that opened a topic
+    inline_id: str | None = None  # a guest bot's answer (answerGuestQuery): its inline_message_id
 
     @property
     def buttons(self) -> list[str]:
@@ -74,7 +77,7 @@ class StoredMessage:
         return {
             "message_id": self.message_id, "from_bot": self.from_bot, "text": self.text, "raw": self.raw,
             "parse_mode": self.parse_mode, "reply_markup": self.reply_markup, "reply_to": self.reply_to,
-            "edits": list(self.edits), "kind": self.kind,
+            "edits": list(self.edits), "kind": self.kind, "thread": self.thread,
         }
 
 
@@ -93,6 +96,11 @@ class ChatState:
     fail_sends: int = 0  # sendMessage calls (with `fail_containing` in the text) still to answer 502
     fail_containing: str = ""
     actions: list[tuple[float, str]] = field(default_factory=list)
+    action_threads: list[int | None] = field(default_factory=list)  # the topic each action named
+    forum: bool = False  # a supergroup with topics (or a private chat with the bot's topics on)
+    topics: dict[int, str] = field(default_factory=dict)  # open topics: message_thread_id -> name
+    deleted_topics: set[int] = field(default_factory=set)
+    member: bool = True  # False: the bot is used there as a guest only (Bot API 10.0)
 
     def wire(self, user: FakeUser | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "type": self.type}
@@ -101,12 +109,36 @@ class ChatState:
                 out["first_name"] = user.first_name
         else:
             out["title"] = self.title or f"Group {self.id}"
+            if self.forum:
+                out["is_forum"] = True
         return out
+
+    def topic_of(self, thread: int | None) -> int | None:
+        """The topic a send names, checked as Telegram checks it: a deleted topic, or one this
+        chat does not have, is "message thread not found" (raised as LookupError)."""
+        if thread is None:
+            return None
+        if thread in self.deleted_topics or thread not in self.topics:
+            raise LookupError("message thread not found")
+        return thread
 
     def new_id(self) -> int:
         mid = self.next_message_id
         self.next_message_id += 1
         return mid
+
+
+@dataclass(frozen=True, slots=True)
+class DraftCall:
+    """One sendMessageDraft the fake accepted."""
+
+    chat_id: int
+    draft_id: int
+    text: str  # "": the "Thinking…" placeholder (Bot API 10.0)
+    thread: int | None
+    can_stop: bool  # Bot API 10.3: a stop button on the draft
+    keep_on_stop: bool
+    at: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -311,7 +311,12 @@
 
   function addDelta(d) {
     // One element per step: a step whose text turns out to be a thought (tool calls follow)
-    // or the answer (the answer event follows) gives it up then.
+    // or the answer (the answer event follows) gives it up then. A withdrawn text's element
+    // (text_reset) takes the next step's text in its place.
+    if (state.draft && state.draft.reset) {
+      state.draft.step = d.step;
+      state.draft.reset = false;
+    }
     if (!state.draft || state.draft.step !== d.step) {
       dropDraft();
       state.draft = { step: d.step, el: append(el("div", "msg assistant streaming", "")) };
@@ -319,6 +324,12 @@
     const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
     state.draft.el.textContent += d.text;
     if (nearBottom) scroller.scrollTop = scroller.scrollHeight;
+  }
+  function resetDraft(d) {
+    // the text so far is withdrawn: the element stays, empty, for the text that replaces it
+    if (!state.draft || state.draft.step !== d.step) return;
+    state.draft.el.textContent = "";
+    state.draft.reset = true;
   }
   function dropDraft() {
     if (state.draft) state.draft.el.remove();
@@ -351,6 +362,7 @@
   const handlers = {
     step: (d) => { setBusy(true); state.run = d.run || null; addStep(d); },
     delta: (d) => { setBusy(true); addDelta(d); },
+    text_reset: (d) => resetDraft(d),
     tool: (d) => { setBusy(true); dropDraft(); addTool(d); },
     human_input_request: (d) => {
       if (state.timeline) {
