@@ -79,7 +79,7 @@ async def test_forum_topics_keep_their_own_conversations(tmp_path) -> None:
         tg.send_text(GROUP, "Friday", user_id=7, thread=a)
         await tg.wait_for(has("Hangzhou on Friday", GROUP), within=10)
         assert containing(tg, GROUP, "Hangzhou on Friday")[0].thread == a
-        assert llm.requests[2].tool_results()["call_a"] == "Friday"
+        assert llm.requests[2].tool_results()["call_a"].endswith(": Friday")  # a group's answer carries its sender
         assert "Xi'an" not in str(llm.requests[2].messages)  # topic b's conversation is not topic a's
         assert {m.thread for m in tg.bot_messages(GROUP)} == {a, b}  # nothing went to the chat outside them
         assert set(tg.chats[GROUP].action_threads) <= {a, b}
@@ -132,9 +132,11 @@ async def test_in_a_group_a_reply_to_the_bot_addresses_it_and_a_topic_it_opened_
         tg.send_text(GROUP, "hello all", user_id=8)  # neither a mention nor a reply: not for the bot
         opened = tg.create_topic(GROUP, "Trip", by_bot=True)
         tg.send_text(GROUP, "chatting in the bot's topic", user_id=9, thread=opened)  # "replies" to the bot's topic start only
-        tg.send_text(GROUP, "make it cheaper", user_id=8, reply_to=answer.message_id)  # a reply: for the bot
+        # a reply is for the bot; from the requester it changes the trip (from anyone else it would be
+        # kept as a suggestion: tests/test_who_said_what_telegram.py)
+        tg.send_text(GROUP, "make it cheaper", user_id=7, reply_to=answer.message_id)
         await tg.wait_for(has("Plan B", GROUP), within=10)
-        assert llm.requests[1].messages[-1]["content"] == "make it cheaper"
+        assert llm.requests[1].messages[-1]["content"].endswith(": make it cheaper")  # with its sender, in a group
         assert not any("hello all" in str(r.messages) or "chatting" in str(r.messages) for r in llm.requests)
         llm.assert_complete()
 
@@ -152,7 +154,7 @@ async def test_guest_mode_answers_through_guest_queries_with_the_same_binding_ru
         await tg.wait_for(lambda t: len(t.guest_answers) == 2, within=10)
         tg.send_guest_text(guest_group, "@trip_test_bot Friday", user_id=7)
         await tg.wait_for(lambda t: any("Hangzhou on Friday" in m.text for m in t.bot_messages(guest_group)), within=10)
-        assert llm.requests[1].tool_results()["call_day"] == "Friday"
+        assert llm.requests[1].tool_results()["call_day"].endswith(": Friday")  # a group's answer carries its sender
         assert len(tg.guest_answers) == 3  # one answer per summons, each through its own query
         sent = [r for r in tg.requests if r.chat_id == guest_group and r.method != "answerguestquery"]
         assert sent == []  # no message, progress, typing or draft where the bot is no member
