@@ -93,6 +93,7 @@ class RunInfo:
     user_name: str = ""
     max_steps: int = 0
     run: str = ""  # the run's reference (run_ref): a surface's Stop button names it
+    request: str = ""  # what the person asked for (the message that started the run): a title until there is a plan
 
 
 RUN_REF_PATTERN = r"[0-9A-Za-z_-]{1,40}\.[0-9]{1,9}"  # what a surface accepts as a run's reference
@@ -145,9 +146,9 @@ def quoted(words: str) -> str:
 class Notice:
     """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
 
-    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder | signoff
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder | signoff | decided
     text: str  # already in the person's language
-    reply_to: str | None = None  # the platform message it refers to (a reminder: the question), where replies exist
+    reply_to: str | None = None  # the platform message it refers to (a reminder: the question; a decision: its card)
     signoff_id: str | None = None  # a sign-off request: the surface adds Approve / Reject buttons naming it
     suggestion_id: str | None = None  # a suggestion to confirm: the surface adds Yes / No buttons naming it
 

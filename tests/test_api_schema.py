@@ -44,7 +44,7 @@ async def test_the_served_api_matches_its_schema(tmp_path: Path) -> None:
         out, _ = await asyncio.wait_for(run.communicate(), 480)
         summary = out.decode(errors="replace")[-6000:]
         assert run.returncode == 0, summary
-        assert "Tested: 7" in summary and " passed" in summary, summary
+        assert "Tested: 8" in summary and " passed" in summary, summary
     finally:
         await bot.stop()
 

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adapters.slack.mrkdwn import mentions, strip_mentions, unescape
-from adapters.slack.render import STOP_VALUE
+from adapters.slack.render import FEEDBACK_RATINGS, STOP_VALUE
 from bot.surface import RUN_REF, ChatKey, IncomingMessage, MessageKind
 
 PLATFORM = "slack"
@@ -206,3 +206,50 @@ def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
         kind=MessageKind.DECISION, reply_to=c.message_ts, question_id=named, is_group=not c.channel_id.startswith("D"),
         user_name=payload.user.name, handle=f"@{payload.user.username}" if payload.user.username else "",
     )
+
+
+class SessionStopped(BaseModel):
+    """Slack's `agent_session_stopped`: the stop button of the thread's agent session was pressed
+    (Slack has stopped our streams in it already, `streaming_message_ts`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str
+    channel: str
+    thread_ts: str
+    user: str
+    event_ts: str = ""
+    streaming_message_ts: list[str] = []
+
+
+def route_session_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
+    """The native stop button: the thread's /stop of whatever runs now (it names no run), from the
+    person who pressed it; bot.chat.machine decides whether they may stop it."""
+    try:
+        event = SessionStopped.model_validate(raw)
+    except ValidationError:
+        return None
+    if event.type != "agent_session_stopped" or not (event.channel and event.thread_ts and event.user):
+        return None
+    return IncomingMessage(chat=ChatKey(PLATFORM, event.channel, event.thread_ts), user_id=event.user, text="/stop",
+                           is_group=not event.channel.startswith("D"),
+                           dedup_id=f"{event.channel}:{event.thread_ts}:session_stop:{event.event_ts}")
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackPress:
+    chat: ChatKey
+    user_id: str
+    run: str  # the run whose plan it rates (bot.surface.run_ref)
+    rating: str  # up | down
+
+
+def route_feedback(raw: Mapping[str, Any]) -> FeedbackPress | None:
+    """A 👍 / 👎 press under a plan (a feedback_buttons element); None for junk."""
+    if (pressed := _pressed(raw)) is None:
+        return None
+    payload, action, thread = pressed
+    rating, _, run = action.value.partition(":")
+    if rating not in FEEDBACK_RATINGS or not RUN_REF.match(run):
+        return None
+    return FeedbackPress(ChatKey(PLATFORM, payload.container.channel_id, thread), payload.user.id, run, rating)

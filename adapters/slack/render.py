@@ -8,13 +8,16 @@ and roughly 13,000 characters of text across all the blocks of one message.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from adapters.slack.mrkdwn import escape, live, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from agent_core.lang import plural
 from agent_core.plan_words import place, priced, share_text, total_text
+from bot.store.base import SignoffRow
 from bot.surface import Notice
 from tools.plan import Leg, TripPlan
 from tools.plan_costs import CostLine, plan_costs
@@ -190,7 +193,23 @@ def verdict_block(verdict: Verdict, lang: str) -> Block:
     return context("\n".join(lines))
 
 
-def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost]:
+FEEDBACK_ACTION = "plan_feedback"
+FEEDBACK_RATINGS = ("up", "down")
+
+
+def feedback(run: str, lang: str) -> Block:
+    """👍 / 👎 under a plan (Slack's feedback_buttons); each value names the rating and the run."""
+    def button(rating: str, face: str) -> Block:
+        return {"text": {"type": "plain_text", "text": face}, "value": f"{rating}:{run}",
+                "accessibility_label": t(f"feedback_{rating}", lang)}
+
+    return {"type": "context_actions", "block_id": f"feedback:{run}"[:255], "elements": [{
+        "type": "feedback_buttons", "action_id": FEEDBACK_ACTION,
+        "positive_button": button("up", "👍"), "negative_button": button("down", "👎")}]}
+
+
+def answer(a: AnswerReady, verdict: Verdict | None, lang: str, run: str = "") -> list[SlackPost]:
+    """The answer's messages; a plan of a known run ends with the feedback buttons."""
     blocks: list[Block] = []
     if a.plan is not None:
         blocks += plan_blocks(a.plan, lang)
@@ -202,6 +221,8 @@ def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost
         blocks.append(verdict_block(verdict, lang))
     if not blocks:
         blocks.append(section("…"))
+    if a.plan is not None and run:
+        blocks.append(feedback(run, lang))
     return pack(blocks)
 
 
@@ -233,3 +254,24 @@ def notice(n: Notice) -> list[SlackPost]:
         blocks = [section(text), {"type": "actions", "block_id": f"signoff:{n.signoff_id}", "elements": buttons}]
         return [SlackPost(text=text, blocks=blocks)]
     return [SlackPost(text=piece) for piece in split_text(live(n.text), 39_000)]
+
+
+def decided_line(signoff: SignoffRow | None, lang: str, timezone: str) -> str:
+    """Who decided a sign-off and when, as its closed card says it."""
+    if signoff is None:
+        return t("signoff_closed", lang)
+    when = signoff.decided_at or signoff.deadline
+    at = datetime.fromtimestamp(when, ZoneInfo(timezone)).strftime("%Y-%m-%d %H:%M")
+    if signoff.status == "approved" and signoff.decided_by:
+        return t("signoff_approved", lang, who=signoff.decided_by, at=at)
+    if signoff.status in ("rejecting", "rejected") and signoff.decided_by:
+        return t("signoff_rejected", lang, who=signoff.decided_by, at=at)
+    if signoff.status == "expired":
+        return t("signoff_expired", lang, at=at)
+    return t("signoff_closed", lang)
+
+
+def closed_card(line: str) -> SlackPost:
+    """A sign-off request once decided (or out of date): no buttons, who decided and when."""
+    text = live(line)
+    return SlackPost(text=text, blocks=[section(text)])

@@ -3,14 +3,19 @@
 Slack's chat streaming (`chat.startStream`, `chat.appendStream`, `chat.stopStream`) makes one
 message per step that grows as the model writes; in a channel a stream is for one recipient (the
 asker and their team). The step's tool calls go into the same message as `task_update` chunks
-(timeline display: a task card per call, "in_progress" when called, "complete" or "error" with
-its one-line summary when it returns), after the text the model wrote before calling them.
+("in_progress" when called, "complete" or "error" with its one-line summary when it returns),
+after the text the model wrote before calling them, shown as a plan (`task_display_mode:
+"plan"`, its title a `plan_update` chunk: "Planning your trip" over "Searching trains Beijing →
+Hangzhou … done"); a workspace that refuses the plan display gets the timeline of task cards
+instead, from then on.
 Where Slack refuses to stream, the text goes into an ordinary message that is edited
 (`chat.update`) instead, and the tasks are only in the status message (adapters.slack.progress).
 One writer task per thread sends what arrived since its last call, at once for the first piece
 and then at most every `interval` seconds, so the agent never waits on Slack and many small
 pieces make few calls. `finish` ends the message and hands back its ts and text, so the answer
-can take the streamed message's place instead of repeating it. Streaming is best effort, like
+can take the streamed message's place instead of repeating it; `finish(..., session_status=)`
+also moves the agent session on (`session_status` on chat.stopStream), and says whether it did.
+Streaming is best effort, like
 progress: a failed call leaves the message as it was, and the answer is posted in full all the
 same.
 
@@ -37,18 +42,19 @@ from bot.surface import ChatKey
 log = logging.getLogger(__name__)
 
 
-Chunk = dict[str, Any]  # one of chat.*Stream's `chunks`: here markdown_text and task_update
+Chunk = dict[str, Any]  # one of chat.*Stream's `chunks`: here markdown_text, task_update and plan_update
 TASK_TEXT_LIMIT = 256  # a task's title and output are kept this short
 WITHDRAWN = "…"  # what a withdrawn text's message says until the text that replaces it arrives
 
 
 class StreamApi(Protocol):
-    async def start(self, chat: ChatKey, text: str, recipient: str, tasks: Sequence[Chunk] = ()) -> str:
-        """chat.startStream with the first text (and tasks, after it); the message's ts."""
+    async def start(self, chat: ChatKey, text: str, recipient: str, tasks: Sequence[Chunk] = (),
+                    mode: str | None = None) -> str:
+        """chat.startStream with the first text (and tasks, after it) in task display `mode`; its ts."""
 
     async def append(self, chat: ChatKey, ts: str, text: str, tasks: Sequence[Chunk] = ()) -> None: ...
 
-    async def stop(self, chat: ChatKey, ts: str) -> None: ...
+    async def stop(self, chat: ChatKey, ts: str, session_status: str | None = None) -> None: ...
 
     async def post(self, chat: ChatKey, text: str) -> str:
         """The fallback: an ordinary message with the text so far; its ts."""
@@ -61,6 +67,7 @@ class Streamed:
     ts: str | None  # None: nothing reached the thread
     text: str  # everything written (what the message shows, unless a call failed)
     revised: bool = False  # the message once held a withdrawn text: the answer replaces it whatever it holds
+    status_sent: bool = False  # chat.stopStream carried the session status asked for
 
 
 @dataclass
@@ -71,6 +78,9 @@ class _Stream:
     sent: int = 0  # characters of `text` the message has
     tasks: list[Chunk] = field(default_factory=list)  # task updates not yet sent, in order
     titles: dict[str, str] = field(default_factory=dict)  # tool_call_id -> its task's title
+    plan_title: str = ""  # the plan's title, sent (plan_update) with the first tasks
+    session_status: str | None = None  # what chat.stopStream moves the agent session to
+    status_sent: bool = False
     ts: str | None = None
     mode: Literal["stream", "edit"] = "stream"
     failed: bool = False
@@ -93,6 +103,7 @@ class AnswerStreams:
         self._ending: set[asyncio.Task[Streamed]] = set()
         self._withdrawn: dict[ChatKey, asyncio.Task[Streamed | None]] = {}  # the message a reset left
         self.first_shown: list[tuple[float, float]] = []  # (first piece, first shown) per stream, the last thousand
+        self.plan_display = True  # False once the workspace refused it: tasks as a timeline
 
     def add(self, chat: ChatKey, event: TextDelta, recipient: str) -> None:
         """More text of the step; never waits on Slack."""
@@ -102,12 +113,16 @@ class AnswerStreams:
         stream.text += event.text
         stream.wake.set()
 
-    def task(self, chat: ChatKey, event: ToolCalled | ToolFinished, recipient: str, title: str = "") -> None:
+    def task(self, chat: ChatKey, event: ToolCalled | ToolFinished, recipient: str, title: str = "",
+             plan_title: str = "") -> None:
         """A tool call of the step (or its result) as a task update, after the step's text; never
         waits on Slack. A step whose text went by chat.update shows no tasks (its status message does)."""
         stream = self._stream(chat, event.step, recipient)
         if stream.mode == "edit" or stream.failed:
             return
+        if plan_title and not stream.plan_title:
+            stream.plan_title = _clip(plan_title, TASK_TEXT_LIMIT)
+            stream.tasks.append({"type": "plan_update", "title": stream.plan_title})
         title = stream.titles.setdefault(event.tool_call_id, _clip(title or event.name, TASK_TEXT_LIMIT))
         chunk: Chunk = {"type": "task_update", "id": event.tool_call_id, "title": title,
                         "status": "in_progress"}
@@ -153,12 +168,14 @@ class AnswerStreams:
             self._ending.add(task)
             task.add_done_callback(self._ending.discard)
 
-    async def finish(self, chat: ChatKey) -> Streamed | None:
-        """End the thread's message once everything written is in it; None when nothing streamed."""
+    async def finish(self, chat: ChatKey, session_status: str | None = None) -> Streamed | None:
+        """End the thread's message once everything written is in it, moving the agent session to
+        `session_status` when given; None when nothing streamed."""
         stream = self._streams.pop(chat, None)
         if stream is None:
             withdrawn = self._withdrawn.pop(chat, None)  # nothing written since: the answer takes its place
             return await withdrawn if withdrawn is not None else None
+        stream.session_status = session_status
         return await self._end(stream)
 
     async def _end(self, stream: _Stream) -> Streamed:
@@ -167,7 +184,8 @@ class AnswerStreams:
         stream.wake.set()
         if stream.task is not None:
             await asyncio.gather(stream.task, return_exceptions=True)
-        return Streamed(stream.ts, stream.text, revised=stream.reuse is not None and stream.ts is not None)
+        return Streamed(stream.ts, stream.text, revised=stream.reuse is not None and stream.ts is not None,
+                        status_sent=stream.status_sent)
 
     async def close(self) -> None:
         for chat in list(self._streams):
@@ -195,14 +213,29 @@ class AnswerStreams:
                     await asyncio.wait_for(stream.closed.wait(), wait)
         await self._send(chat, stream)
         if stream.ts is not None and stream.mode == "stream" and not stream.failed:
+            await self._stop(chat, stream, stream.ts)
+
+    async def _stop(self, chat: ChatKey, stream: _Stream, ts: str) -> None:
+        if stream.session_status is not None:
             try:
-                await self._api.stop(chat, stream.ts)
-            except SlackCallFailed as exc:
-                log.warning("slack: the stream in %s did not stop cleanly: %s", chat, exc)
+                await self._api.stop(chat, ts, stream.session_status)
+                stream.status_sent = True
+                return
+            except SlackCallFailed as exc:  # the session moves by agents.sessions.setStatus instead
+                log.info("slack: chat.stopStream with session_status refused in %s: %s", chat, exc)
+                if exc.error == "message_not_in_streaming_state":
+                    return  # Slack stopped it already (its stop button)
+        try:
+            await self._api.stop(chat, ts)
+        except SlackCallFailed as exc:  # not streaming any more: Slack's stop button ended it
+            (log.info if exc.error == "message_not_in_streaming_state" else log.warning)(
+                "slack: the stream in %s did not stop cleanly: %s", chat, exc)
 
     async def _send(self, chat: ChatKey, stream: _Stream) -> None:
         text = stream.text if stream.ts is not None or stream.text.strip() else ""  # blanks wait for text
         tasks, stream.tasks = ([] if stream.mode == "edit" else stream.tasks), []
+        if not self.plan_display:
+            tasks = [c for c in tasks if c["type"] != "plan_update"]
         if stream.failed or (len(text) == stream.sent and not tasks):
             return
         stream.last_call = self._clock()
@@ -211,7 +244,7 @@ class AnswerStreams:
                 stream.ts = await self._open(chat, stream, text, tasks)
             elif stream.mode == "stream":
                 try:
-                    await self._api.append(chat, stream.ts, text[stream.sent:], tasks)
+                    await self._append(chat, stream.ts, text[stream.sent:], tasks)
                 except SlackCallFailed as exc:  # the stream ended on Slack's side: edits from here on
                     log.info("slack: appendStream refused in %s (%s); the text goes by chat.update", chat, exc)
                     stream.mode = "edit"
@@ -228,10 +261,32 @@ class AnswerStreams:
             self.first_shown = [*self.first_shown[-999:], (stream.first_piece_at, stream.first_shown_at)]
         stream.sent = len(text)
 
+    async def _append(self, chat: ChatKey, ts: str, text: str, tasks: Sequence[Chunk]) -> None:
+        try:
+            await self._api.append(chat, ts, text, tasks)
+        except SlackCallFailed as exc:
+            if exc.error != "invalid_chunks" or not any(c["type"] == "plan_update" for c in tasks):
+                raise
+            self._plan_refused(chat, exc)
+            await self._api.append(chat, ts, text, [c for c in tasks if c["type"] != "plan_update"])
+
+    def _plan_refused(self, chat: ChatKey, exc: SlackCallFailed) -> None:
+        if self.plan_display:
+            log.warning("slack: the workspace refuses steps as a plan (%s, in %s); they show as a timeline", exc, chat)
+        self.plan_display = False
+
     async def _open(self, chat: ChatKey, stream: _Stream, text: str, tasks: Sequence[Chunk]) -> str | None:
         if stream.mode == "stream":
             try:
-                return await self._api.start(chat, text, stream.recipient, tasks)
+                if self.plan_display:
+                    try:
+                        return await self._api.start(chat, text, stream.recipient, tasks, "plan")
+                    except SlackCallFailed as exc:
+                        if exc.error not in ("invalid_arguments", "invalid_chunks"):
+                            raise
+                        self._plan_refused(chat, exc)
+                plain = [c for c in tasks if c["type"] != "plan_update"]
+                return await self._api.start(chat, text, stream.recipient, plain, "timeline" if plain else None)
             except SlackCallFailed as exc:
                 log.info("slack: chat streaming refused in %s (%s); the text goes by chat.update", chat, exc)
                 stream.mode = "edit"

@@ -47,6 +47,7 @@ from adapters.telegram.updates import (
     Mapped,
     Route,
     button_data,
+    feedback_data,
     map_update,
     signoff_data,
     suggestion_data,
@@ -84,6 +85,8 @@ class Manager(Protocol):
     async def awaits_answer_from(self, msg: IncomingMessage) -> bool: ...
 
     async def session_info(self, chat: ChatKey) -> SessionInfo | None: ...
+
+    async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool: ...
 
 
 class TelegramAdapter:
@@ -225,6 +228,11 @@ class TelegramAdapter:
         elif mapped.route is Route.DECISION and mapped.message is not None:
             await self.manager.submit(mapped.message)  # the chat says what became of it
             await self._answer_query(mapped.callback_id, "")
+        elif mapped.route is Route.FEEDBACK and mapped.message is not None:
+            press = mapped.message
+            kept = await self.manager.record_feedback(press.chat, press.run or "", press.user_id, press.text)
+            await self._answer_query(mapped.callback_id, texts.text("feedback_thanks" if kept else "feedback_unknown",
+                                                                    mapped.lang))
         elif mapped.route is Route.BAD_BUTTON:
             await self._answer_query(mapped.callback_id, texts.text("button_junk", mapped.lang))
         elif mapped.route is Route.MEDIA and mapped.addressed:
@@ -326,7 +334,13 @@ class TelegramAdapter:
                           parts: PartLog) -> None:
         place = Place.of(chat)
         self.live.pause(place)
-        await self.poster.send_all(place, "answer", render.answer_html(answer, verdict, run.lang), parts, lang=run.lang)
+        up, down = feedback_data("up", run.run), feedback_data("down", run.run)
+        markup: Markup = None
+        if answer.plan is not None and up and down:  # 👍 / 👎 under every plan, naming its run
+            markup = InlineKeyboardMarkup([[InlineKeyboardButton("👍", callback_data=up),
+                                            InlineKeyboardButton("👎", callback_data=down)]])
+        await self.poster.send_all(place, "answer", render.answer_html(answer, verdict, run.lang), parts, markup,
+                                   lang=run.lang)
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         place = Place.of(chat)

@@ -31,6 +31,7 @@ _MEDIA = ("sticker", "photo", "voice", "video", "audio", "document", "animation"
 STOP_DATA = "stop"  # callback_data of a Stop button naming no run (buttons sent before runs were named)
 _STOP_DATA = re.compile(rf"^{STOP_DATA}(?::({RUN_REF_PATTERN}))?$")
 _SIGNOFF_DATA = re.compile(r"^s:([ar]):([0-9a-f]{32})$")
+_FEEDBACK_DATA = re.compile(rf"^f:([ud]):({RUN_REF_PATTERN})$")
 _SUGGESTION_DATA = re.compile(r"^g:([yn]):([0-9a-f]{32})$")
 
 
@@ -42,6 +43,13 @@ def button_data(index: int) -> str:
 def signoff_data(decision: str, signoff_id: str) -> str:
     """callback_data of a sign-off button: "s:a:<id>" (approve) or "s:r:<id>" (reject), 36 bytes."""
     return f"s:{decision[0]}:{signoff_id}"
+
+
+def feedback_data(rating: str, run: str) -> str:
+    """callback_data of a 👍 / 👎 button under a plan: "f:u:<run>" or "f:d:<run>" (38 bytes for the
+    store's session ids); a run too long for 64 bytes gets no buttons ("")."""
+    data = f"f:{rating[0]}:{run}"
+    return data if _FEEDBACK_DATA.match(data) and len(data.encode()) <= 64 else ""
 
 
 def suggestion_data(choice: str, suggestion_id: str) -> str:
@@ -67,6 +75,7 @@ class Route(StrEnum):
     STOP = "stop"  # the Stop button: submitted as the chat's /stop of its run (from the person who pressed it)
     DECISION = "decision"  # an Approve / Reject press on a sign-off request, a Yes / No on a suggestion
     DRAFT_STOP = "draft_stop"  # the stop button of a draft (Bot API 10.3): the chat's Stop of the draft's run
+    FEEDBACK = "feedback"  # 👍 / 👎 under a plan: message.text is up or down, message.run the run
     BAD_BUTTON = "bad_button"  # junk or unreadable callback data: answer the query, nothing else
     MEDIA = "media"  # stickers, photos, voice...: a short note on what the bot reads
     IGNORE = "ignore"
@@ -216,6 +225,14 @@ def _map_button(update: Update, bot_id: int) -> Mapped:
             handle=f"@{sender.username}" if sender.username else "", lang=lang if sender.language_code else "",
         )
         return Mapped(Route.DECISION, chat_id=message.chat.id, message=press, lang=lang, callback_id=query.id,
+                      thread=Place.of_message(message).thread)
+    rated = _FEEDBACK_DATA.match(query.data or "")
+    if rated is not None and isinstance(message, Message):  # the topic's conversation, where the plan is
+        press = IncomingMessage(
+            chat=Place.of_message(message).key, user_id=str(sender.id),
+            text="up" if rated.group(1) == "u" else "down", dedup_id=str(update.update_id), run=rated.group(2),
+        )
+        return Mapped(Route.FEEDBACK, chat_id=message.chat.id, message=press, lang=lang, callback_id=query.id,
                       thread=Place.of_message(message).thread)
     index = parse_button_data(query.data)
     if message is None or not isinstance(message, Message) or index is None:

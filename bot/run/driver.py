@@ -290,7 +290,7 @@ class RunDriver:
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps,
-                      run_ref(session.id, session.run_no))
+                      run_ref(session.id, session.run_no), request=session.request)
         rounds = 0
         shown = ShownText()  # a text streamed and then not taken is withdrawn (TextReset) first
         reviewed: tuple[AnswerReady, Verdict | None] | None = None  # the answer the last review sent back

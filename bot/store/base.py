@@ -118,6 +118,18 @@ class RunRow:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedbackRow:
+    """A person's 👍 / 👎 on a run's plan (their latest press), with the run's chat."""
+
+    session_id: str
+    run_no: int
+    chat_key: str
+    user_id: str
+    rating: str  # up | down
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionRow:
     session_id: str
     tool_call_id: str
@@ -393,6 +405,14 @@ class Store(Protocol):
         written to its inbox) or No (`declined`) on a waiting suggestion; close the press's inbox
         row and queue `outbox`, one transaction. None when it was no longer waiting."""
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]: ...
+
+    # 👍 / 👎 under plans, stored with their run
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        """Keep the person's rating of the run (their latest press replaces an earlier one); False,
+        nothing written, when the chat has no such run on record."""
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        """The latest ratings, newest first."""
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...

@@ -34,7 +34,12 @@ most 12,000 characters) or ``chunks``. Chunks are checked as chat.appendStream d
 (``invalid_chunks``): a non-empty array of objects of a known type with exactly its fields —
 ``markdown_text`` {text}, ``task_update`` {id, title, status: pending | in_progress | complete |
 error, details?, output?, sources?: [{type: "url", url, text}]}, ``plan_update`` {title},
-``blocks`` {blocks: valid Block Kit}.
+``blocks`` {blocks: valid Block Kit}; a workspace may refuse the plan display (`refuse_plan_display`:
+``task_display_mode: "plan"`` answers ``invalid_arguments``, a ``plan_update`` chunk ``invalid_chunks``).
+``chat.postEphemeral`` (seen by one person only: kept in `ephemeral`, not in the channel) needs the
+person in the channel (``user_not_in_channel``). Agent sessions (``agents.sessions.*``,
+``session_status`` on ``chat.stopStream``, the stop button): tests.fakes.slack_agents, with its
+sources.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from aiohttp import web
 
 from tests.fakes import pace
 from tests.fakes.process import serve_until_signalled
+from tests.fakes.slack_agents import AgentsApiError, AgentSessions
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 
 MAX_TEXT = 40_000
@@ -77,6 +83,8 @@ class SlackMessage:
     appends: list[str] = field(default_factory=list)  # the markdown_text pieces a stream received
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_update chunks: the latest per id
     task_updates: list[dict[str, Any]] = field(default_factory=list)  # every task_update, in order
+    display_mode: str | None = None  # chat.startStream's task_display_mode
+    plan_title: str | None = None  # the last plan_update chunk's title
     posted_at: float = field(default_factory=time.monotonic)
     files: list[UploadedFile] = field(default_factory=list)  # shared by files.completeUploadExternal
 
@@ -113,6 +121,17 @@ class UploadedFile:
     content: bytes | None = None  # None until its upload URL received exactly `length` bytes
     title: str = ""
     shared: bool = False
+
+
+@dataclass(frozen=True)
+class Ephemeral:
+    """A chat.postEphemeral message: seen by `user` only, gone when they reload."""
+
+    channel: str
+    user: str
+    text: str
+    thread_ts: str | None = None
+    blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -189,6 +208,8 @@ def _streamed(msg: SlackMessage, text: str, chunks: list[dict[str, Any]] | None)
         elif chunk["type"] == "task_update":
             msg.task_updates.append(chunk)
             msg.tasks[chunk["id"]] = chunk
+        elif chunk["type"] == "plan_update":
+            msg.plan_title = chunk["title"]
     for piece in pieces:
         msg.text += piece
         msg.appends.append(piece)
@@ -252,6 +273,9 @@ class FakeSlack:
         self.user_locales: dict[str, str] = {}  # users.info locale per user id (default en-US)
         self.user_names: dict[str, str] = {}  # users.info display name per user id (default: none set)
         self.refuse_streams = False  # chat.startStream answers an error (a workspace without streaming)
+        self.refuse_plan_display = False  # a workspace that shows a stream's tasks only as a timeline
+        self.ephemeral: list[Ephemeral] = []
+        self.agents = AgentSessions(self, self._channel)
         self._forced: dict[str, list[int]] = {}  # method -> Retry-After of the next forced 429s
         self._buckets: dict[str, _Bucket] = {}
         self._last_ts = 0.0
@@ -321,6 +345,10 @@ class FakeSlack:
     def find(self, channel: str, ts: str) -> SlackMessage | None:
         return next((m for m in self.messages.get(channel, []) if m.ts == ts), None)
 
+    def press_stop(self, channel: str, thread_ts: str, user: str) -> dict[str, Any]:
+        """A person presses the stop button of the thread's agent session: the event to deliver."""
+        return self.agents.press_stop(channel, thread_ts, user)
+
     def calls_of(self, method: str) -> list[ApiCall]:
         return [c for c in self.calls if c.method == method]
 
@@ -335,6 +363,26 @@ class FakeSlack:
         now = max(time.time(), self._last_ts + 0.000001)
         self._last_ts = round(now, 6)
         return f"{self._last_ts:.6f}"
+
+    # what tests.fakes.slack_agents needs of the messages
+    def thread_root(self, channel: str, ts: str) -> str:
+        return self._thread_root(channel, ts)
+
+    def open_streams(self, channel: str, thread_ts: str) -> list[SlackMessage]:
+        return [m for m in self.thread(channel, thread_ts) if m.is_bot and m.stream == "open"]
+
+    def channel_members(self, channel: str) -> list[str]:
+        """conversations.members' list: as set in `members`, or everyone who wrote in the channel."""
+        everyone = self.members.get(channel)
+        if everyone is None:
+            everyone = list(dict.fromkeys([self.bot_user_id, *(m.user for m in self.messages.get(channel, []))]))
+        return everyone
+
+    def _chunks(self, args: dict[str, Any]) -> list[dict[str, Any]] | None:
+        chunks = _stream_chunks(args)
+        if self.refuse_plan_display and any(c["type"] == "plan_update" for c in chunks or []):
+            raise _ApiError("invalid_chunks")
+        return chunks
 
     def _thread_root(self, channel: str, ts: str) -> str:
         parent = self.find(channel, ts)
@@ -367,6 +415,9 @@ class FakeSlack:
             call.status, call.error = exc.status, exc.error
             headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
             return web.json_response({"ok": False, "error": exc.error}, status=exc.status, headers=headers)
+        except AgentsApiError as exc:
+            call.error = exc.error
+            return web.json_response({"ok": False, "error": exc.error, **exc.extra})
         finally:
             await self._notify()
 
@@ -433,6 +484,9 @@ class FakeSlack:
             "files.getUploadURLExternal": self._get_upload_url,
             "conversations.members": self._conversations_members,
             "files.completeUploadExternal": self._complete_upload,
+            "chat.postEphemeral": self._post_ephemeral,
+            "agents.sessions.setStatus": self.agents.set_status,
+            "agents.sessions.rename": self.agents.rename,
         }
 
     def _channel(self, args: dict[str, Any], key: str = "channel") -> str:
@@ -503,9 +557,7 @@ class FakeSlack:
     def _conversations_members(self, args: dict[str, Any]) -> dict[str, Any]:
         """Paged like Slack's: `limit` (1-1000) per page, the next page's `cursor` in response_metadata."""
         channel = self._channel(args)
-        everyone = self.members.get(channel)
-        if everyone is None:
-            everyone = list(dict.fromkeys([self.bot_user_id, *(m.user for m in self.messages.get(channel, []))]))
+        everyone = self.channel_members(channel)
         limit = str(args.get("limit") or "100")
         if not limit.isdigit() or not 1 <= int(limit) <= 1000:
             raise _ApiError("invalid_limit")
@@ -590,11 +642,15 @@ class FakeSlack:
         self.statuses.append((channel, thread_ts, status))
         return {}
 
-    def _assistant_thread(self, args: dict[str, Any]) -> tuple[str, str]:
+    def _assistant_thread(self, args: dict[str, Any], *, whole_dm: bool = False) -> tuple[str, str]:
+        """An assistant thread (a DM with the app); `whole_dm`: the thread may be left out, for the
+        app's Messages tab as a whole (the Agent experience: slack-sdk 3.48 makes it optional)."""
         channel = self._channel(args, "channel_id")
         if self.channels[channel] != "im":
             raise _ApiError("not_allowed")
         thread_ts = args.get("thread_ts")
+        if thread_ts is None and whole_dm:
+            return channel, ""
         if not isinstance(thread_ts, str):
             raise _ApiError("invalid_arguments")
         return channel, thread_ts
@@ -608,7 +664,7 @@ class FakeSlack:
         return {}
 
     def _set_suggested_prompts(self, args: dict[str, Any]) -> dict[str, Any]:
-        channel, thread_ts = self._assistant_thread(args)
+        channel, thread_ts = self._assistant_thread(args, whole_dm=True)
         prompts = args.get("prompts")
         if isinstance(prompts, str):
             prompts = json.loads(prompts)
@@ -618,6 +674,20 @@ class FakeSlack:
             raise _ApiError("invalid_arguments")  # one to four prompts, each a title and a message
         self.suggested.append((channel, thread_ts, prompts))
         return {}
+
+    def _post_ephemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(args)
+        user = args.get("user")
+        if not isinstance(user, str) or not user:
+            raise _ApiError("user_not_found")
+        if user not in self.channel_members(channel):
+            raise _ApiError("user_not_in_channel")
+        text, blocks = self._content(args)
+        thread_ts = args.get("thread_ts") or None
+        if thread_ts is not None:
+            thread_ts = self._thread_root(channel, str(thread_ts))
+        self.ephemeral.append(Ephemeral(channel, user, text, thread_ts, blocks))
+        return {"message_ts": self._next_ts()}
 
     def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
         user = args.get("user")
@@ -648,11 +718,12 @@ class FakeSlack:
         text = args.get("markdown_text") or ""
         if not isinstance(text, str) or len(text) > 12_000:
             raise _ApiError("invalid_arguments")
-        if args.get("task_display_mode") not in (None, "timeline", "plan"):
+        mode = args.get("task_display_mode")
+        if mode not in (None, "timeline", "plan") or (mode == "plan" and self.refuse_plan_display):
             raise _ApiError("invalid_arguments")
-        chunks = _stream_chunks(args)
+        chunks = self._chunks(args)
         msg = SlackMessage(channel=channel, ts=self._next_ts(), text="", user=self.bot_user_id,
-                           bot_id=self.bot_id, thread_ts=root, stream="open")
+                           bot_id=self.bot_id, thread_ts=root, stream="open", display_mode=mode)
         _streamed(msg, text, chunks)
         self.messages.setdefault(channel, []).append(msg)
         return {"channel": channel, "ts": msg.ts}
@@ -669,7 +740,7 @@ class FakeSlack:
     def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
         msg = self._open_stream(args)
         text = args.get("markdown_text")
-        chunks = _stream_chunks(args)
+        chunks = self._chunks(args)
         if chunks is None and (not isinstance(text, str) or not text):
             raise _ApiError("invalid_arguments")
         if text is not None and (not isinstance(text, str) or len(text) > 12_000):
@@ -682,7 +753,9 @@ class FakeSlack:
         text = args.get("markdown_text")
         if text is not None and (not isinstance(text, str) or len(text) > 12_000):
             raise _ApiError("invalid_arguments")
-        _streamed(msg, text or "", _stream_chunks(args))
+        chunks = self._chunks(args)
+        self.agents.stream_stopped(msg.channel, msg.thread_ts or msg.ts, args.get("session_status"))
+        _streamed(msg, text or "", chunks)
         msg.stream = "stopped"
         return {"channel": msg.channel, "ts": msg.ts, "message": msg.wire()}
 

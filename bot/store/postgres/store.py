@@ -51,6 +51,7 @@ from agent_core.schema import Message
 from bot.store.base import (
     ChatEvent,
     ChatView,
+    FeedbackRow,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -66,7 +67,7 @@ from bot.store.base import (
     TurnStart,
 )
 from bot.store.migrate import Migration
-from bot.store.postgres import calls, notify, suggestions, writes
+from bot.store.postgres import calls, feedback, notify, suggestions, writes
 from bot.store.postgres import leases as pg_leases
 from bot.store.postgres.connect import (
     APPLICATION_NAME,
@@ -538,6 +539,14 @@ class PostgresStore:
             platform, channel_id,
         )
         return [str(r[0]) for r in rows]
+
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        return await self.write(partial(feedback.record_feedback, chat_key=chat_key, session_id=session_id,
+                                        run_no=run_no, user_id=user_id, rating=rating, at=at))
+
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        return [FeedbackRow(*r) for r in await self._all(feedback.RECENT, limit)]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

@@ -20,6 +20,7 @@ from agent_core.schema import Message
 from bot.store.base import (
     ChatEvent,
     ChatView,
+    FeedbackRow,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -34,7 +35,7 @@ from bot.store.base import (
     TurnStart,
 )
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
-from bot.store.sqlite import suggestions, writes
+from bot.store.sqlite import feedback, suggestions, writes
 from bot.store.sqlite.reader import SqliteReader, in_snapshot
 from bot.store.sqlite.suggestions import SUGGESTION_COLS
 from bot.store.sqlite.suggestions import suggestion as suggestion_row
@@ -332,6 +333,14 @@ class SqliteStore:
             (platform, channel_id,),
         )
         return [str(r[0]) for r in rows]
+
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        return await self._writer.write(partial(feedback.record_feedback, chat_key=chat_key, session_id=session_id,
+                                                run_no=run_no, user_id=user_id, rating=rating, at=at))
+
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        return [FeedbackRow(*r) for r in await self._scan(feedback.RECENT, (limit,))]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
