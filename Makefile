@@ -38,9 +38,12 @@ check: $(VENV)/.runtime
 wheel: $(BIN)/python
 	$(BIN)/pip wheel -q --no-deps -w dist .
 
+# Every test, on every core (at most four workers: each test may start bots, fakes and a database);
+# the thirty slowest are listed at the end. docs/notes/fast-tests.md says how the suite runs.
+TEST_WORKERS ?= auto
 test: $(VENV)/.test
 	$(BIN)/python scripts/ensure_chromium.py
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4 --dist load --maxschedchunk 2 --durations=30
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check .

@@ -21,7 +21,7 @@ from agent_core.events import (
     ToolFinished,
     Verdict,
 )
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
 from bot.sessions import SessionManager
 from bot.surface import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo
 from tools.plan import Leg, TripPlan

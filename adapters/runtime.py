@@ -19,6 +19,7 @@ from opentelemetry.trace import Tracer
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from adapters.web.relay import SharedEvents
 from agent_core.model import ChatModel
+from agent_core.prompts.request_note import RequestNote
 from bot.cluster.ownership import LocalOwnership, Ownership
 from bot.http.admin import AdminPage
 from bot.http.server import HttpServer, HttpServerError
@@ -218,12 +219,15 @@ def build_runtime(
     prices: PriceTable | None = None,
     tracer: Tracer | None = None,
     logs: ChatLogContext | None = None,
+    requests: RequestNote | None = None,
 ) -> Runtime:
+    """`requests`: the request state shown to a real model on each turn (agent_core.prompts.request_note)."""
     store = make_store(settings)
     ownership = make_ownership(settings, store)
     metrics = metrics or Metrics()
     limits = Limits(settings, make_buckets(settings, store))  # one set of limits for every surface and process
-    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer)
+    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer,
+                                 requests=requests)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
                              ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer,
                              logs=logs)

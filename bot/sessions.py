@@ -54,7 +54,7 @@ from bot.run.records import (
 )
 from bot.run.review import PlanReviewer
 from bot.settings import Settings
-from bot.store.base import ChatEvent, InboxRow, StagedInbox, Store
+from bot.store.base import ChatEvent, InboxRow, SignoffRow, StagedInbox, Store
 from bot.surface import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 
 log = logging.getLogger(__name__)
@@ -324,6 +324,20 @@ class SessionManager:
             return True
         signoff = await self.store.signoff_for_chat(key)
         return signoff is not None and signoff.status == "rejecting" and signoff.decided_by == msg.user_id
+
+    async def signoff(self, chat: ChatKey) -> SignoffRow | None:
+        """The chat's latest sign-off, open or decided (a surface closing its cards)."""
+        return await self.store.signoff_for_chat(str(chat))
+
+    async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool:
+        """A 👍 / 👎 (`rating` up or down) on the plan of `run` (bot.surface.run_ref), stored with the
+        run and counted; False, nothing kept, when the chat has no such run."""
+        session_id, _, run_no = run.rpartition(".")
+        if rating not in ("up", "down") or not session_id or not run_no.isdigit():
+            return False
+        kept = await self.store.record_feedback(str(chat), session_id, int(run_no), user_id, rating, self._deps.clock())
+        self.metrics.feedback.labels(chat.platform, rating if kept else "refused").inc()
+        return kept
 
     async def known(self, chat: ChatKey) -> bool:
         """Has the chat said anything yet: a session, or a message stored and not yet handled?

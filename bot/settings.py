@@ -321,6 +321,16 @@ class Settings(BaseSettings):
         default=8000, ge=100, validation_alias=_alias("BOT_MAX_MESSAGE_CHARS"),
         description="Longer messages are refused with an explanation.",
     )
+    platform_time_scale: float = Field(
+        default=1.0, gt=0, le=100, validation_alias=_alias("BOT_PLATFORM_TIME_SCALE"),
+        description=(
+            "How long one of Telegram's and Slack's seconds lasts on the bot's clock while it paces "
+            "itself: the gaps between sends in a chat, the bot-wide window and each wait a 429 asks "
+            "for are multiplied by it. 1.0 for the real services; below 1 only against fakes that run "
+            "on the same clock (the tests run theirs at 0.05), and refused with a real Telegram or "
+            "Slack configured."
+        ),
+    )
     log_level: str = Field(
         default="INFO", validation_alias=_alias("BOT_LOG_LEVEL"),
         description="Logging level (`DEBUG`, `INFO`, `WARNING`, ...).",
@@ -490,10 +500,23 @@ class Settings(BaseSettings):
         exporter = "opentelemetry.exporter.otlp.proto.http" if self.otel_endpoint else "opentelemetry.sdk"
         if tracing and not (_installed("opentelemetry.sdk") and _installed(exporter)):
             out.append((tracing, _extra("otel", "tracing")))
+        if self.platform_time_scale < 1 and self._real_platforms():
+            out.append(("BOT_PLATFORM_TIME_SCALE", f"is {self.platform_time_scale}, below 1, with "
+                        f"{' and '.join(self._real_platforms())}: the bot would send faster than the real "
+                        "service allows and be rate-limited (below 1 is for fakes on the same clock)"))
         if not self.host_is_loopback and not self.web_token:
             out.append(("BOT_WEB_TOKEN", f"is required when BOT_HOST={self.host} is not a loopback address "
                         "(anyone who can reach the port could run up the model bill)"))
         return out
+
+    def _real_platforms(self) -> list[str]:
+        """The real services (not a fake or a proxy at another address) this configuration talks to."""
+        real = []
+        if self.telegram_bot_token and self.telegram_api_base_url == _field_default("telegram_api_base_url"):
+            real.append("Telegram")
+        if self.slack_bot_token and self.slack_api_base_url == _field_default("slack_api_base_url"):
+            real.append("Slack")
+        return real
 
     @property
     def store_kind(self) -> Literal["sqlite", "postgres"]:
@@ -505,3 +528,7 @@ class Settings(BaseSettings):
 
     def user_allowed(self, user_id: str) -> bool:
         return not self.allowed_users or user_id in self.allowed_users
+
+
+def _field_default(name: str) -> object:
+    return Settings.model_fields[name].default

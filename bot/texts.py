@@ -151,6 +151,55 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "这个问题是问 {who} 的，只有 TA 的回答算数。你的消息我会在规划时一并考虑。",
         "en": "That question is for {who}; only their reply answers it. I'll take your message into account when I plan.",
     },
+    # who may change what (bot.chat.rights, bot.chat.suggestions): what happened to a person's message
+    "kept_not_theirs": {
+        "zh": "只有 {asker} 可以修改这次行程，所以 {who} 的消息先作为建议记下。",
+        "en": "Only {asker} can change this trip, so {who}'s message is kept as a suggestion.",
+    },
+    "kept_traveller": {
+        "zh": "{who} 可以改自己的行程（出发城市、座位、出发或到达时间），但目的地、日期和预算要由 {asker} 决定，所以这条先作为建议记下。",
+        "en": "{who} can change their own journey (home city, seat, when they leave or arrive), but the destination, dates and budget are {asker}'s to change, so this is kept as a suggestion.",
+    },
+    "kept_newcomer": {
+        "zh": "{who} 还不在这次行程的对话里，所以这条消息先作为建议记下。",
+        "en": "{who} is not part of this trip's conversation yet, so their message is kept as a suggestion.",
+    },
+    "kept_not_yours": {
+        "zh": "这个问题是问 {addressee} 的，只有 TA 的回答算数。{who} 的消息先作为建议记下。",
+        "en": "That question is for {addressee}; only their reply answers it. {who}'s message is kept as a suggestion.",
+    },
+    "kept_quoting": {
+        "zh": "{who} 的回复引用了别人的消息：只有 {who} 自己写的话算作 TA 的意思。",
+        "en": "{who}'s reply quotes someone else's message: it counts as {who}'s own words.",
+    },
+    "suggestion_place": {
+        "zh": "{who} 建议把 {old} 换成 {new}。{asker}，要改吗？",
+        "en": "{who} suggests {new} instead of {old}. {asker}, change it?",
+    },
+    "suggestion_words": {
+        "zh": "{who} 建议：“{words}”。{asker}，要按这条修改行程吗？",
+        "en": "{who} suggests: “{words}”. {asker}, change the trip with it?",
+    },
+    "suggestion_accepted": {
+        "zh": "{asker} 采纳了 {who} 的建议，我会在规划中考虑。",
+        "en": "{asker} accepted {who}'s suggestion: I'll take it into account.",
+    },
+    "suggestion_declined": {
+        "zh": "{asker} 没有采纳 {who} 的建议，行程保持不变。",
+        "en": "{asker} declined {who}'s suggestion; the trip stays as it is.",
+    },
+    "suggestion_refused": {
+        "zh": "只有 {asker} 可以决定是否采纳 {who} 的建议。",
+        "en": "Only {asker} can decide on {who}'s suggestion.",
+    },
+    "stale_suggestion": {
+        "zh": "这条建议已经处理过了，这次没有改变什么。",
+        "en": "That suggestion has already been decided, so this changes nothing.",
+    },
+    "not_in_channel": {
+        "zh": "不在本频道：{who}。看不到这个话题，也无法回答问题：请邀请加入，或者不把 TA 算进这次行程。",
+        "en": "Not in this channel: {who}. They cannot see this thread or answer its questions: invite them, or leave them out of the trip.",
+    },
     "status_waiting_many": {"zh": "正在等这些回答：\n{questions}", "en": "Waiting for these answers:\n{questions}"},
     "stale_stop": {
         "zh": "那次运行已经结束了，这次停止没有改变什么。",

@@ -135,6 +135,11 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             await expect(page.locator("details.timeline summary").last).to_contain_text("Done")
             # no timeline header still waits for an answer once the run is over
             await expect(page.locator("details.timeline summary", has_text="waiting for your answer")).to_have_count(0)
+            # thumbs up under the plan: kept with its run, said on the card
+            await card.locator(".plan-feedback button[data-rating=up]").click()
+            await expect(card.locator(".plan-feedback .note")).to_have_text("Thanks for the feedback!")
+            await expect(card.locator(".plan-feedback button[data-rating=up]")).to_have_attribute("aria-pressed", "true")
+            assert [f.rating for f in await stack.store.recent_feedback()] == ["up"]
             await page.screenshot(path=str(ARTIFACTS / "web-e2e-plan.png"), full_page=True)
 
             sideways = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth")

@@ -27,7 +27,7 @@ REPO_PATH = re.compile(r"`((?:bot|adapters|agent_core|tools|tripbot|tests|benchm
 # Issue numbers and documents that live outside the repository.
 SETTING_NAME = re.compile(r"\b((?:BOT|OPENAI|TELEGRAM|SLACK)_[A-Z0-9_]+)\b")
 # Read by the tests, the browser installer or the libraries, not by the bot's settings.
-NOT_SETTINGS = {"BOT_TEST_PG_URL", "BOT_TEST_WITHOUT_POSTGRES", "BOT_SKIP_BROWSER_INSTALL"}
+NOT_SETTINGS = {"BOT_TEST_PG_URL", "BOT_TEST_WITHOUT_POSTGRES", "BOT_SKIP_BROWSER_INSTALL", "BOT_TEST_RUN_DIR"}
 FORBIDDEN = [
     re.compile(r"\bissues?\s*#?\d+", re.IGNORECASE),
     re.compile(r"(?<![\w&/])#\d{1,5}\b"),

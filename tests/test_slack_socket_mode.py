@@ -83,7 +83,7 @@ async def test_a_refresh_reconnects_and_the_conversation_goes_on(tmp_path: Path)
 async def test_a_dead_socket_mode_connection_makes_healthz_say_slack(tmp_path: Path) -> None:
     async with socket_stack(tmp_path) as (s, socket):
         assert s.runtime.server is not None
-        s.adapter.socket_grace_s = 0.3  # the SDK's own reconnect gets this long before it counts
+        s.adapter.intake.socket_grace_s = 0.3  # the SDK's own reconnect gets this long before it counts
         async with httpx.AsyncClient(base_url=s.runtime.server.base_url, timeout=5) as http:
             up = await http.get("/healthz")
             assert up.status_code == 200 and up.json()["checks"]["slack"] is True

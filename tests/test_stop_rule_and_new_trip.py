@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from adapters.slack.mrkdwn import unescape
 from bot import texts
 from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, call, reply
@@ -29,6 +30,26 @@ async def _question_closed(store, chat: ChatKey) -> None:
     assert await store.waiting_questions() == []
     session = await store.get_session(str(chat))
     assert session is None or session.closed  # the conversation is closed, nothing waits in it
+
+
+async def test_in_a_slack_thread_only_the_requester_stops_by_word(tmp_path: Path) -> None:
+    async with slack_stack(tmp_path) as s:
+        msg = s.mention(text="plan a trip from Beijing to Shanghai")
+        await s.events.app_mention(msg)
+        await s.wait_question("C1", msg.ts)
+
+        bystander = s.fake.user_message("C1", "U2", "stop", thread_ts=msg.ts)
+        await s.events.message(bystander)
+        await s.fake.wait_for(lambda f: any(REFUSED_EN in unescape(m.text) for m in f.bot_posts("C1", msg.ts)), 10)
+        assert len(await s.runtime.store.waiting_questions()) == 1  # still asking
+
+        mine = s.fake.user_message("C1", "U1", "stop", thread_ts=msg.ts)
+        await s.events.message(mine)
+        async def stopped() -> bool:
+            return await s.runtime.store.waiting_questions() == []
+        await s.fake.wait_for(lambda f: any("stopped" in unescape(m.text).lower() or "cancel" in unescape(m.text).lower()
+                                             for m in f.bot_posts("C1", msg.ts)[-1:]), 10)
+        assert await stopped()
 
 
 async def test_slash_new_in_slack_closes_the_waiting_question(tmp_path: Path) -> None:

@@ -67,6 +67,7 @@ async def web_stack(
     keepalive_s: float = 15.0,
     settings: Settings | None = None,
     reviewer: PlanReviewer | None = None,
+    tools: ToolCollection | None = None,
 ) -> AsyncIterator[WebStack]:
     settings = settings or web_settings(db_path)
     model = model if model is not None else web_model()
@@ -75,7 +76,7 @@ async def web_stack(
     await store.open()
     factory = TravelAgentFactory(
         model=model,
-        tools=ToolCollection([AskHuman(), SubmitPlan(), Terminate()]),
+        tools=tools or ToolCollection([AskHuman(), SubmitPlan(), Terminate()]),
         settings=settings,
         prompt=lambda lang, now, tz, loc: f"You plan trips. Now: {now:%Y-%m-%d %H:%M} {tz}.",
     )

@@ -36,6 +36,7 @@ from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
 from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
+from agent_core.prompts.request_note import RequestNote
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.travel_agent import travel_toolset
 from bot.observe.json_logs import json_handler
@@ -111,6 +112,7 @@ def assemble(
         reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
         extra_surfaces=list(extra or []), metrics=metrics, prices=PriceTable(settings.llm_prices),
         tracer=tracer, logs=logs,
+        requests=None if settings.offline_model else RequestNote(gazetteer),  # the offline planner reads it itself
     )
     return runtime
 

@@ -1,7 +1,9 @@
 """Telegram HTML for questions, final answers, trip plans and verdicts.
 
 Every line is complete HTML on its own (tags close on the line they open), so the splitter
-can cut between any two lines. Everything that came from a model or a person is escaped.
+can cut between any two lines. Everything that came from a model or a person is escaped; a
+person the runtime names as `<@ID|Name>` (bot.surface.mention) becomes a mention: a tg://user
+link on their name (Telegram links a @username by itself).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from html import escape
 
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
 from agent_core.lang import plural
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
+from bot.surface import MENTION
 from tools.plan import HotelStay, Leg, TripPlan, Visit
 from tools.plan_costs import CostLine, plan_costs
 
@@ -58,6 +61,19 @@ def markdownish(text: str) -> str:
     return "\n".join(lines)
 
 
+def with_mentions(text: str) -> str:
+    """`text` escaped, each `<@ID|Name>` a tg://user link (numeric ids only; other ids stay text)."""
+    out, at = [], 0
+    for m in MENTION.finditer(text):
+        out.append(escape(text[at:m.start()], quote=False))
+        who, name = m.group("id"), m.group("name") or m.group("id")
+        out.append(f'<a href="tg://user?id={who}">{escape(name, quote=False)}</a>' if who.isdigit()
+                   else escape(m.group(0), quote=False))
+        at = m.end()
+    out.append(escape(text[at:], quote=False))
+    return "".join(out)
+
+
 def question_html(question: QuestionAsked, lang: str, mention: tuple[str, str] | None = None) -> str:
     """The model's question verbatim (escaped), with a hint; in groups the asker is mentioned
     so that ForceReply(selective=True) pops up for that person only."""
@@ -69,7 +85,7 @@ def question_html(question: QuestionAsked, lang: str, mention: tuple[str, str] |
         else:  # a traveller known by @username only: Telegram links the name itself
             head = f"{escape(name, quote=False)}\n"
     hint = words(lang)["pick"] if question.options else words(lang)["reply"]
-    return f"{head}❓ {escape(question.question, quote=False)}\n<i>{escape(hint, quote=False)}</i>"
+    return f"{head}❓ {with_mentions(question.question)}\n<i>{escape(hint, quote=False)}</i>"
 
 
 def answer_html(answer: AnswerReady, verdict: Verdict | None, lang: str) -> str:
@@ -163,4 +179,4 @@ def plan_html(plan: TripPlan, lang: str) -> str:
 
 
 def notice_html(text: str) -> str:
-    return escape(text, quote=False)
+    return with_mentions(text)

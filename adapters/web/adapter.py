@@ -26,6 +26,8 @@ from adapters.web.payloads import (
     ChatRequest,
     ChatResponse,
     ErrorData,
+    FeedbackAck,
+    FeedbackRequest,
     FileData,
     HumanResponseAck,
     HumanResponseRequest,
@@ -135,7 +137,10 @@ class WebAdapter:
     ) -> None:
         # the answer and its verdict are two parts: a retry after the first never repeats it
         if parts.done < 1:
-            await parts.sent(self._emit(chat, "answer", answer_data(answer, run.lang)), more=verdict is not None)
+            data = answer_data(answer, run.lang)
+            if answer.plan is not None and run.run:  # what the plan's thumbs up / down rate
+                data = data.model_copy(update={"run": run.run})
+            await parts.sent(self._emit(chat, "answer", data), more=verdict is not None)
         if verdict is not None and parts.done < 2:
             await parts.sent(self._emit(chat, "verdict", verdict_data(verdict)), more=False)
 
@@ -188,6 +193,11 @@ class WebAdapter:
             "/api/sessions/{session_id}/stop", self._stop, methods=["POST"], response_model=StopAck,
             dependencies=guarded, summary="Stop the session's run: what it wrote so far is kept",
             responses={**_ERRORS, 404: {"description": "unknown session"}},
+        )
+        r.add_api_route(
+            "/api/sessions/{session_id}/feedback", self._feedback, methods=["POST"], response_model=FeedbackAck,
+            dependencies=guarded, summary="👍 / 👎 on a plan of the session (the person's latest rating counts)",
+            responses={**_ERRORS, 404: {"description": "unknown session, or no such run in it"}},
         )
         r.add_api_route("/api/sessions/{session_id}", self._reads.view, methods=["GET"], response_model=SessionView,
                         dependencies=guarded, summary="The conversation so far (for a reload)",
@@ -280,6 +290,12 @@ class WebAdapter:
         msg = IncomingMessage(chat=chat, user_id=session_id, text="/stop", dedup_id=_dedup_id(session_id, client_id),
                               run=body.run if body is not None else None)
         return StopAck(outcome=await self._submit(msg))
+
+    async def _feedback(self, session_id: SessionIdPath, body: FeedbackRequest, request: Request) -> FeedbackAck:
+        await self._check_rates(request, session_id)
+        if not await self._manager.record_feedback(chat_key(session_id), body.run, session_id, body.rating):
+            raise HTTPException(404, "no such run in this session")
+        return FeedbackAck()
 
     async def _submit(self, msg: IncomingMessage) -> Literal["accepted", "duplicate"]:
         outcome = await self._manager.submit(msg)

@@ -5,10 +5,14 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     step                {step, max_steps, run?}  run: the run's reference (a Stop names it)
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     delta               {step, text}             more of the step's visible text as the model writes it
+    text_reset          {step}                   the text streamed since the last text_reset is withdrawn:
+                                                 the text that follows replaces it (the deltas after the
+                                                 last text_reset joined are the text that counts)
     human_input_request {question, session_id, options?, tool_call_id}
-    answer              {text, plan?, costs?, places?}  plan = TripPlan.model_dump(); costs: its priced rows
+    answer              {text, plan?, costs?, places?, run?}  plan = TripPlan.model_dump(); costs: its priced rows
                                                  (tools.plan_costs), worded; places: Chinese name -> the
-                                                 name an English plan shows (北京南 -> 北京南 (Beijing South))
+                                                 name an English plan shows (北京南 -> 北京南 (Beijing South));
+                                                 run: the run a plan's 👍 / 👎 rate
     verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
     error               {message, reason?, retryable}
     notice              {kind, text}             queued, cancelled (also a Stop), status, help, reminder, ...
@@ -30,6 +34,11 @@ SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
 CLIENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
+# Some character Python's str.strip() keeps: the server refuses a message that strips to nothing,
+# so the schema says so (JSON Schema's and the regex engines' \s differ from Python's, hence the list)
+NOT_BLANK = "[^\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+
+
 class _Strict(BaseModel):
     # strict: `false` is not a longitude and `0` not a boolean; what the schema says is what is taken
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -42,7 +51,7 @@ class LocationIn(_Strict):
 
 
 class ChatRequest(_Strict):
-    message: str = Field(min_length=1)
+    message: str = Field(min_length=1, pattern=NOT_BLANK)
     session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
     client_message_id: str | None = Field(
         default=None, pattern=CLIENT_ID_PATTERN, description="makes a double submit harmless"
@@ -76,7 +85,7 @@ class ChatResponse(BaseModel):
 
 class HumanResponseRequest(_Strict):
     session_id: str = Field(pattern=SESSION_ID_PATTERN)
-    response: str = Field(min_length=1)
+    response: str = Field(min_length=1, pattern=NOT_BLANK)
     client_message_id: str | None = Field(default=None, pattern=CLIENT_ID_PATTERN)
     option: bool = Field(default=False, description="true when the person pressed an option button")
     tool_call_id: str | None = Field(
@@ -178,6 +187,10 @@ class DeltaData(_EventData):
     text: str
 
 
+class TextResetData(_EventData):
+    step: int  # the step whose streamed text is withdrawn
+
+
 class StopRequest(_Strict):
     client_message_id: str | None = Field(
         default=None, pattern=CLIENT_ID_PATTERN, description="makes a double press harmless"
@@ -216,6 +229,16 @@ class AnswerData(_EventData):
     plan: TripPlan | None = None
     costs: PlanCostsOut | None = None
     places: dict[str, str] | None = None
+    run: str | None = None  # the run of a plan: POST /api/sessions/{id}/feedback rates it
+
+
+class FeedbackRequest(_Strict):
+    run: str = Field(pattern=f"^{RUN_REF_PATTERN}$", description="the `run` of the plan's answer event")
+    rating: Literal["up", "down"]
+
+
+class FeedbackAck(BaseModel):
+    kept: Literal[True] = True
 
 
 class VerdictData(_EventData):

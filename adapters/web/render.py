@@ -13,6 +13,7 @@ from adapters.web.payloads import (
     PlanCostsOut,
     ShareOut,
     StepData,
+    TextResetData,
     ToolData,
     VerdictData,
 )
@@ -23,12 +24,13 @@ from agent_core.events import (
     RunFinished,
     StepStarted,
     TextDelta,
+    TextReset,
     Thought,
     ToolCalled,
     ToolFinished,
     Verdict,
 )
-from bot.delivery.plan_words import place, priced, share_text, total_text
+from agent_core.plan_words import place, priced, share_text, total_text
 from tools.plan import TripPlan
 from tools.plan_costs import plan_costs
 
@@ -41,6 +43,8 @@ def progress_data(event: Event, run: str = "", lang: str = "en") -> tuple[str, B
             return "step", StepData(step=event.step, max_steps=event.max_steps, run=run or None)
         case TextDelta():
             return "delta", DeltaData(step=event.step, text=event.text)
+        case TextReset():
+            return "text_reset", TextResetData(step=event.step)
         case Thought():
             return "tool", ToolData(phase="thought", step=event.step, text=event.text)
         case ToolCalled():
@@ -91,7 +95,7 @@ def answer_data(answer: AnswerReady, lang: str) -> AnswerData:
 
 
 def costs_out(plan: TripPlan, lang: str) -> PlanCostsOut:
-    """The plan's rows as tools.plan_costs prices them and bot.delivery.plan_words words them,
+    """The plan's rows as tools.plan_costs prices them and agent_core.plan_words words them,
     as every other surface shows them (the page draws these, it computes no money)."""
     costs = plan_costs(plan)
     cur = plan.currency

@@ -24,6 +24,7 @@ from adapters.web.payloads import (
     HistoryEntryOut,
     ProgressOut,
     StepData,
+    TextResetData,
     ToolData,
     VerdictData,
 )
@@ -88,6 +89,9 @@ class Segment:
                 last.text += delta.text
             else:
                 self.events.append(ProgressOut(event="delta", data=delta))
+        elif event == "text_reset":  # withdrawn: a reload shows none of it (what replaces it comes later)
+            step = TextResetData.model_validate_json(data).step
+            self.events = [e for e in self.events if not (isinstance(e.data, DeltaData) and e.data.step == step)]
         elif event == "step":
             self.events.append(ProgressOut(event="step", data=StepData.model_validate_json(data)))
         elif event == "tool":

@@ -33,6 +33,8 @@ from bot.chat.addressing import bound_question, refused
 from bot.chat.commands import status_text
 from bot.chat.machine import Action, ChatState, Facts, Transition, Trigger, decide
 from bot.chat.staged_rows import StagedRows, after
+from bot.chat.suggestion_steps import ACTIONS as SUGGESTION_ACTIONS
+from bot.chat.suggestion_steps import SuggestionSteps
 from bot.chat.triggers import RowTrigger, answer_lang, classify, lang_hint
 from bot.delivery.bodies import notice_body
 from bot.run.driver import RunOutcome, RunWatch, SteerBox
@@ -88,6 +90,7 @@ class ChatActor:
         self._run_session: SessionRow | None = None
         self._watch = RunWatch()  # what the current run is doing (a Stop says it and keeps its text)
         self._signoffs = SignoffSteps(deps, key)
+        self._suggestions = SuggestionSteps(deps, key)
         self._ends = RunEnds(deps, key, self._signoffs)
         self.run_task: asyncio.Task[None] | None = None
         self.task = asyncio.create_task(self._loop(), name=f"chat:{self.skey}")
@@ -242,15 +245,17 @@ class ChatActor:
         signoff = await self.d.store.signoff_for_chat(self.skey) if state is ChatState.SIGNOFF else None
         named = trig.msg.question_id if trig.msg is not None else trig.data.get("signoff_id")
         open_signoff = signoff is not None and signoff.open
+        said = await self._suggestions.read(trig, session, signoff, lambda: self._peek_messages(session))
         facts = Facts(
             answers=bound is not None, idle_run=self.run_task is None,
             current=current is not None or (open_signoff and signoff is not None and named == signoff.id)
-            or (trig.trigger is Trigger.STOP and _for_run_working(trig.msg, session)),
+            or (trig.trigger is Trigger.STOP and _for_run_working(trig.msg, session)) or said.current,
             last=question is None or len(waiting) == 1,
             approver=signoff is not None and trig.msg is not None and is_approver(trig.msg, signoff.approvers),
             reason=signoff is not None and signoff.status == "rejecting" and trig.msg is not None
             and trig.msg.user_id == signoff.decided_by,
             asker=trig.msg is not None and (not trig.msg.is_group or trig.msg.user_id == (session.asker_id if session else "")),
+            entitled=said.entitled,
         )
         t = decide(state, trig.trigger, facts)
         gate = self._staged.gate(row)
@@ -267,6 +272,18 @@ class ChatActor:
                 await self._notice(session.id, step.notice)
             self.d.deliver(self.skey, step.queued)
             return True
+        if t.action in SUGGESTION_ACTIONS:
+            said_step = await self._suggestions.apply(t, trig, session, said, waiting, answer_lang(session, trig))
+            if said_step.notice is not None:
+                await self._notice(session.id if session else "", said_step.notice)
+            self.d.deliver(self.skey, said_step.queued)
+            if said_step.woken:  # the accepted suggestion waits in the inbox as the requester's change
+                self.wake()
+            return True
+        if trig.msg is not None and t.action in (Action.START_RUN, Action.STEER, Action.HOLD) and not row.noticed:
+            absent = await self._suggestions.absent(trig.msg)  # said before the turn's own words
+            if absent is not None:
+                await self._notice(session.id if session else "", absent)
         await self._do(t, trig, session, question, waiting)
         return True
 
@@ -280,9 +297,11 @@ class ChatActor:
             await self._start_turn(row, msg, session)
         elif t.action in (Action.STEER, Action.HOLD):
             assert msg is not None
-            self._steer.offer(row.id, Message.user(msg.text.strip()))
+            self._steer.offer(row.id, Message.user(msg.text.strip(), sender=msg.sender))
             self._handled.add(row.id)
-            if not row.noticed:  # stored with the row: no later actor (or process) says it again
+            # stored with the row: no later actor (or process) says it again; an accepted suggestion
+            # was said to be taken into account with the Yes
+            if not row.noticed and not msg.adopted_by:
                 body = notice_body(self._held_notice(t, msg, waiting, lang))
                 session_id = session.id if session else ""
                 out_id = await self.d.store.notice_inbox(row.id, self.skey, session_id, body)
@@ -332,11 +351,17 @@ class ChatActor:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
         new_id = "" if session else uuid.uuid4().hex
         request = msg.text.strip()[:2000]
+        asker_id, asker_name = msg.user_id, msg.user_name
+        if session is not None and msg.is_group and msg.user_id != session.asker_id:
+            # a traveller's own legs, a thanks, an accepted suggestion: the trip stays the
+            # requester's (only an accepted suggestion changes what was asked)
+            asker_id, asker_name = session.asker_id, session.asker_name
+            request = request if msg.adopted_by else session.request
         trip = self.d.driver.trips.new_trip(self.key, session.id if session else new_id,
                                             session.run_no + 1 if session else 1, request)
         turn = TurnStart(
-            chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
-            asker_id=msg.user_id, asker_name=msg.user_name, request=request,
+            chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip(), sender=msg.sender), lang=lang,
+            asker_id=asker_id, asker_name=asker_name, request=request,
             location=location_to_json(msg.location), new_session_id=new_id, trace_parent=trip,
         )
         fresh = turn_session(session, turn, self.d.clock())
@@ -360,6 +385,7 @@ class ChatActor:
             await self.d.store.remember_location(self.skey, location, session.lang)
             session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
+        answer.sender = msg.sender  # in a group, the model reads who answered
         if resume:  # the last question waiting: the run goes on
             await self._resume(session, answer, "answered", row)
         else:
@@ -371,6 +397,16 @@ class ChatActor:
         history = await self._messages(session.id)
         await self._run_behind(resumed(session), [*history, answer],
                                resolved(self.d.store, session.id, answer, status, row.id))
+
+    async def _peek_messages(self, session: SessionRow | None) -> list[Message]:
+        """The session's messages for a decision (who has spoken): as read with the row's view,
+        left there for the action that follows."""
+        if session is None:
+            return []
+        known = self._history
+        if known is not None and known[0] == session.id:
+            return list(known[1])
+        return await self.d.store.load_messages(session.id)
 
     async def _messages(self, session_id: str) -> list[Message]:
         """The session's messages: as read with the view of the row being applied (nothing has
@@ -426,7 +462,8 @@ class ChatActor:
 
     async def _reply(self, t: Transition, session: SessionRow | None, lang: str, unknown: str = "") -> Notice:
         if t.action is Action.STALE:
-            return Notice("info", texts.text("stale_stop" if t.trigger is Trigger.STOP else "stale_answer", lang))
+            stale = {Trigger.STOP: "stale_stop", Trigger.ACCEPT: "stale_suggestion", Trigger.DECLINE: "stale_suggestion"}
+            return Notice("info", texts.text(stale.get(t.trigger, "stale_answer"), lang))
         if t.action is Action.NOTHING_TO_CANCEL:
             return Notice("info", texts.text("nothing_to_stop" if t.trigger is Trigger.STOP else "nothing_to_cancel", lang))
         if t.action is Action.REFUSE:

@@ -16,7 +16,7 @@ from bot.surface import IncomingMessage, MessageKind
 
 COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
             "stop": Trigger.STOP, "trip": Trigger.TRIP, UNKNOWN: Trigger.HELP}
-DECISIONS = {"approve": Trigger.APPROVE, "reject": Trigger.REJECT}
+DECISIONS = {"approve": Trigger.APPROVE, "reject": Trigger.REJECT, "accept": Trigger.ACCEPT, "decline": Trigger.DECLINE}
 
 
 @dataclass(slots=True)

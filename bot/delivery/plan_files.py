@@ -3,7 +3,7 @@
 The calendar has one event per leg, stay and visit, in the destination's time zone (the plan's
 `timezone`, else the bot's); on a team trip each traveller's own legs are events of their own,
 named after them. The cost sheet has the rows of the plan's card (tools.plan_costs, worded by
-bot.delivery.plan_words): one per priced item, or on a team trip one per traveller and item (their
+agent_core.plan_words): one per priced item, or on a team trip one per traveller and item (their
 legs, their part of what the party shares, their tickets), and a total row equal to the card's.
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent_core.lang import plural
-from bot.delivery.plan_words import place, priced, total_text
+from agent_core.plan_words import place, priced, total_text
 from bot.surface import Attachment
 from tools.plan import Leg, TripPlan
 from tools.plan_costs import CostLine, plan_costs

@@ -49,6 +49,10 @@ class Metrics:
             "bot_chat_llm_tokens", "Model tokens of chats' runs by platform, model and kind", ["platform", "model", "kind"],
             registry=r,
         )
+        self.feedback = Counter(
+            "bot_plan_feedback", "👍 / 👎 presses under plans by platform and rating (up, down; refused: no such run)",
+            ["platform", "rating"], registry=r,
+        )
         self.messages_in = Counter("bot_messages_in", "Incoming messages by platform and outcome", ["platform", "outcome"], registry=r)
         self.step_seconds = Histogram(
             "bot_step_seconds", "Wall time of one agent step", registry=r,

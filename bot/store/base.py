@@ -118,6 +118,18 @@ class RunRow:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedbackRow:
+    """A person's 👍 / 👎 on a run's plan (their latest press), with the run's chat."""
+
+    session_id: str
+    run_no: int
+    chat_key: str
+    user_id: str
+    rating: str  # up | down
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionRow:
     session_id: str
     tool_call_id: str
@@ -153,6 +165,23 @@ class SignoffRow:
     @property
     def open(self) -> bool:
         return self.status in ("waiting", "rejecting")
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionRow:
+    """A message from someone who may not make the change it asks for (bot.chat.rights), kept
+    until the person who may make it says Yes (it becomes their change) or No."""
+
+    id: str
+    session_id: str
+    chat_key: str
+    status: str  # waiting | accepted | declined
+    body: str  # the message, as its inbox row had it (IncomingMessage JSON): nothing of it is lost
+    sender_id: str  # who suggested it
+    asked_of: str  # who is asked to decide (the requester)
+    created_at: float
+    decided_by: str | None = None
+    decided_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +391,28 @@ class Store(Protocol):
     async def due_signoffs(self, now: float) -> list[SignoffRow]:
         """Open sign-offs whose reminder or deadline is due."""
     async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None: ...
+
+    # suggestions: messages kept until the person who may make their change decides (bot.chat.suggestions)
+    async def add_suggestion(self, suggestion: SuggestionRow, *, inbox_id: int,
+                             outbox: Sequence[tuple[str, str]] = ()) -> list[int]:
+        """Keep the suggestion, close the inbox row it came in, queue `outbox`: one transaction."""
+    async def get_suggestion(self, suggestion_id: str) -> SuggestionRow | None: ...
+    async def decide_suggestion(
+        self, suggestion_id: str, status: str, by: str, *, inbox_id: int | None,
+        adopted: ChatEvent | None = None, outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        """Record Yes (`accepted`, with `adopted`: the suggestion as a message the chat applies next,
+        written to its inbox) or No (`declined`) on a waiting suggestion; close the press's inbox
+        row and queue `outbox`, one transaction. None when it was no longer waiting."""
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]: ...
+
+    # 👍 / 👎 under plans, stored with their run
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        """Keep the person's rating of the run (their latest press replaces an earlier one); False,
+        nothing written, when the chat has no such run on record."""
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        """The latest ratings, newest first."""
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...

@@ -17,6 +17,7 @@
       sendFail: "Could not send. Check the connection and try again.", answered: "Answered",
       refused: "This bot is not open to you.",
       asText: "Plan as text", copy: "Copy as text", copied: "Copied",
+      rateUp: "This plan helps", rateDown: "This plan does not help", rated: "Thanks for the feedback!",
       limited: (n) => `Too many messages. Please wait ${n} s and try again.`,
       token: "Access token", unlock: "Unlock", tokenWrong: "That token is not right.", tokenNeeded: "This bot needs its access token (BOT_WEB_TOKEN).",
     },
@@ -35,6 +36,7 @@
       sendFail: "发送失败，请检查网络后重试。", answered: "已回答",
       refused: "你没有使用此机器人的权限。",
       asText: "文字版行程", copy: "复制文字版", copied: "已复制",
+      rateUp: "这份行程有帮助", rateDown: "这份行程没帮上忙", rated: "谢谢你的反馈！",
       limited: (n) => `消息发得太快了，请 ${n} 秒后再试。`,
       token: "访问令牌", unlock: "解锁", tokenWrong: "令牌不正确。", tokenNeeded: "此机器人需要访问令牌（BOT_WEB_TOKEN）。",
     },
@@ -251,11 +253,36 @@
     actions.append(copy, details);
     return actions;
   }
-  function addAnswer(text, plan, costs, places) {
+  function feedbackPair(run) {
+    // Thumbs up / down under a plan (icons, not emoji): the person's latest press is kept with the plan's run.
+    const box = el("div", "plan-feedback");
+    const note = el("span", "note", "");
+    for (const [rating, label] of [["up", t.rateUp], ["down", t.rateDown]]) {
+      const b = el("button", "rate");
+      b.type = "button";
+      b.append(icon(rating));
+      b.dataset.rating = rating;
+      b.title = label;
+      b.setAttribute("aria-label", label);
+      b.addEventListener("click", async () => {
+        try {
+          const ack = await post(`/api/sessions/${encodeURIComponent(state.sessionId)}/feedback`, { run, rating });
+          if (!ack) return;
+          for (const other of box.querySelectorAll("button.rate")) other.setAttribute("aria-pressed", String(other === b));
+          note.textContent = t.rated;
+        } catch (_) { note.textContent = t.sendFail; }
+      });
+      box.append(b);
+    }
+    box.append(note);
+    return box;
+  }
+  function addAnswer(text, plan, costs, places, run) {
     const body = cleanText(text);
     if (plan) {
       const card = PlanCard.render(plan, costs, places, lang);
       if (body) card.append(planText(body));
+      if (run) card.append(feedbackPair(run));
       append(card);
     } else if (body) append(el("div", "msg assistant", body));
   }
@@ -284,7 +311,12 @@
 
   function addDelta(d) {
     // One element per step: a step whose text turns out to be a thought (tool calls follow)
-    // or the answer (the answer event follows) gives it up then.
+    // or the answer (the answer event follows) gives it up then. A withdrawn text's element
+    // (text_reset) takes the next step's text in its place.
+    if (state.draft && state.draft.reset) {
+      state.draft.step = d.step;
+      state.draft.reset = false;
+    }
     if (!state.draft || state.draft.step !== d.step) {
       dropDraft();
       state.draft = { step: d.step, el: append(el("div", "msg assistant streaming", "")) };
@@ -292,6 +324,12 @@
     const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
     state.draft.el.textContent += d.text;
     if (nearBottom) scroller.scrollTop = scroller.scrollHeight;
+  }
+  function resetDraft(d) {
+    // the text so far is withdrawn: the element stays, empty, for the text that replaces it
+    if (!state.draft || state.draft.step !== d.step) return;
+    state.draft.el.textContent = "";
+    state.draft.reset = true;
   }
   function dropDraft() {
     if (state.draft) state.draft.el.remove();
@@ -324,6 +362,7 @@
   const handlers = {
     step: (d) => { setBusy(true); state.run = d.run || null; addStep(d); },
     delta: (d) => { setBusy(true); addDelta(d); },
+    text_reset: (d) => resetDraft(d),
     tool: (d) => { setBusy(true); dropDraft(); addTool(d); },
     human_input_request: (d) => {
       if (state.timeline) {
@@ -334,7 +373,7 @@
       askPending(d);
       setBusy(false);
     },
-    answer: (d) => { settleWaitingTimeline(); dropDraft(); addAnswer(d.text, d.plan, d.costs, d.places); },
+    answer: (d) => { settleWaitingTimeline(); dropDraft(); addAnswer(d.text, d.plan, d.costs, d.places, d.run); },
     verdict: (d) => addVerdict(d),
     file: (d) => addFile(d),
     error: (d) => { settleWaitingTimeline(); keepDraft(); closeTimeline(t.failed); addNotice(d.message, "error"); setBusy(false); },

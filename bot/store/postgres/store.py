@@ -51,6 +51,7 @@ from agent_core.schema import Message
 from bot.store.base import (
     ChatEvent,
     ChatView,
+    FeedbackRow,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -62,10 +63,11 @@ from bot.store.base import (
     StoreClosed,
     StoreCounts,
     StoreUnavailable,
+    SuggestionRow,
     TurnStart,
 )
 from bot.store.migrate import Migration
-from bot.store.postgres import calls, notify, writes
+from bot.store.postgres import calls, feedback, notify, suggestions, writes
 from bot.store.postgres import leases as pg_leases
 from bot.store.postgres.connect import (
     APPLICATION_NAME,
@@ -82,6 +84,8 @@ from bot.store.postgres.migrate import PG_MIGRATIONS_DIR, apply_migrations, disc
 from bot.store.postgres.notify import Listener, OnConnect, OnNotify
 from bot.store.postgres.writes import INBOX_CHANNEL
 from bot.store.sqlite.store import _bodies, _body, _inbox, _question, _signoff, _signoff_row
+from bot.store.sqlite.suggestions import SUGGESTION_COLS
+from bot.store.sqlite.suggestions import suggestion as suggestion_row
 from bot.store.sqlite.writes import (
     OPEN_SIGNOFF,
     OUTBOX_COLS,
@@ -512,12 +516,37 @@ class PostgresStore:
         await self.write(partial(writes.add_approver, platform=platform, channel_id=channel_id, user_id=user_id,
                                      added_by=added_by))
 
+    # -- suggestions (bot.chat.suggestions) --------------------------------------------------
+    async def add_suggestion(self, suggestion: SuggestionRow, *, inbox_id: int,
+                             outbox: Sequence[tuple[str, str]] = ()) -> list[int]:
+        return await self.write(partial(suggestions.add_suggestion, suggestion=suggestion, inbox_id=inbox_id,
+                                              outbox=list(outbox)))
+
+    async def get_suggestion(self, suggestion_id: str) -> SuggestionRow | None:
+        row = await self._one(f"SELECT {SUGGESTION_COLS} FROM suggestions WHERE id = $1", suggestion_id)
+        return suggestion_row(row) if row else None
+
+    async def decide_suggestion(
+        self, suggestion_id: str, status: str, by: str, *, inbox_id: int | None,
+        adopted: ChatEvent | None = None, outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        return await self.write(partial(suggestions.decide_suggestion, suggestion_id=suggestion_id, status=status,
+                                              by=by, inbox_id=inbox_id, adopted=adopted, outbox=list(outbox)))
+
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
         rows = await self._all(
             "SELECT user_id FROM channel_approvers WHERE platform = $1 AND channel_id = $2 ORDER BY added_at",
             platform, channel_id,
         )
         return [str(r[0]) for r in rows]
+
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        return await self.write(partial(feedback.record_feedback, chat_key=chat_key, session_id=session_id,
+                                        run_no=run_no, user_id=user_id, rating=rating, at=at))
+
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        return [FeedbackRow(*r) for r in await self._all(feedback.RECENT, limit)]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

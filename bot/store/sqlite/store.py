@@ -20,6 +20,7 @@ from agent_core.schema import Message
 from bot.store.base import (
     ChatEvent,
     ChatView,
+    FeedbackRow,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -30,11 +31,14 @@ from bot.store.base import (
     StagedInbox,
     StoreClosed,
     StoreCounts,
+    SuggestionRow,
     TurnStart,
 )
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
-from bot.store.sqlite import writes
+from bot.store.sqlite import feedback, suggestions, writes
 from bot.store.sqlite.reader import SqliteReader, in_snapshot
+from bot.store.sqlite.suggestions import SUGGESTION_COLS
+from bot.store.sqlite.suggestions import suggestion as suggestion_row
 from bot.store.sqlite.writer import GroupCommitWriter
 from bot.store.sqlite.writes import OPEN_SIGNOFF, SIGNOFF_COLS
 
@@ -306,12 +310,37 @@ class SqliteStore:
         await self._writer.write(partial(writes.add_approver, platform=platform, channel_id=channel_id, user_id=user_id,
                                      added_by=added_by))
 
+    # -- suggestions (bot.chat.suggestions) --------------------------------------------------
+    async def add_suggestion(self, suggestion: SuggestionRow, *, inbox_id: int,
+                             outbox: Sequence[tuple[str, str]] = ()) -> list[int]:
+        return await self._writer.write(partial(suggestions.add_suggestion, suggestion=suggestion, inbox_id=inbox_id,
+                                              outbox=list(outbox)))
+
+    async def get_suggestion(self, suggestion_id: str) -> SuggestionRow | None:
+        row = await self._one(f"SELECT {SUGGESTION_COLS} FROM suggestions WHERE id = ?", (suggestion_id,))
+        return suggestion_row(row) if row else None
+
+    async def decide_suggestion(
+        self, suggestion_id: str, status: str, by: str, *, inbox_id: int | None,
+        adopted: ChatEvent | None = None, outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        return await self._writer.write(partial(suggestions.decide_suggestion, suggestion_id=suggestion_id, status=status,
+                                              by=by, inbox_id=inbox_id, adopted=adopted, outbox=list(outbox)))
+
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
         rows = await self._all(
             "SELECT user_id FROM channel_approvers WHERE platform = ? AND channel_id = ? ORDER BY added_at",
             (platform, channel_id,),
         )
         return [str(r[0]) for r in rows]
+
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        return await self._writer.write(partial(feedback.record_feedback, chat_key=chat_key, session_id=session_id,
+                                                run_no=run_no, user_id=user_id, rating=rating, at=at))
+
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        return [FeedbackRow(*r) for r in await self._scan(feedback.RECENT, (limit,))]
 
     # -- outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:
