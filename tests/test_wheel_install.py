@@ -102,7 +102,7 @@ def test_the_wheel_holds_the_package_data_and_the_command(installed: Path, tmp_p
 def test_a_setting_whose_extra_is_not_installed_is_one_clear_line(
     installed: Path, tmp_path: Path, setting: str, value: str, extra: str,
 ) -> None:
-    listed = _sh(installed / "python", "-m", "pip", "list", "--format=freeze", cwd=tmp_path).lower()
+    listed = _sh(*_pip(installed), "list", "--format=freeze", cwd=tmp_path).lower()
     assert "asyncpg" not in listed and "opentelemetry-sdk" not in listed  # the core installs without them
     done = subprocess.run([str(installed / "tripbot"), "check"], cwd=tmp_path, env=_env(tmp_path, **{setting: value}),
                           capture_output=True, text=True, timeout=120, check=False)
