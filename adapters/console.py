@@ -21,9 +21,11 @@ from agent_core.events import (
     ToolFinished,
     Verdict,
 )
+from agent_core.plan_words import place, priced, share_text, total_text
 from bot.sessions import SessionManager
 from bot.surface import Attachment, ChatKey, IncomingMessage, Notice, PartLog, RunInfo
-from tools.plan import TripPlan
+from tools.plan import Leg, TripPlan
+from tools.plan_costs import CostLine, plan_costs
 
 PROMPT = "> "
 T = TypeVar("T")
@@ -71,7 +73,7 @@ class ConsoleSurface:
                           parts: PartLog) -> None:
         self._print("\n" + answer.text)
         if answer.plan is not None and answer.plan.title not in answer.text:
-            self._print(render_plan(answer.plan))
+            self._print(render_plan(answer.plan, run.lang))
         if verdict is not None and not verdict.graded:
             self._print("[未评分：没有可核对的内容]" if run.lang == "zh" else "[not graded: nothing could be checked]")
         elif verdict is not None:
@@ -101,18 +103,33 @@ def _wrapped(text: str, first: str, rest: str) -> str:
     return "\n".join(out) if out else first.rstrip()
 
 
-def render_plan(plan: TripPlan) -> str:
+def render_plan(plan: TripPlan, lang: str = "en") -> str:
+    """The plan's priced rows (tools.plan_costs) as every surface shows them: they add up to the total."""
+    costs = plan_costs(plan)
     lines = [f"== {plan.title} ({plan.start_date} → {plan.end_date}) =="]
-    for leg in plan.legs:
-        number = f" {leg.number}" if leg.number else ""
-        lines.append(f"  {leg.kind}{number}: {leg.origin} {leg.depart} → {leg.destination} {leg.arrive}  ¥{leg.price:g}")
-    for stay in plan.stays:
-        lines.append(f"  hotel: {stay.name} {stay.checkin_date}–{stay.checkout_date} ({stay.nights} nights) ¥{stay.total:g}")
-    for visit in plan.visits:
-        lines.append(f"  visit: {visit.name} {visit.date} {visit.start or ''}".rstrip())
-    lines.append(f"  total: ¥{plan.total_cost:g} {plan.currency}")
-    lines.extend(f"  note: {note}" for note in plan.notes)
+    for person in plan.party:
+        lines.append(f"  {person.name} ({place(person.home_city, lang)}): {share_text(costs, person.name, lang, plan.currency)}")
+        mine = costs.of(person.name)
+        lines += [_leg_line(leg, mine[i], lang, "    ") for i, leg in enumerate(person.legs)]
+    shared = [c for c in costs.lines if not c.who]
+    for line in shared:
+        if line.kind == "leg":
+            lines.append(_leg_line(plan.legs[line.index], line, lang, "  "))
+        elif line.kind == "stay":
+            stay = plan.stays[line.index]
+            lines.append(f"  hotel: {place(stay.name, lang)} {stay.checkin_date}–{stay.checkout_date}  {priced(line, lang)}")
+        else:
+            visit = plan.visits[line.index]
+            lines.append(f"  visit: {place(visit.name, lang)} {visit.date} {visit.start or ''}  {priced(line, lang)}".rstrip())
+    lines.append(f"  total: {total_text(costs, lang, plan.currency)}")
+    lines.extend(f"  note: {note}" for note in plan.all_notes)
     return "\n".join(lines)
+
+
+def _leg_line(leg: Leg, line: CostLine, lang: str, indent: str) -> str:
+    number = f" {leg.number}" if leg.number else ""
+    route = f"{place(leg.origin, lang)} {leg.depart} → {place(leg.destination, lang)} {leg.arrive}"
+    return f"{indent}{leg.kind}{number}: {route}  {priced(line, lang)}".rstrip()
 
 
 class StdinLines:

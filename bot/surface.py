@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
+from agent_core.schema import Sender
 from tools.base import SharedLocation
 
 
@@ -38,7 +39,8 @@ class MessageKind(StrEnum):
     TEXT = "text"
     BUTTON = "button"  # an option button pressed: text is the chosen option
     LOCATION = "location"  # a shared location: text may be empty
-    DECISION = "decision"  # an Approve / Reject press on a plan's sign-off: text is the decision, question_id the sign-off
+    DECISION = "decision"  # an Approve / Reject press on a plan's sign-off (text: approve | reject), or a
+    # Yes / No press on a suggestion (text: accept | decline); question_id names the sign-off or suggestion
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,20 @@ class IncomingMessage:
     question_id: str | None = None  # an answer that names its question (the web API's tool_call_id)
     handle: str = ""  # the sender's @username where the platform has one (Telegram): travellers are named by it
     run: str | None = None  # a Stop button's run (RunInfo.run): it stops that run only; None stops the current one
+    # a reply quoting someone else's message: their platform id ("?" when the platform does not say
+    # whose words are quoted, e.g. Slack's "> ..." lines); the message is still only its sender's
+    quoting: str = ""
+    # a suggestion the person who may make the change accepted (bot.chat.suggestions): their id; the
+    # message is the suggester's words, and counts as a change made by `adopted_by`
+    adopted_by: str = ""
+
+    @property
+    def sender(self) -> Sender | None:
+        """Who said it, as the model and the planner see it: in groups and team threads only (in a
+        private chat there is one person, and their messages stay as they are)."""
+        if not self.is_group or not self.user_id:
+            return None
+        return Sender(user_id=self.user_id, name=self.user_name or None, handle=self.handle.lstrip("@") or None)
 
 
 class SubmitOutcome(StrEnum):
@@ -77,6 +93,7 @@ class RunInfo:
     user_name: str = ""
     max_steps: int = 0
     run: str = ""  # the run's reference (run_ref): a surface's Stop button names it
+    request: str = ""  # what the person asked for (the message that started the run): a title until there is a plan
 
 
 RUN_REF_PATTERN = r"[0-9A-Za-z_-]{1,40}\.[0-9]{1,9}"  # what a surface accepts as a run's reference
@@ -99,25 +116,57 @@ class Attachment:
     title: str = ""
 
 
+# How the runtime names a person in a notice's text, for every surface to render as a mention:
+# `<@ID>` or `<@ID|Name>` (Slack's own form; on Telegram the numeric id, rendered as a
+# tg://user link). Everything else in a notice is plain text the surface escapes.
+MENTION = re.compile(r"<@(?P<id>[A-Za-z0-9]+)(?:\|(?P<name>[^<>|]{1,64}))?>")
+_INERT = "<\u2060@"  # a word joiner after "<": a person's own "<@U1>" shows as typed, never as a mention
+
+
+def mention(platform: str, user_id: str, name: str = "", handle: str = "") -> str:
+    """A person as a notice names them: a mention where the platform has them (a Slack id, a
+    Telegram @username or id), else their name or id."""
+    if platform == "slack" and user_id and not user_id.startswith("@"):
+        return f"<@{user_id}>"
+    if platform == "telegram":
+        if handle or user_id.startswith("@"):
+            return handle or user_id  # Telegram links an @username itself
+        if user_id.isdigit():
+            clean = " ".join(name.replace("<", "").replace(">", "").replace("|", "").split())[:64]
+            return f"<@{user_id}|{clean}>" if clean else f"<@{user_id}>"
+    return name or handle or user_id
+
+
+def quoted(words: str) -> str:
+    """A person's words placed in a notice: shown as they wrote them, never rendered as a mention."""
+    return words.replace("<@", _INERT)
+
+
 @dataclass(frozen=True, slots=True)
 class Notice:
     """A short message from the runtime itself (queued, cancelled, status, errors, help)."""
 
-    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder | signoff
+    kind: str  # queued | cancelled | new | status | error | refused | invalid | help | info | reminder | signoff | decided
     text: str  # already in the person's language
-    reply_to: str | None = None  # the platform message it refers to (a reminder: the question), where replies exist
+    reply_to: str | None = None  # the platform message it refers to (a reminder: the question; a decision: its card)
     signoff_id: str | None = None  # a sign-off request: the surface adds Approve / Reject buttons naming it
+    suggestion_id: str | None = None  # a suggestion to confirm: the surface adds Yes / No buttons naming it
 
 
 class DeliveryError(Exception):
     """A surface could not post: `permanent` (blocked, chat gone, refused) is never retried;
-    otherwise the delivery worker retries, after `retry_after` seconds when the platform said so."""
+    otherwise the delivery worker retries until the row's deadline, after `retry_after` seconds
+    when the platform said so. `outage`: the platform itself could not be reached or answered
+    5xx (the worker pauses every lane of that platform, bot.delivery.breaker), as opposed to
+    refusing this one message."""
 
-    def __init__(self, reason: str, *, permanent: bool, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, *, permanent: bool, retry_after: float | None = None,
+                 outage: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.permanent = permanent
         self.retry_after = retry_after
+        self.outage = outage and not permanent
 
 
 class PartLog(Protocol):

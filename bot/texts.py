@@ -32,9 +32,10 @@ _ENGLISH_ALONE = frozenset(
 
 _TEXTS: dict[str, dict[str, str]] = {
     "help": {
-        "zh": "我是出行规划助手。告诉我从哪里出发、去哪里、哪天、玩几天（可以加上预算和偏好），我来查火车、航班、酒店和景点，并给出完整行程。\n命令：/new 开始新对话，/cancel 停止当前规划，/status 查看进度。",
-        "en": "I plan trips. Tell me where from, where to, when and for how long (budget and preferences welcome), and I will look up trains, flights, hotels and sights and give you a full itinerary.\nCommands: /new starts a fresh conversation, /cancel stops the current plan, /status tells what I am doing.",
+        "zh": "我是出行规划助手。告诉我从哪里出发、去哪里、哪天、玩几天（可以加上预算和偏好），我来查火车、航班、酒店和景点，并给出完整行程。\n命令：/new 开始新对话，/stop 停下正在写的回答（已写的保留），/cancel 停止当前规划，/status 查看进度，/help 显示这段说明。",
+        "en": "I plan trips. Tell me where from, where to, when and for how long (budget and preferences welcome), and I will look up trains, flights, hotels and sights and give you a full itinerary.\nCommands: /new starts a fresh conversation, /stop stops the answer being written (what is written stays), /cancel stops the current plan, /status tells what I am doing, /help shows this.",
     },
+    "unknown_command": {"zh": "{command}：没有这个命令。", "en": "{command}: no such command."},
     "queued": {
         "zh": "我还在处理上一个请求，这条消息已记下，处理完后马上接着办。",
         "en": "I'm still working on your previous request. I've noted this message and will handle it right after.",
@@ -150,6 +151,55 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "这个问题是问 {who} 的，只有 TA 的回答算数。你的消息我会在规划时一并考虑。",
         "en": "That question is for {who}; only their reply answers it. I'll take your message into account when I plan.",
     },
+    # who may change what (bot.chat.rights, bot.chat.suggestions): what happened to a person's message
+    "kept_not_theirs": {
+        "zh": "只有 {asker} 可以修改这次行程，所以 {who} 的消息先作为建议记下。",
+        "en": "Only {asker} can change this trip, so {who}'s message is kept as a suggestion.",
+    },
+    "kept_traveller": {
+        "zh": "{who} 可以改自己的行程（出发城市、座位、出发或到达时间），但目的地、日期和预算要由 {asker} 决定，所以这条先作为建议记下。",
+        "en": "{who} can change their own journey (home city, seat, when they leave or arrive), but the destination, dates and budget are {asker}'s to change, so this is kept as a suggestion.",
+    },
+    "kept_newcomer": {
+        "zh": "{who} 还不在这次行程的对话里，所以这条消息先作为建议记下。",
+        "en": "{who} is not part of this trip's conversation yet, so their message is kept as a suggestion.",
+    },
+    "kept_not_yours": {
+        "zh": "这个问题是问 {addressee} 的，只有 TA 的回答算数。{who} 的消息先作为建议记下。",
+        "en": "That question is for {addressee}; only their reply answers it. {who}'s message is kept as a suggestion.",
+    },
+    "kept_quoting": {
+        "zh": "{who} 的回复引用了别人的消息：只有 {who} 自己写的话算作 TA 的意思。",
+        "en": "{who}'s reply quotes someone else's message: it counts as {who}'s own words.",
+    },
+    "suggestion_place": {
+        "zh": "{who} 建议把 {old} 换成 {new}。{asker}，要改吗？",
+        "en": "{who} suggests {new} instead of {old}. {asker}, change it?",
+    },
+    "suggestion_words": {
+        "zh": "{who} 建议：“{words}”。{asker}，要按这条修改行程吗？",
+        "en": "{who} suggests: “{words}”. {asker}, change the trip with it?",
+    },
+    "suggestion_accepted": {
+        "zh": "{asker} 采纳了 {who} 的建议，我会在规划中考虑。",
+        "en": "{asker} accepted {who}'s suggestion: I'll take it into account.",
+    },
+    "suggestion_declined": {
+        "zh": "{asker} 没有采纳 {who} 的建议，行程保持不变。",
+        "en": "{asker} declined {who}'s suggestion; the trip stays as it is.",
+    },
+    "suggestion_refused": {
+        "zh": "只有 {asker} 可以决定是否采纳 {who} 的建议。",
+        "en": "Only {asker} can decide on {who}'s suggestion.",
+    },
+    "stale_suggestion": {
+        "zh": "这条建议已经处理过了，这次没有改变什么。",
+        "en": "That suggestion has already been decided, so this changes nothing.",
+    },
+    "not_in_channel": {
+        "zh": "不在本频道：{who}。看不到这个话题，也无法回答问题：请邀请加入，或者不把 TA 算进这次行程。",
+        "en": "Not in this channel: {who}. They cannot see this thread or answer its questions: invite them, or leave them out of the trip.",
+    },
     "status_waiting_many": {"zh": "正在等这些回答：\n{questions}", "en": "Waiting for these answers:\n{questions}"},
     "stale_stop": {
         "zh": "那次运行已经结束了，这次停止没有改变什么。",
@@ -160,8 +210,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "That question has already been answered or has expired, so this changes nothing.",
     },
     "status_failed": {
-        "zh": "有 {n} 条消息没能送达（最近一次：{reason}）。",
-        "en": "{n} message(s) could not be delivered (last: {reason}).",
+        "zh": "有 {messages}没能送达（最近一次：{reason}）。",
+        "en": "{messages} could not be delivered (last: {reason}).",
     },
     "err_llm_unavailable": {
         "zh": "模型服务暂时连不上。你的消息已保存，请稍后再发一次。",
@@ -198,6 +248,13 @@ def text(key: str, lang: str, **values: object) -> str:
     return pick(_TEXTS[key], lang, **values)
 
 
+def help_text(lang: str, unknown: str = "") -> str:
+    """The help; after a command nobody has ("/foo"), said to be the answer to it."""
+    if unknown:
+        return f"{text('unknown_command', lang, command=unknown)}\n\n{text('help', lang)}"
+    return text("help", lang)
+
+
 def error_text(reason: str, lang: str) -> str:
     key = f"err_{reason}"
     return text(key if key in _TEXTS else "err_internal", lang)
@@ -221,4 +278,5 @@ NO_ANSWER = (
     "which ones you made, or finish politely and say what you still need."
 )
 CANCELLED_CALL = "Cancelled: the person stopped this run."
+NEW_TRIP_CALL = "Closed: a new trip started, so this is no longer asked."
 UNDELIVERABLE_CALL = "Not asked: the question could not be delivered to the person ({reason})."

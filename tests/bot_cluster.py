@@ -28,6 +28,8 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 
+from tests.fakes import pace
+
 REPO = Path(__file__).resolve().parent.parent
 _URL = re.compile(r"(http://127\.0\.0\.1:\d+)")
 
@@ -38,6 +40,9 @@ def cluster_env(db_url: str, llm_url: str, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1", "BOT_DB_URL": db_url, "BOT_PORT": "0",
         "OPENAI_BASE_URL": llm_url, "OPENAI_API_KEY": "sk-test", "BOT_VALIDATE": "off",
         "BOT_LOG_LEVEL": "WARNING", "BOT_LEASE_S": "2",
+        # a test starts up to three processes and another worker may run one too: a pool of 20
+        # each (the default) would take most of a server's 100 connections
+        "BOT_DB_POOL_MAX": "6", **pace.passed_on(),
     })
     env.update(extra)
     return env

@@ -121,7 +121,7 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             card = page.locator(".plan-card")
             await expect(card).to_be_visible()
             await expect(card).to_contain_text("G1")
-            await expect(card).to_contain_text("北京南 → 上海虹桥")
+            await expect(card).to_contain_text("北京南 (Beijing South) → 上海虹桥 (Shanghai Hongqiao)")  # English beside
             await expect(card).to_contain_text("Bund Riverside Hotel")
             await expect(card.locator(".row", has_text="The Bund").locator(".price")).to_have_text("Free")
             await expect(card.locator(".total")).to_contain_text("1,033")
@@ -135,6 +135,11 @@ async def test_plan_a_trip_with_a_question_in_chromium(tmp_path: Path):
             await expect(page.locator("details.timeline summary").last).to_contain_text("Done")
             # no timeline header still waits for an answer once the run is over
             await expect(page.locator("details.timeline summary", has_text="waiting for your answer")).to_have_count(0)
+            # thumbs up under the plan: kept with its run, said on the card
+            await card.locator(".plan-feedback button[data-rating=up]").click()
+            await expect(card.locator(".plan-feedback .note")).to_have_text("Thanks for the feedback!")
+            await expect(card.locator(".plan-feedback button[data-rating=up]")).to_have_attribute("aria-pressed", "true")
+            assert [f.rating for f in await stack.store.recent_feedback()] == ["up"]
             await page.screenshot(path=str(ARTIFACTS / "web-e2e-plan.png"), full_page=True)
 
             sideways = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth")
@@ -185,7 +190,8 @@ async def test_commands_never_stick_the_page_and_reply_in_the_browsers_language(
             page.set_default_timeout(10000)
             await page.goto(stack.base_url + "/")
             for command, reply in (("/help", "I plan trips"), ("/status", "Idle"),
-                                   ("/cancel", "nothing running to cancel"), ("/new", "Fresh start")):
+                                   ("/cancel", "nothing running to cancel"), ("/new", "Fresh start"),
+                                   ("/foo", "/foo: no such command.")):
                 await page.fill("#input", command)
                 await page.press("#input", "Enter")
                 await expect(page.locator(".msg.notice").last).to_contain_text(reply)

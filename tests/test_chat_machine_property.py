@@ -29,7 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from agent_core.memory import Memory
 from agent_core.schema import Role
-from bot.delivery.outbox import DeliveryPolicy
+from bot.delivery.retry_policy import DeliveryPolicy
 from bot.observe.metrics import Metrics
 from bot.run.agent_factory import TravelAgentFactory
 from bot.sessions import SessionManager
@@ -149,7 +149,7 @@ class ChatMachine(RuleBasedStateMachine):
         factory = TravelAgentFactory(model=make_llm(self.fake.base_url), tools=make_tools(), settings=self.settings,
                                      prompt=plain_prompt)
         self.manager = SessionManager(self.store, factory, self.settings, Metrics(), clock=lambda: self.now,
-                                      delivery=DeliveryPolicy(attempts=3, first_delay_s=0.005, max_delay_s=0.02))
+                                      delivery=DeliveryPolicy(first_delay_s=0.005, max_delay_s=0.02))
         self.manager.attach(self.surface)  # type: ignore[arg-type]
         await self.manager.start()
 
@@ -277,8 +277,9 @@ class ChatMachine(RuleBasedStateMachine):
             assert count == (1 if status == "sent" else 0), (text, status, count)
 
 
+# max_examples comes from the Hypothesis profile (tests/conftest.py): 20 while developing, 100 in CI
 ChatMachine.TestCase.settings = settings(
-    max_examples=50, stateful_step_count=30, deadline=None,
+    stateful_step_count=30, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 test_chat_machine = ChatMachine.TestCase

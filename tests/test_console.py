@@ -115,7 +115,7 @@ def test_the_introduction_is_whole_and_a_three_day_trip_is_three_days(term: Term
     intro = " ".join(line.strip(" ·\r") for line in screen.split("[offline planner]", 1)[1].split("?", 1)[0].splitlines())
     assert intro.rstrip().endswith("I will ask when I need to."), intro
     term.type("2\r")
-    screen = term.read_until("Total about")
+    screen = term.read_until("Total ¥")  # the rows add up: an exact total, not "about"
     assert "3 days / 2 nights" in screen and "Stay:" in screen and "Sights:" in screen
     term.type("asdf\r")
     assert "did not understand" in term.read_until("did not understand")

@@ -143,3 +143,41 @@ async def test_demo_question_is_answered_by_a_number(tmp_path: Path) -> None:
     assert any(line.startswith("? ") for line in lines), output
     assert any(line.startswith("   1. ") for line in lines), output
     assert len([line for line in lines if _LEG.match(line)]) == 2, output
+
+
+async def _until_verdict(tmp_path: Path, request: str) -> list[str]:
+    """Run the demo with `request`; return its output up to the verdict line ("[...]")."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(ROOT / "bot.py"), "chat", cwd=tmp_path, env=_clean_env(tmp_path / "bot.sqlite3"),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )
+    chat = Chat(proc)
+    try:
+        while "Travel planner" not in await chat.line():
+            pass
+        await chat.send(request)
+        while not re.match(r"^\[.*(?:satisf|满意|not graded|未评分)", await chat.line()):
+            assert not chat.lines[-1].startswith("? "), "the demo asked:\n" + "\n".join(chat.lines)
+        await chat.send("/quit")
+        assert await asyncio.wait_for(proc.wait(), LINE_TIMEOUT_S) == 0
+        return chat.lines
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_demo_plans_the_docs_team_request_and_its_validator_passes_it(tmp_path: Path) -> None:
+    """The team request of the docs, typed as written: a team plan for the three, on the dates
+    written, graded by the demo's own Validator as satisfied (issue 31: it was 不满意,信息不真实
+    after three identical re-plan rounds)."""
+    lines = await _until_verdict(tmp_path, "@Trip Planner offsite in Hangzhou, 12–14 March, for @ana (Beijing), "
+                                           "@bo (Shanghai) and @chen (Shenzhen)")
+    output = "\n".join(lines)
+    today = date.today()
+    year = today.year if date(today.year, 3, 12) >= today else today.year + 1
+    assert f"{year}-03-12 → {year}-03-14, 3 travellers" in output, output
+    for name, city in (("@ana", "Beijing"), ("@bo", "Shanghai"), ("@chen", "Shenzhen")):
+        assert f"- {name} ({city}," in output, output  # each traveller's own rides are listed
+    verdict = lines[-1]
+    assert verdict in ("[Very satisfied]", "[Very satisfied, but no backup for disruptions]"), output

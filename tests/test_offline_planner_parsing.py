@@ -11,7 +11,8 @@ from agent_core.offline.dates import find_dates
 from agent_core.offline.numbers import cn_to_int
 from agent_core.offline.options import Sight, read_hotels, read_sights, read_trains, worth_a_visit
 from agent_core.offline.places import PlaceReader
-from agent_core.offline.request import TripRequest, read_wishes
+from agent_core.offline.request import TripRequest
+from agent_core.offline.wishes import read_wishes
 from agent_core.prompts import build_system_prompt, read_run_clock
 from tools.travel.geo import Gazetteer
 

@@ -379,7 +379,7 @@ async def test_question_posting_is_retried(tmp_path):
             await rt.stop()
 
 
-async def test_group_chat_answers_only_from_the_asker_or_a_reply(tmp_path):
+async def test_group_chat_answers_only_from_the_asker_others_suggest(tmp_path):
     surface = RecordingSurface()
     script = [reply(tool_calls=[call("ask_human", {"inquire": "Which date?"}, id="g1")]), reply("ok")]
     async with FakeOpenAI(script) as fake:
@@ -391,9 +391,11 @@ async def test_group_chat_answers_only_from_the_asker_or_a_reply(tmp_path):
             await rt.manager.submit(msg(A, "I want pizza", user="bob", is_group=True))
             await rt.manager.submit(msg(A, "Dec 5", user="alice", is_group=True))
             await surface.wait_count("answer", 1)
-            assert fake.requests[1].tool_results() == {"g1": "Dec 5"}
+            assert fake.requests[1].tool_results() == {"g1": "alice: Dec 5"}  # the model reads who answered
             user_texts = [m["content"] for m in fake.requests[1].messages if m["role"] == "user"]
-            assert user_texts[-1] == "I want pizza"  # held for the run, after the answer
+            assert user_texts[-1] == "alice: trip for us"  # bob's words never reached the run...
+            [kept] = [n for n in surface.of("notice", A) if n.suggestion_id]  # ...they wait for alice's yes
+            assert "“I want pizza”" in kept.text and "bob is not part of this trip's conversation yet" in kept.text
             fake.assert_complete()
         finally:
             await rt.stop()

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.rate_limits import rate_limit_retries
 from tests.fakes.slack_api import FakeSlack
 
 
@@ -110,8 +111,115 @@ async def test_rate_limits(slack: FakeSlack) -> None:
     with pytest.raises(SlackApiError) as exc:
         await c.chat_postMessage(channel="C1", text="one too many")
     assert exc.value.response.status_code == 429 and exc.value.response["error"] == "ratelimited"
-    # the SDK's retry handler waits for Retry-After and gets through
-    patient = client(slack, retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)])
+    # the bot's retry handler (the SDK's, on the fake's clock) waits for Retry-After and gets through
+    patient = client(slack, retry_handlers=[rate_limit_retries(3, slack.time_scale)])
     started = time.monotonic()
     resp = await patient.chat_postMessage(channel="C1", text="after the wait")
-    assert resp["ok"] and time.monotonic() - started >= 1.0
+    assert resp["ok"] and time.monotonic() - started >= 1.0 * slack.time_scale
+
+
+async def test_agent_sessions_as_slack_documents_them(slack: FakeSlack) -> None:
+    c = client(slack)
+    root = slack.user_message("C1", "U1", "hello")
+    made = await c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="processing", title="Trip",
+                                             initiator_user_id="U1")
+    assert (made["status"], made["agent_status"], made["title"]) == ("processing", "processing", "Trip")
+    again = await c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="suspended", title="ignored")
+    assert again["title"] == "Trip"  # a title counts only when the session is created
+    assert slack.agents.statuses("C1", root.ts) == ["processing", "suspended"]
+    reply = slack.user_message("C1", "U1", "more", thread_ts=root.ts)
+    await c.agents_sessions_setStatus(channel_id="C1", thread_ts=reply.ts, status="active")  # a reply's ts: its thread
+    assert slack.agents.statuses("C1", root.ts)[-1] == "active"
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="working")) == "invalid_arguments"
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C404", thread_ts=root.ts, status="active")) == "channel_not_found"
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C1", thread_ts="1.000001", status="active")) == "thread_not_found"
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C1", status="active")) == "invalid_arguments"
+    other = slack.user_message("C1", "U1", "another")
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C1", thread_ts=other.ts, status="active",
+                                                      title="x" * 201)) == "invalid_arguments"
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C1", thread_ts=other.ts, status="active",
+                                                      initiator_user_id="U9")) == "user_not_in_channel"
+    # rename: 1 to 200 characters, of a session that exists
+    assert (await c.agents_sessions_rename(channel_id="C1", thread_ts=root.ts, title="Hangzhou, 12–14 March"))["title"]
+    assert slack.agents.session("C1", root.ts).title == "Hangzhou, 12–14 March"  # type: ignore[union-attr]
+    assert await error_of(c.agents_sessions_rename(channel_id="C1", thread_ts=root.ts, title=" ")) == "invalid_arguments"
+    assert await error_of(c.agents_sessions_rename(channel_id="C1", thread_ts=other.ts, title="x")) == "session_not_found"
+    # a workspace refusing a status; an app that is not an agent; one not subscribed to the stop event
+    slack.agents.refuse = {"suspended": "not_allowed"}
+    assert await error_of(c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="suspended")) == "not_allowed"
+    slack.agents.refuse = {}
+    slack.agents.bot_events = {"app_mention"}
+    warned = await c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="active")
+    assert warned["ok"] is True and warned["warning"] == "missing_agent_session_stopped_event_subscription"
+    slack.agents.agent_app = False
+    with pytest.raises(SlackApiError) as exc:
+        await c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="active")
+    assert (exc.value.response["error"], exc.value.response["needed"]) == ("missing_scope", "assistant:write")
+
+
+async def test_stop_stream_moves_the_session_and_the_stop_button_stops_streams(slack: FakeSlack) -> None:
+    c = client(slack)
+    root = slack.user_message("C1", "U1", "hello")
+    with pytest.raises(AssertionError):
+        slack.press_stop("C1", root.ts, "U1")  # no session: no button
+    await c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="processing")
+    streams = [await c.chat_startStream(channel="C1", thread_ts=root.ts, recipient_user_id="U1", recipient_team_id="TFAKE",
+                                        markdown_text=f"part {i}") for i in range(2)]
+    first, second = (str(s["ts"]) for s in streams)
+    assert await error_of(c.chat_stopStream(channel="C1", ts=first, session_status="paused")) == "invalid_arguments"
+    assert slack.find("C1", first).stream == "open"  # type: ignore[union-attr]  # a refused stop stops nothing
+    await c.chat_stopStream(channel="C1", ts=first, session_status="active")
+    assert slack.agents.statuses("C1", root.ts) == ["processing", "active"]
+    with pytest.raises(AssertionError):
+        slack.press_stop("C1", root.ts, "U1")  # the button shows only while processing
+    await c.agents_sessions_setStatus(channel_id="C1", thread_ts=root.ts, status="processing")
+    event = slack.press_stop("C1", root.ts, "U2")
+    assert event == {**event, "type": "agent_session_stopped", "channel": "C1", "thread_ts": root.ts, "user": "U2",
+                     "streaming_message_ts": [second]}
+    assert slack.find("C1", second).stream == "stopped"  # type: ignore[union-attr]
+    assert slack.agents.statuses("C1", root.ts)[-1] == "processing"  # the app moves it on, not Slack
+    assert await error_of(c.chat_appendStream(channel="C1", ts=second, markdown_text="x")) == "message_not_in_streaming_state"
+    slack.agents.agent_app = False
+    third = str((await c.chat_startStream(channel="C1", thread_ts=root.ts, recipient_user_id="U1",
+                                          recipient_team_id="TFAKE", markdown_text="x"))["ts"])
+    assert await error_of(c.chat_stopStream(channel="C1", ts=third, session_status="active")) == "missing_scope"
+
+
+async def test_plan_display_ephemeral_messages_and_feedback_blocks(slack: FakeSlack) -> None:
+    c = client(slack)
+    root = slack.user_message("C1", "U1", "hello")
+    task = {"type": "task_update", "id": "t1", "title": "Searching trains", "status": "in_progress"}
+    ts = str((await c.chat_startStream(channel="C1", thread_ts=root.ts, recipient_user_id="U1", recipient_team_id="TFAKE",
+                                       task_display_mode="plan",
+                                       chunks=[{"type": "plan_update", "title": "Planning your trip"}, task]))["ts"])
+    shown = slack.find("C1", ts)
+    assert shown is not None and (shown.display_mode, shown.plan_title) == ("plan", "Planning your trip")
+    slack.refuse_plan_display = True
+    start: dict[str, Any] = {"channel": "C1", "thread_ts": root.ts, "recipient_user_id": "U1", "recipient_team_id": "TFAKE"}
+    assert await error_of(c.chat_startStream(**start, task_display_mode="plan", markdown_text="x")) == "invalid_arguments"
+    assert await error_of(c.chat_appendStream(channel="C1", ts=ts, chunks=[{"type": "plan_update", "title": "P"}])) \
+        == "invalid_chunks"
+    await c.chat_startStream(**start, task_display_mode="timeline", chunks=[task])
+
+    assert await error_of(c.chat_postEphemeral(channel="C1", user="U9", text="hi")) == "user_not_in_channel"
+    await c.chat_postEphemeral(channel="C1", user="U1", text="only you", thread_ts=root.ts)
+    assert [(e.user, e.text, e.thread_ts) for e in slack.ephemeral] == [("U1", "only you", root.ts)]
+    assert not any(m.text == "only you" for m in slack.messages["C1"])
+
+    def rating(**change: object) -> list[dict[str, object]]:
+        button = {"text": {"type": "plain_text", "text": "👍"}, "value": "up:s.1"}
+        el = {"type": "feedback_buttons", "action_id": "plan_feedback", "positive_button": button,
+              "negative_button": {**button, "value": "down:s.1"}, **change}
+        return [{"type": "context_actions", "elements": [el]}]
+    assert (await c.chat_postMessage(channel="C1", text="plan", blocks=rating()))["ok"]
+    for bad in (rating(action_id=""), rating(extra=1), rating(positive_button={"text": {"type": "plain_text", "text": "x"}}),
+                rating(negative_button={"text": {"type": "mrkdwn", "text": "x"}, "value": "v"}),
+                rating(positive_button={"text": {"type": "plain_text", "text": "x" * 76}, "value": "v"}),
+                [{"type": "context_actions", "elements": [{"type": "button", "text": {"type": "plain_text", "text": "x"}}]}],
+                [{"type": "context_actions", "elements": rating()[0]["elements"] * 6}]):  # type: ignore[operator]
+        assert await error_of(c.chat_postMessage(channel="C1", text="plan", blocks=bad)) == "invalid_blocks"
+    # suggested prompts for a DM's Messages tab as a whole; a channel has none
+    await c.assistant_threads_setSuggestedPrompts(channel_id="D1", prompts=[{"title": "a", "message": "b"}])
+    assert slack.suggested == [("D1", "", [{"title": "a", "message": "b"}])]
+    assert await error_of(c.assistant_threads_setSuggestedPrompts(channel_id="C1", prompts=[{"title": "a", "message": "b"}])) \
+        == "not_allowed"

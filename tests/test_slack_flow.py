@@ -80,6 +80,11 @@ async def test_button_answers_and_a_second_click_is_ignored(tmp_path: Path) -> N
         assert sum(is_plan(m) for m in s.fake.bot_posts("C1", msg.ts)) == 1
 
 
+def collapsed(statuses: list[str]) -> list[str]:
+    """The statuses a session went through (setting one twice in a row changes nothing)."""
+    return [x for i, x in enumerate(statuses) if i == 0 or statuses[i - 1] != x]
+
+
 def plan_chat(thread_ts: str, channel: str = "C1"):  # type: ignore[no-untyped-def]
     from bot.surface import ChatKey
 
@@ -187,8 +192,10 @@ async def test_bots_own_messages_and_unrelated_messages_are_ignored(tmp_path: Pa
         assert s.fake.bot_posts("C1", loose.ts) == []
 
 
+@pytest.mark.real_pace  # Slack's seconds as they are: the bot and the fake at BOT_PLATFORM_TIME_SCALE=1
 async def test_rate_limited_post_is_retried_after_retry_after(tmp_path: Path) -> None:
     async with slack_stack(tmp_path) as s:
+        assert s.fake.time_scale == 1.0
         msg = s.mention()
         await s.events.app_mention(msg)
         await s.wait_question("C1", msg.ts)
@@ -226,7 +233,10 @@ async def test_dm_starts_a_session(tmp_path: Path) -> None:
         question = await s.wait_question("D1", dm.ts)
         await s.events.block_action(question, user="U1", value=DAYS[0])
         await s.wait_plan("D1", dm.ts)
-        assert any(ch == "D1" for ch, _, _ in s.fake.statuses)  # the assistant thread status
+        # the Agent experience: the DM thread's agent session went along with the chat
+        await s.fake.wait_for(lambda f: f.agents.statuses("D1", dm.ts)[-1:] == ["active"])
+        assert collapsed(s.fake.agents.statuses("D1", dm.ts)) == ["processing", "suspended", "processing", "active"]
+        assert not s.fake.statuses  # and no Assistant thread status beside it
 
 
 async def test_allowlist_refuses_others_politely(tmp_path: Path) -> None:

@@ -10,7 +10,14 @@ import pytest
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from adapters.slack import render
-from adapters.slack.inbound import command_or_text, route_button, route_event, route_stop
+from adapters.slack.inbound import (
+    command_or_text,
+    route_button,
+    route_event,
+    route_feedback,
+    route_session_stop,
+    route_stop,
+)
 from adapters.slack.signing import SignedRequests
 from bot.surface import ChatKey, MessageKind, run_ref
 from tests.fakes.slack_events import sign
@@ -127,3 +134,34 @@ def test_a_stop_click_names_the_run_its_button_was_for():
     bare = route_stop(click("stop"))  # a button posted before runs were named: the run there is
     assert bare is not None and bare.run is None
     assert route_stop(click("drop table")) is None
+
+
+def test_slacks_stop_button_is_the_threads_stop_from_whoever_pressed_it() -> None:
+    event = {"type": "agent_session_stopped", "channel": "C1", "thread_ts": "1700000000.000100", "user": "U2",
+             "event_ts": "1700000009.000001", "streaming_message_ts": ["1700000001.000200"]}
+    stop = route_session_stop(event)
+    assert stop is not None
+    assert (stop.chat, stop.user_id, stop.text, stop.run, stop.is_group) == (
+        ChatKey("slack", "C1", "1700000000.000100"), "U2", "/stop", None, True)  # names no run: whatever runs now
+    assert stop.dedup_id == "C1:1700000000.000100:session_stop:1700000009.000001"
+    dm = route_session_stop({**event, "channel": "D1"})
+    assert dm is not None and not dm.is_group  # in a DM anyone (the one person) may stop
+    for junk in ({**event, "user": ""}, {**event, "type": "app_mention"}, {k: v for k, v in event.items() if k != "thread_ts"},
+                 {**event, "streaming_message_ts": "not a list"}):
+        assert route_session_stop(junk) is None
+
+
+def test_a_feedback_press_names_its_rating_and_run() -> None:
+    run = run_ref("0123456789abcdef0123456789abcdef", 2)
+
+    def press(value: str) -> dict[str, Any]:
+        return {"type": "block_actions", "user": {"id": "U1"},
+                "container": {"type": "message", "message_ts": "1700000002.000100", "channel_id": "C1",
+                              "thread_ts": "1700000000.000100"},
+                "actions": [{"type": "feedback_buttons", "action_id": render.FEEDBACK_ACTION, "value": value}]}
+    up = route_feedback(press(f"up:{run}"))
+    assert up is not None and (up.chat, up.user_id, up.run, up.rating) == (
+        ChatKey("slack", "C1", "1700000000.000100"), "U1", run, "up")
+    assert route_feedback(press(f"down:{run}")) is not None
+    for junk in ("sideways:" + run, "up:", "up:not a run", "up", ""):
+        assert route_feedback(press(junk)) is None

@@ -6,7 +6,9 @@ import pytest
 
 from adapters.slack import render
 from adapters.slack.mrkdwn import split_text, to_mrkdwn, unescape
+from adapters.slack.titles import task_title, trip_title
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
+from bot.store.base import SignoffRow
 from bot.surface import Notice
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 from tests.scripted_trip import trip_plan
@@ -94,3 +96,62 @@ def test_the_validator_itself_refuses_what_slack_refuses() -> None:
         validate_blocks([{"type": "section"}])
     with pytest.raises(BlockError):
         validate_blocks([{"type": "divider", "block_id": "a"}, {"type": "divider", "block_id": "a"}])
+
+
+def test_a_plan_of_a_known_run_ends_with_feedback_buttons_naming_it() -> None:
+    answer = AnswerReady(text="Your trip", plan=TripPlan.model_validate(trip_plan("2025-05-01")))
+    run = "0123456789abcdef0123456789abcdef.3"
+    [post] = render.answer(answer, None, "zh", run)
+    valid(post)
+    feedback = post.blocks[-1]
+    assert feedback["type"] == "context_actions" and feedback["block_id"] == f"feedback:{run}"
+    [el] = feedback["elements"]
+    assert el["action_id"] == render.FEEDBACK_ACTION
+    assert (el["positive_button"]["value"], el["negative_button"]["value"]) == (f"up:{run}", f"down:{run}")
+    assert el["positive_button"]["accessibility_label"] == "这份行程有帮助"
+    # no run named, or no plan: nothing to rate
+    assert all(b["type"] != "context_actions" for p in render.answer(answer, None, "en") for b in p.blocks)
+    assert all(b["type"] != "context_actions" for p in render.answer(AnswerReady(text="hi"), None, "en", run)
+               for b in p.blocks)
+
+
+def test_task_titles_say_what_the_agent_does_in_the_persons_language() -> None:
+    args = {"depart_station": "北京", "arrive_station": "杭州", "depart_date": "2025-03-12"}
+    assert task_title("train_search", args, "en") == "Searching trains 北京 → 杭州"
+    assert task_title("train_search", args, "zh") == "查询火车 北京 → 杭州"
+    assert task_title("hotel_search", {"city_name": "杭州"}, "en") == "Looking for hotels in 杭州"
+    assert task_title("current_location", {}, "zh") == "确定你的位置"
+    assert task_title("train_search", {"depart_station": "北京"}, "en") == "train_search · 北京"  # what it names is missing
+    assert task_title("lookup", {"city": "Shanghai", "n": 3}, "en") == "lookup · Shanghai · 3"
+
+
+@pytest.mark.parametrize(("start", "end", "en", "zh"), [
+    ("2026-03-12", "2026-03-14", "12–14 March", "3月12–14日"),
+    ("2026-03-30", "2026-04-02", "30 March – 2 April", "3月30日–4月2日"),
+    ("2026-12-30", "2027-01-02", "30 December 2026 – 2 January 2027", "2026年12月30日–2027年1月2日"),
+    ("2026-03-12", "2026-03-12", "12 March", "3月12日"),
+    ("next week", "", "next week", "next week"),
+])
+def test_the_session_is_titled_after_the_trip(start: str, end: str, en: str, zh: str) -> None:
+    plan = TripPlan.model_validate({**trip_plan("2025-05-01"), "title": "Hangzhou offsite", "start_date": start,
+                                    "end_date": end})
+    assert trip_title(plan, "en") == f"Hangzhou offsite, {en}"
+    assert trip_title(plan, "zh") == f"Hangzhou offsite，{zh}"
+    long = TripPlan.model_validate({**trip_plan("2025-05-01"), "title": "x" * 300})
+    assert len(trip_title(long, "en")) == 200
+
+
+def test_a_closed_sign_off_card_says_who_decided_and_when() -> None:
+    decided = SignoffRow("s1", "sess", "slack:C1:1.2", "approved", ("U0BOSS",), 0.0, 0.0, 100.0,
+                         decided_by="U0BOSS", decided_at=1_773_300_000.0)
+    line = render.decided_line(decided, "en", "Asia/Shanghai")
+    assert line == "✅ Approved by <@U0BOSS> at 2026-03-12 15:20"
+    card = render.closed_card(line)
+    validate_blocks(card.blocks)
+    assert "<@U0BOSS>" in card.text and all(b["type"] == "section" for b in card.blocks)  # no buttons
+    rejected = SignoffRow("s1", "sess", "k", "rejecting", ("U0BOSS",), 0.0, 0.0, 100.0, decided_by="U0BOSS",
+                          decided_at=1_773_300_000.0)
+    assert render.decided_line(rejected, "zh", "Asia/Shanghai") == "❌ 已由 <@U0BOSS> 于 2026-03-12 15:20 驳回"
+    expired = SignoffRow("s1", "sess", "k", "expired", ("U0BOSS",), 0.0, 0.0, 1_773_300_000.0)
+    assert render.decided_line(expired, "en", "Asia/Shanghai") == "⌛ Nobody decided by 2026-03-12 15:20"
+    assert render.decided_line(None, "en", "Asia/Shanghai") == "This sign-off is closed"

@@ -4,9 +4,12 @@ flow as over HTTP follows; a redelivery is handled once; Slack's refresh is surv
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+import httpx
 
 from adapters.slack.mrkdwn import unescape
 from tests.fakes.slack_api import FakeSlack
@@ -75,3 +78,22 @@ async def test_a_refresh_reconnects_and_the_conversation_goes_on(tmp_path: Path)
         await socket.message(s.fake.user_message("C1", "U1", DAYS[0], thread_ts=msg.ts))
         plan = await s.wait_plan("C1", msg.ts)
         assert f"trip on {DAYS[0]}" in plan.text
+
+
+async def test_a_dead_socket_mode_connection_makes_healthz_say_slack(tmp_path: Path) -> None:
+    async with socket_stack(tmp_path) as (s, socket):
+        assert s.runtime.server is not None
+        s.adapter.intake.socket_grace_s = 0.3  # the SDK's own reconnect gets this long before it counts
+        async with httpx.AsyncClient(base_url=s.runtime.server.base_url, timeout=5) as http:
+            up = await http.get("/healthz")
+            assert up.status_code == 200 and up.json()["checks"]["slack"] is True
+            await socket.close()  # Slack's end is gone, and no new connection gets through
+
+            async def unhealthy() -> httpx.Response:
+                while (res := await http.get("/healthz")).status_code == 200:
+                    await asyncio.sleep(0.05)
+                return res
+
+            down = await asyncio.wait_for(unhealthy(), 10)
+            assert down.status_code == 503 and down.json()["unhealthy"] == ["slack"]
+            assert down.json()["checks"]["store"] is True

@@ -126,7 +126,9 @@ async def test_a_stop_button_left_from_an_earlier_run_does_not_stop_the_run_work
 
 
 async def test_an_assistant_thread_gets_prompts_in_the_persons_language_and_a_title(tmp_path: Path) -> None:
+    """An app still on the Assistant experience (manifest `assistant_view`, no agent sessions)."""
     async with FakeOpenAI([reply(f"<answer>{ANSWER}</answer>")]) as model, slack_stack(tmp_path, chat_model=llm(model)) as s:
+        s.fake.agents.agent_app = False
         s.fake.user_locales["U9"] = "zh-CN"
         root = s.fake.user_message("D1", "U9", "hi")  # the thread the panel opened
         event: dict[str, Any] = {"type": "assistant_thread_started", "event_ts": root.ts, "assistant_thread": {
@@ -138,9 +140,14 @@ async def test_an_assistant_thread_gets_prompts_in_the_persons_language_and_a_ti
         assert all(any("\u4e00" <= c <= "\u9fff" for c in p["message"]) for p in prompts)  # Chinese
         ask = s.fake.user_message("D1", "U9", "两天上海行程", thread_ts=root.ts)
         await s.events.message(ask)
-        await s.fake.wait_for(lambda f: bool(f.titles) and any("Yu Garden" in m.text for m in f.bot_posts("D1", root.ts)))
+        await s.fake.wait_for(lambda f: bool(f.titles and f.statuses) and any("Yu Garden" in m.text
+                                                                              for m in f.bot_posts("D1", root.ts)))
         assert s.fake.titles == [("D1", root.ts, "两天上海行程")]
+        assert [thread for _, thread, _ in s.fake.statuses] == [root.ts]  # "working…" while it ran
         assert s.fake.calls_of("chat.startStream")[0].args.get("recipient_user_id") is None  # a DM needs none
+        await s.fake.wait_for(lambda f: bool(f.calls_of("chat.stopStream")))
+        assert not s.fake.calls_of("chat.stopStream")[0].args.get("session_status")  # no session to move
+        assert len(s.fake.calls_of("agents.sessions.setStatus")) == 1  # refused once, not asked again
         model.assert_complete()
 
 

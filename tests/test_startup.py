@@ -131,6 +131,8 @@ async def test_telegram_refusing_the_token_does_not_print_it(tmp_path: Path) -> 
         ({"TELEGRAM_BOT_TOKEN": "1:a", "TELEGRAM_WEBHOOK_URL": "https://x.example/tg"}, "TELEGRAM_WEBHOOK_SECRET"),
         ({"BOT_HOST": "0.0.0.0"}, "BOT_WEB_TOKEN"),
         ({"BOT_WEB_TOKEN": "short"}, "BOT_WEB_TOKEN"),
+        ({"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "not-a-url"}, "OPENAI_BASE_URL"),
+        ({"TELEGRAM_BOT_TOKEN": "1:a", "TELEGRAM_API_BASE_URL": "api.telegram.org/bot"}, "TELEGRAM_API_BASE_URL"),
     ],
 )
 async def test_settings_that_do_not_fit_together_are_configuration_errors(tmp_path: Path, env: dict[str, str], setting: str) -> None:
@@ -160,3 +162,47 @@ async def test_check_names_what_failed(tmp_path: Path) -> None:
     assert code == 1 and took < 10
     assert "telegram: FAILED" in out and "TELEGRAM_API_BASE_URL" in out
     assert "model: ok: offline planner" in out
+
+
+@contextlib.asynccontextmanager
+async def _not_telegram(status: int, body: bytes, content_type: str) -> AsyncIterator[int]:
+    """A web server that answers every request, but not as the Bot API would."""
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while (await reader.readline()) not in (b"\r\n", b""):
+                pass
+            writer.write(f"HTTP/1.1 {status} Whatever\r\nContent-Type: {content_type}\r\n"
+                         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+
+
+PAGE = b"<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1>" + b"<p>filler</p>" * 200 + b"</body></html>"
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [(200, PAGE, "HTTP 2xx with a body that is not JSON"), (501, PAGE, "HTTP 501 with an HTML page"), (404, b"", "HTTP 404 with an empty body"),
+     (502, b"upstream down", "HTTP 502 with a body that is not JSON")],
+)
+@pytest.mark.parametrize("command", ["serve", "check"])
+async def test_a_base_url_that_answers_but_is_not_telegram_is_one_line(
+        tmp_path: Path, status: int, body: bytes, kind: str, command: str) -> None:
+    async with _not_telegram(status, body, "text/html") as port:
+        base = f"http://127.0.0.1:{port}/bot"
+        code, out, err, _ = await _run(tmp_path, command, TELEGRAM_BOT_TOKEN="123:secret-token",
+                                       TELEGRAM_API_BASE_URL=base)
+    assert code == 1
+    said = f"TELEGRAM_API_BASE_URL ({base}) answers, but not as the Telegram Bot API: {kind}"
+    if command == "serve":
+        line = _one_line(err, "startup error: telegram")
+    else:
+        line = next(x for x in out.splitlines() if x.startswith("telegram: FAILED"))
+        assert "Traceback" not in out + err and "<html" not in out + err
+    assert said in line and "refused" not in line and "secret-token" not in out + err

@@ -64,7 +64,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         yield Backend("sqlite", lambda: SqliteStore(path), sqlite_versions,
                       [m.version for m in discover(MIGRATIONS_DIR)])
         return
-    async with fresh_database() as url:
+    async with fresh_database(migrated=request.node.get_closest_marker("empty_database") is None) as url:
 
         async def pg_versions() -> list[int]:
             conn = await asyncpg.connect(url)
@@ -407,6 +407,7 @@ async def test_location_is_remembered_without_a_run(store: Store):
     assert session is not None and session.state == "idle" and session.location is not None
 
 
+@pytest.mark.empty_database  # PostgreSQL: an empty database, not a clone of the migrated template
 async def test_migrations_are_applied_once_and_recorded(backend: Backend):
     for _ in range(2):
         s = backend.new()

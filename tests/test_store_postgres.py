@@ -332,6 +332,7 @@ async def test_an_update_stored_while_a_posting_is_recorded_comes_after_its_wate
         await store.close()
 
 
+@pytest.mark.empty_database
 async def test_the_chat_actor_migration_converts_an_old_database_as_sqlites_does(pg_url, tmp_path: Path):
     """migrations/postgres/0003 and migrations/0004 on the same old rows: states renamed, a posted
     question gets the watermark, one stored but never posted is queued for the delivery worker
@@ -463,6 +464,7 @@ async def test_the_store_serves_again_once_the_server_dropped_its_connections(tw
 # -- opening: migrations, settings, errors -------------------------------------------------
 
 
+@pytest.mark.empty_database
 async def test_three_processes_starting_on_an_empty_database_migrate_it_once(pg_url):
     stores = [PostgresStore(pg_url, pool_min=1, pool_max=2) for _ in range(3)]
     await asyncio.gather(*(s.open() for s in stores))
@@ -516,20 +518,19 @@ async def test_each_pooled_connection_meets_the_steps_functions_before_a_chat_do
         await admin.execute(f'ALTER DATABASE "{database}" SET track_functions = \'pl\'')  # for new connections
         store = PostgresStore(pg_url, pool_max=3)
         await store.open()
-        try:
-            async def calls() -> dict[str, int]:
-                rows = await admin.fetch("SELECT funcname, calls FROM pg_stat_user_functions")
-                return {r["funcname"]: r["calls"] for r in rows}
+        await store.close()  # an idle backend may hold its counts back for ten seconds; one that ends reports them
 
-            deadline = time.monotonic() + 10  # a backend reports its counts within a second or so
-            while (seen := await calls()).get("bot_outbox_sent", 0) < 3 and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            for name in ("bot_append_step", "bot_pause", "bot_finish_run", "bot_resolve_question", "bot_outbox_sent"):
-                assert seen.get(name) == 3, (name, seen)
-            for table in ("sessions", "messages", "questions", "outbox", "inbox", "runs"):
-                assert await admin.fetchval(f"SELECT count(*) FROM {table}") == 0, table
-        finally:
-            await store.close()
+        async def calls() -> dict[str, int]:
+            rows = await admin.fetch("SELECT funcname, calls FROM pg_stat_user_functions")
+            return {r["funcname"]: r["calls"] for r in rows}
+
+        deadline = time.monotonic() + 10  # the backends end a moment after their connections close
+        while (seen := await calls()).get("bot_outbox_sent", 0) < 3 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        for name in ("bot_append_step", "bot_pause", "bot_finish_run", "bot_resolve_question", "bot_outbox_sent"):
+            assert seen.get(name) == 3, (name, seen)
+        for table in ("sessions", "messages", "questions", "outbox", "inbox", "runs"):
+            assert await admin.fetchval(f"SELECT count(*) FROM {table}") == 0, table
     finally:
         await admin.close()
 
@@ -605,6 +606,7 @@ def test_bot_db_url_selects_postgres_and_wins_over_bot_db_path(tmp_path):
         Settings(_env_file=None, BOT_DB_URL="mysql://u@h/x")  # type: ignore[call-arg]
 
 
+@pytest.mark.empty_database
 async def test_a_role_that_may_not_create_tables_is_told_so(pg_url):
     admin = await asyncpg.connect(pg_url)
     role = f"bot_test_ro_{uuid.uuid4().hex[:8]}"

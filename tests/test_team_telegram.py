@@ -57,8 +57,10 @@ async def test_a_team_trip_in_a_telegram_group(tmp_path: Path) -> None:
         tg.send_text(group, "after lunch", user_id=11, reply_to=asked["@user11"].message_id)
         tg.send_text(group, "any time", user_id=22)
         await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=15)
-        assert llm.requests[1].tool_results() == {"call_0": "after lunch", "call_1": "any time", "call_2": "from 9 am"}
-        assert has("@user22 (Shanghai)", group)(tg)  # each traveller's legs and share in the plan
+        # each answer reaches the model with who gave it
+        assert llm.requests[1].tool_results() == {"call_0": "Ann (@user11): after lunch",
+                                                  "call_1": "Ann (@user22): any time", "call_2": "Ann (@user33): from 9 am"}
+        assert has("@user22 · Shanghai · pays ¥", group)(tg)  # each traveller's legs and share in the plan
         assert len(containing(tg, group, "That question is for")) == 1
         documents = {m.document.file_name: m.document for m in tg.bot_messages(group) if m.document is not None}
         assert set(documents) == set(FILES)
@@ -80,13 +82,14 @@ async def test_a_team_plan_signed_off_in_a_telegram_group(tmp_path: Path) -> Non
         tg.press_button(group, request.message_id, user_id=22, index=0)  # a traveller, not an approver
         await tg.wait_for(has("Only the approvers (99)", group), within=10)
         tg.press_button(group, request.message_id, user_id=BOSS, index=1)  # Reject
-        await tg.wait_for(has("99 rejected this plan", group), within=10)
+        await tg.wait_for(has("Ann rejected this plan", group), within=10)  # the approver, named by a tg://user link
+        assert '<a href="tg://user?id=99">Ann</a> rejected' in containing(tg, group, "rejected this plan")[0].raw
         tg.send_text(group, "the hotel is too far from the office", user_id=BOSS)  # the reason, not addressed
         await tg.wait_for(has("needs sign-off", group, count=2), within=10)
         assert "too far from the office" in str(llm.requests[1].messages[-1]["content"])
         second = containing(tg, group, "needs sign-off")[-1]
         tg.press_button(group, second.message_id, user_id=BOSS, index=0)  # Approve
-        await tg.wait_for(has("Plan approved by 99", group), within=10)
+        await tg.wait_for(has("Plan approved by Ann", group), within=10)
         await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=10)
         llm.assert_complete()
         assert tg.violations == []

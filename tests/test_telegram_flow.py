@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.telegram_support import containing, has, telegram_bot, texts
@@ -44,6 +46,7 @@ async def test_a_trip_with_a_question_and_a_reply(tmp_path):
         assert "zh" in tg.commands
 
 
+@pytest.mark.real_pace  # Telegram's seconds as they are: the bot and the fake at BOT_PLATFORM_TIME_SCALE=1
 async def test_the_final_answer_survives_a_flood_wait_in_the_middle_of_a_run(tmp_path):
     script = [
         reply(tool_calls=[call("lookup", {"city": "Hangzhou"})], latency_ms=1200),
@@ -53,6 +56,7 @@ async def test_the_final_answer_survives_a_flood_wait_in_the_middle_of_a_run(tmp
     async with FakeOpenAI(script) as llm, FakeTelegram() as tg, telegram_bot(tmp_path, tg, llm.base_url):
         tg.send_text(CHAT, "weather in Hangzhou and Suzhou?")
         await tg.wait_for(lambda t: len(t.bot_messages(CHAT)) >= 1, within=10)  # the progress message
+        assert tg.time_scale == 1.0
         tg.flood(CHAT, 3)
         flooded_at = asyncio.get_running_loop().time()
         await tg.wait_for(has("Both cities are sunny.", CHAT), within=15)
@@ -92,8 +96,9 @@ async def test_a_group_with_two_people(tmp_path):
         tg.send_text(group, "I think 5", user_id=22, first_name="Bob")  # another person: not the answer
         tg.send_text(group, "3", user_id=11)  # the asker's next message answers
         await tg.wait_for(has("Booked for 3.", group), within=10)
-        assert llm.requests[0].messages[-1]["content"] == "plan Xi'an for us"
-        assert llm.requests[1].tool_results()["call_n"] == "3"
+        # in a group the model reads who said what, and who answered
+        assert llm.requests[0].messages[-1]["content"] == "Ann (@user11): plan Xi'an for us"
+        assert llm.requests[1].tool_results()["call_n"] == "Ann (@user11): 3"
         assert not any("lunch" in str(r.messages) for r in llm.requests)
         assert tg.violations == []
 

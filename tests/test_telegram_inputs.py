@@ -90,3 +90,27 @@ async def test_webhook_mode_checks_the_secret_and_delivers_once(tmp_path):
         assert not any("forged" in str(r.messages) for r in llm.requests)
         assert tg.calls("getUpdates") == []
         assert all(status == 200 for _, status in tg.webhook_deliveries)
+
+
+async def test_healthz_says_when_telegram_stops_delivering_to_the_webhook(tmp_path):
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/telegram/hook-path"
+    async with FakeOpenAI([]) as llm, FakeTelegram() as tg, telegram_bot(
+            tmp_path, tg, llm.base_url, serve_http=True, port=port, telegram_webhook_url=url,
+            telegram_webhook_secret="s3cret-Token_1") as (_rt, adapter):
+        adapter.webhook_health.every_s = 0  # ask getWebhookInfo at every /healthz
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            up = await client.get("/healthz")
+            assert up.status_code == 200 and up.json()["checks"]["telegram"] is True
+
+            tg.webhook_secret = "another-secret"  # Telegram's deliveries are now refused (403)
+            tg.send_text(CHAT, "hello?")
+            await tg.wait_for(lambda t: t.webhook_last_error is not None, within=10)
+            down = await client.get("/healthz")
+            assert down.status_code == 503 and down.json()["unhealthy"] == ["telegram"]
+            assert "Wrong response from the webhook: 403" in adapter.webhook_health.problem
+
+            tg.webhook_secret, tg.webhook_url = "s3cret-Token_1", "https://elsewhere.example/hook"
+            tg.pending.clear()
+            moved = await client.get("/healthz")
+            assert moved.status_code == 503 and "elsewhere.example" in adapter.webhook_health.problem

@@ -1,4 +1,7 @@
-"""Sending within Telegram's limits, measured by the fake Bot API's own clock."""
+"""Sending within Telegram's limits, measured by the fake Bot API's own clock.
+
+The outboxes run on the fake's clock (`tg.time_scale`, BOT_PLATFORM_TIME_SCALE: tests/fakes/pace.py)
+and every figure below is in Telegram's seconds, times that scale; one test keeps the real pace."""
 
 from __future__ import annotations
 
@@ -65,9 +68,11 @@ async def test_without_pacing_the_fake_counts_violations(tg, transport):
     assert {v.kind for v in tg.violations} == {"chat"}
 
 
+@pytest.mark.real_pace
 async def test_one_chat_gets_one_message_per_second_in_order(tg, transport):
+    assert tg.time_scale == 1.0
     tg.send_text(1, "hi")
-    outbox = Outbox()
+    outbox = Outbox(time_scale=tg.time_scale)
     try:
         ids = await asyncio.gather(*(outbox.send(1, "answer", functools.partial(transport.send_html, 1, f"part {i}"))
                                      for i in range(3)))
@@ -81,7 +86,7 @@ async def test_one_chat_gets_one_message_per_second_in_order(tg, transport):
 
 async def test_the_whole_bot_stays_under_thirty_per_second(tg, transport):
     deliveries: list[Delivery] = []
-    outbox = Outbox(observer=deliveries.append)
+    outbox = Outbox(observer=deliveries.append, time_scale=tg.time_scale)
     chats = range(1, 46)
     for c in chats:
         tg.send_text(c, "hi")
@@ -92,11 +97,11 @@ async def test_the_whole_bot_stays_under_thirty_per_second(tg, transport):
         await outbox.close()
     assert all(len(tg.bot_messages(c)) == 1 for c in chats)
     assert tg.violations == []
-    assert len(deliveries) == 45 and max(d.queued_s for d in deliveries) >= 0.5  # some had to wait
+    assert len(deliveries) == 45 and max(d.queued_s for d in deliveries) >= 0.5 * tg.time_scale  # some had to wait
 
 
 async def test_urgent_sends_go_before_progress_in_the_global_queue(tg, transport):
-    outbox = Outbox(global_limit=1, global_window=0.5)
+    outbox = Outbox(global_limit=1, global_window=0.5, time_scale=tg.time_scale)
     for c in (1, 2, 3):
         tg.send_text(c, "hi")
     progress = [RunProgress(transport, c, "en", 10, grace=0) for c in (1, 2)]
@@ -153,8 +158,8 @@ async def test_a_lane_closed_before_its_progress_went_out_sends_none():
 
 async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
     tg.send_text(1, "hi")
-    outbox = Outbox()
-    progress = RunProgress(transport, 1, "en", 20, grace=0)
+    outbox = Outbox(time_scale=tg.time_scale)
+    progress = RunProgress(transport, 1, "en", 20, grace=0, interval=outbox.private_interval)
     try:
         progress.apply(StepStarted(1, 20))
         outbox.offer(1, progress)
@@ -189,7 +194,7 @@ async def test_progress_collapses_edits_and_skips_identical_text(tg, transport):
 async def test_a_flood_wait_holds_every_send_of_that_chat_only(tg, transport):
     for c in (1, 2):
         tg.send_text(c, "hi")
-    outbox = Outbox()
+    outbox = Outbox(time_scale=tg.time_scale)
     tg.flood(1, 2)
     try:
         t0 = asyncio.get_running_loop().time()
@@ -199,8 +204,8 @@ async def test_a_flood_wait_holds_every_send_of_that_chat_only(tg, transport):
         await other
     finally:
         await outbox.close()
-    assert waited >= 1.9
-    assert tg.bot_messages(2)[0].sent_at - tg.bot_messages(1)[0].sent_at < -1.0  # chat 2 did not wait
+    assert waited >= 1.9 * tg.time_scale
+    assert tg.bot_messages(2)[0].sent_at - tg.bot_messages(1)[0].sent_at < -1.0 * tg.time_scale  # chat 2 did not wait
     assert [v.kind for v in tg.violations] == []
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.store import SqliteStore
+from tests.fakes import pace
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.telegram_support import containing, has
@@ -28,7 +29,7 @@ async def _start_bot(tmp: Path, tg: FakeTelegram, llm: FakeOpenAI) -> asyncio.su
         **{k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "SLACK_", "BOT_", "OPENAI_"))},
         "PYTHONPATH": str(REPO), "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
         "OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test", "BOT_DB_PATH": str(tmp / "bot.sqlite3"),
-        "BOT_PORT": "0", "BOT_VALIDATE": "off", "BOT_LOG_LEVEL": "WARNING",
+        "BOT_PORT": "0", "BOT_VALIDATE": "off", "BOT_LOG_LEVEL": "WARNING", **pace.passed_on(),
     }
     return await asyncio.create_subprocess_exec(
         sys.executable, str(REPO / "bot.py"), cwd=tmp, env=env,

@@ -39,9 +39,11 @@ async def test_a_group_shows_the_last_lines_in_the_progress_message_and_its_stop
               reply("<answer>Short version: West Lake.</answer>")]
     async with FakeOpenAI(script) as llm, FakeTelegram() as tg, telegram_bot(tmp_path, tg, llm.base_url):
         tg.send_text(GROUP, "@trip_test_bot two days in Hangzhou", user_id=7)
-        await tg.wait_for(lambda t: any("✍️" in m.text for m in t.bot_messages(GROUP)), within=10)
+        # the text as it is written shows in the progress message (each edit a group's gap after the last)
+        await tg.wait_for(lambda t: any("✍️" in m.text and "West Lake" in m.text for m in t.bot_messages(GROUP)),
+                          within=10)
         progress = tg.bot_messages(GROUP)[0]
-        assert "West Lake" in progress.text and GROUP not in tg.drafts
+        assert "✍️" in progress.text and "West Lake" in progress.text and GROUP not in tg.drafts
         [[stop]] = progress.reply_markup["inline_keyboard"]  # type: ignore[index]
         assert stop["callback_data"].startswith("stop:") and len(stop["callback_data"].encode()) <= 64  # names its run
         tg.press_button(GROUP, progress.message_id, user_id=8)  # not the asker: refused
@@ -114,7 +116,8 @@ async def test_a_reminder_replies_to_the_question(tmp_path):
     ({"chat_id": GROUP, "draft_id": 1, "text": "hi"}, "TEXTDRAFT_PEER_INVALID"),
     ({"chat_id": CHAT, "draft_id": 0, "text": "hi"}, "draft_id must be non-zero"),
     ({"chat_id": CHAT, "text": "hi"}, "draft_id must be non-zero"),
-    ({"chat_id": CHAT, "draft_id": 3, "text": ""}, "message text is empty"),
+    ({"chat_id": CHAT, "draft_id": 3, "text": "hi", "message_thread_id": 77}, "message thread not found"),
+    ({"chat_id": CHAT, "draft_id": 3, "text": "hi", "can_stop": "maybe"}, "can't parse can_stop"),
     ({"chat_id": CHAT, "draft_id": 3, "text": "x" * 4097}, "message is too long"),
 ])
 async def test_the_fake_refuses_drafts_the_bot_api_refuses(params, error):
@@ -127,3 +130,8 @@ async def test_the_fake_refuses_drafts_the_bot_api_refuses(params, error):
         ok = await httpx.AsyncClient().post(f"{tg.base_url}{tg.token}/sendMessageDraft",
                                             json={"chat_id": CHAT, "draft_id": 9, "text": "x" * 4096})
         assert ok.json() == {"ok": True, "result": True}
+        # Bot API 10.0: an empty text is the "Thinking…" placeholder, not an error
+        async with httpx.AsyncClient() as client:
+            thinking = await client.post(f"{tg.base_url}{tg.token}/sendMessageDraft",
+                                         json={"chat_id": CHAT, "draft_id": 9, "text": ""})
+        assert thinking.json() == {"ok": True, "result": True} and tg.drafts[CHAT][-1][1] == ""

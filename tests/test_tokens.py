@@ -1,27 +1,43 @@
-"""Token counting: text, messages, images, and the offline encoding fallback."""
+"""Token counting: text, messages, images, and the encodings shipped with the package."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import logging
-import shutil
 import struct
+from importlib import resources
 from pathlib import Path
 
 import pytest
-import tiktoken_ext
 
+from agent_core.encodings import SHIPPED, shipped_encoding
 from agent_core.schema import Function, Message, ToolCall
 from agent_core.tokens import (
-    OFFLINE_ENCODING,
     TokenCounter,
     image_size,
     image_tokens,
     image_tokens_b64,
 )
 
-CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+# Known answers. cl100k_base: tiktoken's own tests (tests/test_encoding.py); both: published
+# known-answer tests of another BPE implementation, ids produced by tiktoken 0.14.
+MIXED = "I'm can't HELLO'S camelCaseWord  123456 \n\n  x"
+CJK_EMOJI = "你好，世界 🌍🚀"
+KNOWN_IDS = {
+    "cl100k_base": {
+        "hello world": [15339, 1917],
+        "today\n \n": [31213, 27907],
+        "👍": [9468, 239, 235],
+        MIXED: [40, 2846, 649, 956, 38757, 1623, 13575, 50252, 4301, 11116, 220, 220, 4513, 10961, 4815, 220, 865],
+        CJK_EMOJI: [57668, 53901, 3922, 3574, 244, 98220, 11410, 234, 235, 9468, 248, 222],
+    },
+    "o200k_base": {
+        "hello world": [24912, 2375],
+        MIXED: [15390, 8535, 58527, 2699, 31233, 83330, 6187, 12929, 220, 220, 7633, 19354, 1202, 220, 1215],
+        CJK_EMOJI: [177519, 979, 28428, 130321, 235, 112927, 222],
+    },
+}
 
 
 def png(w: int, h: int) -> bytes:
@@ -107,28 +123,54 @@ def test_image_tokens_from_base64(counter: TokenCounter) -> None:
     assert counter.count_message(wire) == counter.count_message(Message.user("look")) + 85
 
 
-def test_offline_fallback_when_the_encoding_is_not_cached(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(("model", "encoding"), [("gpt-4o-mini", "o200k_base"), ("gpt-4o", "o200k_base"),
+                                               ("gpt-5", "o200k_base"), ("gpt-oss-120b", "o200k_base"),
+                                               ("gpt-4", "cl100k_base"), ("gpt-3.5-turbo", "cl100k_base")])
+def test_a_model_s_own_encoding_counts_exactly(model: str, encoding: str) -> None:
+    counter = TokenCounter(model)
+    assert counter.exact and counter.encoding_name == encoding
+    for text, ids in KNOWN_IDS[encoding].items():
+        assert counter.count_text(text) == len(ids), text
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_IDS))
+def test_the_shipped_encodings_give_tiktoken_s_known_token_ids(name: str) -> None:
+    encoding = shipped_encoding(name)
+    for text, ids in KNOWN_IDS[name].items():
+        assert encoding.encode(text) == ids and encoding.decode(ids) == text
+    assert encoding.encode("<|endoftext|>", allowed_special="all") == [encoding.eot_token]
+    assert encoding.n_vocab == {"cl100k_base": 100_277, "o200k_base": 200_019}[name]
+
+
+def test_the_two_encodings_count_differently() -> None:
+    # what the default model (gpt-4o-mini) once got: cl100k counts, 12 tokens for 7
+    assert TokenCounter("gpt-4o-mini").count_text(CJK_EMOJI) == 7
+    assert TokenCounter("gpt-4").count_text(CJK_EMOJI) == 12
+
+
+def test_the_rank_files_are_the_ones_tiktoken_publishes() -> None:
+    for name, shipped in SHIPPED.items():
+        data = (resources.files("agent_core") / "data" / f"{name}.tiktoken").read_bytes()
+        assert hashlib.sha256(data).hexdigest() == shipped.sha256
+
+
+def test_a_model_tiktoken_does_not_know_is_counted_with_cl100k_and_said_to_be_estimated(
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))
     with caplog.at_level(logging.WARNING, logger="agent_core.tokens"):
-        counter = TokenCounter("gpt-4o")  # o200k_base, which would need a download
-    assert not counter.exact and counter.encoding_name == OFFLINE_ENCODING
-    assert counter.count_text("hello world") == 2
+        counter = TokenCounter("deepseek-chat")
+    assert not counter.exact and counter.encoding_name == "cl100k_base"
+    assert counter.count_text(MIXED) == len(KNOWN_IDS["cl100k_base"][MIXED])
     assert sum("estimates" in r.getMessage() for r in caplog.records) == 1
 
 
-def test_cached_encoding_is_used_and_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    bundled = Path(next(iter(tiktoken_ext.__path__))) / "data" / "cl100k_base.tiktoken"
-    shutil.copy(bundled, cache / hashlib.sha1(CL100K_URL.encode()).hexdigest())
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
-    counter = TokenCounter("gpt-4")
-    assert counter.exact and counter.encoding_name == "cl100k_base"
-    assert counter.count_text("hello world") == 2
-
-
-def test_disabled_cache_means_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
-    assert TokenCounter("gpt-4").encoding_name == OFFLINE_ENCODING
+def test_an_empty_tiktoken_cache_still_counts_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # nothing downloaded: the rank file is read from the package (tests never reach the internet,
+    # so a download would fail here)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))
+    shipped_encoding.cache_clear()
+    try:
+        counter = TokenCounter("gpt-4o")
+        assert counter.exact and counter.count_text(CJK_EMOJI) == 7
+    finally:
+        shipped_encoding.cache_clear()

@@ -1,84 +1,42 @@
-"""Live providers against recorded answers from a local fake (tests/fakes/live_providers.py):
-results parsed through the real tools, every error a clear tool error, the sandbox fallback
-visible, and no request leaving 127.0.0.1."""
+"""Amap, SearXNG, Tavily and Duffel on the live path against a local fake (tests/fakes/live_providers.py)
+that answers with captured bodies where one exists (tests/fixtures/providers/, SOURCES.md): results
+parsed through the real tools, every error a clear tool error, the sandbox fallback visible, and no
+request leaving 127.0.0.1. 12306 is in test_travel_live_rail.py."""
 
+# ruff: noqa: F811  (the fixtures imported from tests.live_support are named again as parameters)
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 
-from tests.fakes.live_providers import AMAP_KEY, DUFFEL_TOKEN, TAVILY_KEY, FakeLiveServices
-from tools.base import ToolContext
+from tests.fakes.live_providers import AMAP_KEY, DUFFEL_TOKEN, FakeLiveServices, fixture
+from tests.live_support import at, build, fake, http, live_config, world  # noqa: F401 (pytest fixtures)
+from tests.live_support import fails as _fails
+from tests.live_support import ok as _ok
 from tools.collection import ToolCollection
 from tools.errors import ProviderError
-from tools.travel import Gazetteer, SandboxProvider, build_travel_tools, make_provider
+from tools.plan import TripPlan
+from tools.travel import make_provider
 from tools.travel.factory import TravelSettings
-from tools.travel.live import AmapProvider, DuffelFlights, LiveEndpoints, Rail12306
-from tools.travel.provider import FlightQuery, TrainQuery
+from tools.travel.live import AmapProvider, DuffelFlights, LiveEndpoints
+from tools.travel.money import Rates, RatesError
+from tools.travel.provider import FlightQuery
 
-NOW = datetime(2025, 4, 20, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
-CTX = ToolContext("call-1", NOW)
+NOW = at("2025-04-20 10:00")
 DAY = "2025-05-01"
 
 
-def live_config(**overrides: Any) -> TravelSettings:
-    """Live data with the fakes' keys unless overridden."""
-    values: dict[str, Any] = {"travel_data": "live", "amap_key": AMAP_KEY, "tavily_api_key": TAVILY_KEY,
-                              "duffel_token": DUFFEL_TOKEN}
-    return TravelSettings(**{**values, **overrides})
-
-
-@pytest.fixture(scope="module")
-def world() -> tuple[Gazetteer, SandboxProvider]:
-    gaz = Gazetteer.load()
-    return gaz, SandboxProvider(gaz)
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeLiveServices]:
-    async with FakeLiveServices() as f:
-        yield f
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    hosts: list[str] = []
-
-    async def note(request: httpx.Request) -> None:
-        hosts.append(request.url.host)
-
-    async with httpx.AsyncClient(timeout=5.0, event_hooks={"request": [note]}) as client:
-        yield client
-    assert set(hosts) <= {"127.0.0.1"}, f"a request left 127.0.0.1: {sorted(set(hosts))}"
-
-
-@pytest.fixture
-def build(world: tuple[Gazetteer, SandboxProvider], fake: FakeLiveServices, http: httpx.AsyncClient) -> Any:
-    def make(**overrides: Any) -> ToolCollection:
-        gaz, sb = world
-        providers = make_provider(live_config(**overrides), gaz, sb, http=http, endpoints=fake.endpoints())
-        return ToolCollection(build_travel_tools(gaz, providers))
-    return make
-
-
 async def ok(tools: ToolCollection, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await tools.execute(name, args, CTX)
-    assert result.ok, result.error
-    return json.loads(result.output)
+    return await _ok(tools, name, args, NOW)
 
 
 async def fails(tools: ToolCollection, name: str, args: dict[str, Any]) -> str:
-    result = await tools.execute(name, args, CTX)
-    assert not result.ok, result.output[:300]
-    assert result.error
-    return result.error
+    return await _fails(tools, name, args, NOW)
 
 
 # ------------------------------------------------------------------------------------ Amap
@@ -88,7 +46,7 @@ async def test_poi_search_parses_amap_places(build: Any, fake: FakeLiveServices)
     assert out["source"] == "amap" and "Amap" in out["note"]
     first, _, cafe = out["results"]
     assert first["poi_id"] == "B000A8UIN8" and first["name"] == "故宫博物院" and first["city"] == "北京市"
-    assert first["ticket_price"] == 60.0 and first["opening_hours"].startswith("08:30-17:00")
+    assert first["ticket_price"] == 60.0 and first["currency"] == "CNY" and first["opening_hours"].startswith("08:30-17:00")
     assert first["category"] == "世界遗产" and first["address"] == "东城区景山前街4号"
     assert abs(first["lat"] - 39.9227) < 0.002 and abs(first["lon"] - 116.3972) < 0.002  # GCJ-02 -> WGS-84
     assert cafe["address"] == "东城区" and "ticket_price" not in cafe  # Amap's [] for empty fields
@@ -107,20 +65,38 @@ async def test_poi_around_sends_gcj_location(build: Any, fake: FakeLiveServices)
 
 
 async def test_route_plan_driving_taxi_and_transit(build: Any, fake: FakeLiveServices) -> None:
+    """On Amap's real answers: a driving route asked in full form (its taxi fare is a float string,
+    "39.76049999999999") and a transit route through three subway lines that gives no fare."""
     out = await ok(build(), "route_plan", {"origin": "故宫", "destination": "北京南站", "city": "北京"})
     modes = {m["mode"]: m for m in out["results"][0]["modes"]}
     assert set(modes) == {"taxi", "drive", "transit"}  # more than 3 km: no walking request
-    assert modes["taxi"]["cost"] == 36 and modes["taxi"]["distance_km"] == 9.9 and modes["taxi"]["duration_min"] == 28
-    assert modes["transit"]["cost"] == 4.0 and modes["transit"]["duration_min"] == 42
-    assert "地铁4号线" in modes["transit"]["note"] and modes["transit"]["distance_km"] == 10.7
-    paths = sorted(r[2] for r in fake.requests)
-    assert paths == ["/amap/v3/direction/driving", "/amap/v3/direction/transit/integrated"]
+    assert (modes["taxi"]["cost"], modes["taxi"]["currency"]) == (40, "CNY")
+    assert modes["taxi"]["distance_km"] == 14.6 and modes["taxi"]["duration_min"] == 52
+    assert modes["transit"]["duration_min"] == 59 and modes["transit"]["distance_km"] == 17.3
+    assert modes["transit"]["note"].startswith("地铁14号线(善各庄--张郭庄) -> 地铁3号线(东坝北--东四十条) -> 地铁2号线内环")
+    assert modes["transit"]["cost"] == 0.0 and "no fare given" in modes["transit"]["note"]
+    assert any("no fare for the transit route" in c for c in out["caveats"])
+    driving = next(r[3] for r in fake.requests if r[2] == "/amap/v3/direction/driving")
+    assert driving["extensions"] == "all"  # the taxi fare is only in the full answer
+
+
+async def test_a_driving_answer_without_a_fare_says_so(build: Any, fake: FakeLiveServices, world: Any,
+                                                       http: httpx.AsyncClient) -> None:
+    gaz = world[0]
+    answer = fixture("amap/driving_all_2015-12-07.json")
+    answer["route"]["taxi_cost"] = "--"
+    from tools.travel.live import amap_models as m
+    modes = AmapProvider._drive_modes(m.DriveAnswer.model_validate(answer))
+    assert [x.mode for x in modes] == ["drive"]
+    answer["route"]["taxi_cost"] = []  # Amap's empty value
+    assert [x.mode for x in AmapProvider._drive_modes(m.DriveAnswer.model_validate(answer))] == ["drive"]
+    assert gaz is not None
 
 
 async def test_short_route_adds_walking(build: Any) -> None:
     out = await ok(build(), "route_plan", {"origin": "故宫", "destination": "天安门广场", "city": "北京"})
     walk = next(m for m in out["results"][0]["modes"] if m["mode"] == "walk")
-    assert walk == {"mode": "walk", "distance_km": 1.9, "duration_min": 26, "cost": 0.0, "note": ""}
+    assert walk == {"mode": "walk", "distance_km": 1.9, "duration_min": 26, "cost": 0.0, "note": "", "currency": "CNY"}
 
 
 async def test_route_without_transit_keeps_driving(build: Any, fake: FakeLiveServices) -> None:
@@ -128,6 +104,7 @@ async def test_route_without_transit_keeps_driving(build: Any, fake: FakeLiveSer
     out = await ok(build(), "route_plan", {"origin": "故宫", "destination": "北京南站", "city": "北京"})
     assert [m["mode"] for m in out["results"][0]["modes"]] == ["taxi", "drive"]
     assert "transit route unavailable" in out["note"] and "OVER_DIRECTION_RANGE" in out["note"]
+    assert any(c.startswith("no transit route from Amap") for c in out["caveats"])
 
 
 @pytest.mark.parametrize(("mode", "words", "retryable"), [
@@ -157,6 +134,8 @@ async def test_amap_wrong_key_is_refused(build: Any) -> None:
 async def test_amap_outside_china_uses_sandbox(build: Any, fake: FakeLiveServices) -> None:
     out = await ok(build(), "poi_search", {"query": "Louvre", "city": "Paris"})
     assert out["source"] == "sandbox" and "outside the live source's coverage" in out["note"]
+    assert out["caveats"] == ["sandbox data, not live: live data was requested but this place is outside the live "
+                              "source's coverage; showing sandbox data instead"]
     assert fake.count("amap") == 0
 
 
@@ -168,6 +147,24 @@ async def test_searxng_search(build: Any, fake: FakeLiveServices) -> None:
         "https://www.dpm.org.cn/Visit.html", "https://en.wikipedia.org/wiki/Forbidden_City"]
     assert "提前7天" in out["results"][0]["snippet"]
     assert fake.requests[0][3]["format"] == "json" and fake.count("tavily") == 0  # SearXNG wins when both are set
+
+
+async def test_searxng_engines_that_all_failed_are_an_error(build: Any, fake: FakeLiveServices) -> None:
+    fake.mode["searxng"] = "engines_failed"
+    message = await fails(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
+    assert "brave (Suspended: too many requests), duckduckgo (timeout), startpage (Suspended: CAPTCHA)" in message
+    assert "says nothing about whether such pages exist" in message
+
+
+async def test_searxng_some_engines_failed_is_a_caveat(build: Any, fake: FakeLiveServices) -> None:
+    answer = json.loads(json.dumps(fixture("searxng/all_engines_failed.json")))
+    answer["results"] = [{"url": "https://www.dpm.org.cn/Visit.html", "title": "参观须知", "content": "实名预约"}]
+    answer["unresponsive_engines"] = answer["unresponsive_engines"][:1]
+    fake.searxng_answer = answer
+    out = await ok(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
+    assert len(out["results"]) == 1
+    assert out["caveats"] == ["some web search engines failed (brave (Suspended: too many requests)); results may "
+                              "be incomplete"]
 
 
 async def test_tavily_search(build: Any, fake: FakeLiveServices) -> None:
@@ -189,76 +186,6 @@ async def test_web_search_errors(build: Any, fake: FakeLiveServices, service: st
     fake.mode[service] = mode
     tools = build(searxng_url=fake.searxng_url if service == "searxng" else None)
     assert words in await fails(tools, "web_search", {"query": "故宫"})
-
-
-# ------------------------------------------------------------------------------------ 12306
-
-async def test_train_search_parses_left_tickets(build: Any, fake: FakeLiveServices) -> None:
-    tools = build()
-    out = await ok(tools, "train_search", {"depart_station": "北京", "arrive_station": "上海", "depart_date": DAY})
-    assert out["source"] == "12306"
-    assert [t["number"] for t in out["results"]] == ["G1", "G3", "D313", "T109"]  # suspended and 杭州东 rows dropped
-    g1, _, d313, t109 = out["results"]
-    assert (g1["from_station"], g1["to_station"], g1["from_city"], g1["to_city"]) == ("北京南", "上海虹桥", "北京", "上海")
-    assert (g1["depart"], g1["arrive"], g1["duration_min"], g1["type"]) == ("2025-05-01 07:00", "2025-05-01 11:29", 269, "高铁")
-    assert {s["seat"]: (s["price"], s["left"]) for s in g1["seats"]} == {
-        "商务座": (1748.0, 3), "一等座": (933.0, 20), "二等座": (553.0, 20)}
-    assert d313["arrive"] == "2025-05-02 07:39" and d313["type"] == "动车"
-    assert {s["seat"]: s["price"] for s in t109["seats"]} == {"硬座": 177.5, "硬卧": 325.5, "软卧": 496.5, "无座": 177.5}
-    only = await ok(tools, "train_search", {"depart_station": "北京南", "arrive_station": "上海", "depart_date": DAY,
-                                            "seat_name": "二等座"})
-    assert [t["number"] for t in only["results"]] == ["G1"]  # G3 has no second-class seats left
-    queries = [r for r in fake.requests if r[2].endswith("/query")]
-    assert queries[0][3] == {"leftTicketDTO.train_date": DAY, "leftTicketDTO.from_station": "BJP",
-                             "leftTicketDTO.to_station": "SHH", "purpose_codes": "ADULT"}
-    assert sum(1 for r in fake.requests if r[2].endswith("/init")) == 1  # one session for both searches
-
-
-async def test_train_transfers_via_named_station(build: Any) -> None:
-    out = await ok(build(), "train_search", {"depart_station": "北京", "arrive_station": "上海", "depart_date": DAY,
-                                             "is_transfer": 1, "middle_station_name": "南京"})
-    assert [(t["id"], t["middle_station"], t["wait_min"]) for t in out["results"]] == [
-        ("G1+G7012", "南京南", 28), ("G105+G7030", "南京南", 52)]
-    assert out["results"][0]["total_min"] == 286
-
-
-async def test_12306_follows_c_url(build: Any, fake: FakeLiveServices) -> None:
-    fake.mode["12306"] = "redirect"
-    out = await ok(build(), "train_search", {"depart_station": "北京", "arrive_station": "上海", "depart_date": DAY})
-    assert len(out["results"]) == 4 and any(r[2].endswith("/leftTicket/queryG") for r in fake.requests)
-
-
-@pytest.mark.parametrize(("mode", "words"), [
-    ("html", "turned the query away"),
-    ("auth", "turned the query away"),
-    ("rate", "turned the query away"),
-    ("refused", "预售日期"),
-    ("500", "HTTP 500"),
-    ("malformed", "not JSON"),
-    ("shape", "unexpected shape"),
-])
-async def test_12306_errors(build: Any, fake: FakeLiveServices, mode: str, words: str) -> None:
-    fake.mode["12306"] = mode
-    message = await fails(build(), "train_search", {"depart_station": "北京", "arrive_station": "上海", "depart_date": DAY})
-    assert words in message and "12306" in message
-
-
-async def test_12306_bad_row_layout(world: Any, fake: FakeLiveServices, http: httpx.AsyncClient) -> None:
-    gaz, _ = world
-    rail = Rail12306(http, gaz, base_url=fake.endpoints().rail12306)
-    rows, names = await rail.query(date(2025, 5, 1), "BJP", "SHH")
-    assert len(rows) == 6 and names["VNP"] == "北京南"
-    from tools.travel.live.rail_parse import parse_row
-    with pytest.raises(ProviderError, match="unknown layout"):
-        parse_row("a|b|c", date(2025, 5, 1), names, {})
-
-
-async def test_station_without_telecode_uses_sandbox(build: Any, world: Any) -> None:
-    gaz, _ = world
-    yz = gaz.resolve_city("扬州")
-    assert yz.stations == ("扬州东",)
-    out = await ok(build(), "train_search", {"depart_station": "扬州", "arrive_station": "北京", "depart_date": DAY})
-    assert out["source"] == "sandbox" and "12306 has no code" in out["note"]
 
 
 # ------------------------------------------------------------------------------------ Duffel
@@ -317,10 +244,51 @@ async def test_duffel_wrong_token(build: Any) -> None:
     assert "DUFFEL_TOKEN was refused" in message and "not recognised" in message
 
 
+async def test_foreign_fares_are_converted_with_a_stated_rate(build: Any, fake: FakeLiveServices) -> None:
+    """Duffel's reference example fare, 45.00 GBP, was dropped by 'at least 100' when compared as a
+    number with CNY; converted at the table's rate it is 441 CNY."""
+    fake.duffel_answers["LHR-JFK"] = fixture("duffel/offer_request_lhr_jfk_gbp.json")
+    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DAY,
+            "departure_airport_name": "LHR", "arrival_airport_name": "JFK", "min_sale_price": 100}
+    out = await ok(build(), "flight_search", args)
+    (ba1234, ba1235) = out["results"]
+    assert (ba1234["number"], ba1234["price"], ba1234["currency"]) == ("BA1234", 441.0, "CNY")
+    assert ba1234["quoted"] == "45.00 GBP = 441.00 CNY at 9.8 (rates of 2025-06-30)"
+    assert (ba1235["price"], ba1235["quoted"]) == (4390.91, "612.40 USD = 4390.91 CNY at 7.17 (rates of 2025-06-30)")
+    assert "1 GBP = 9.8 CNY, 1 USD = 7.17 CNY" in out["note"]
+    caveats = " ".join(out["caveats"])
+    assert "converted to CNY from GBP, USD (rates of 2025-06-30" in caveats and "approximate" in caveats
+    assert "1 Duffel offer(s) came without a usable price ('--')" in caveats
+    cheap = await ok(build(), "flight_search", {**args, "min_sale_price": 0, "max_sale_price": 500})
+    assert [f["number"] for f in cheap["results"]] == ["BA1234"]
+
+
+async def test_the_rate_table_setting(build: Any, fake: FakeLiveServices) -> None:
+    fake.duffel_answers["LHR-JFK"] = fixture("duffel/offer_request_lhr_jfk_gbp.json")
+    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DAY,
+            "departure_airport_name": "LHR", "arrival_airport_name": "JFK"}
+    out = await ok(build(fx_rates="GBP=9.5@2026-01-02"), "flight_search", args)
+    assert out["results"][0]["quoted"] == "45.00 GBP = 427.50 CNY at 9.5 (rates of 2026-01-02)"
+    usd = out["results"][1]
+    assert (usd["price"], usd["currency"], usd.get("quoted")) == (612.4, "USD", None)  # no USD rate: as quoted
+    assert any("fares in USD are not converted" in c for c in out["caveats"])
+    with pytest.raises(RatesError, match="add the date"):
+        Rates.parse("GBP=9.5")
+    with pytest.raises(RatesError, match="CODE=rate"):
+        Rates.parse("GBP=abc@2026-01-02")
+
+
+def test_the_plan_says_what_it_could_not_know() -> None:
+    plan = TripPlan(title="t", origin_city="北京", destination_city="上海", start_date=DAY, end_date=DAY,
+                    notes=["bring an ID card"], unknowns=["G531 is not on sale until 2026-07-27 12:45"])
+    assert plan.all_notes == ["bring an ID card", "G531 is not on sale until 2026-07-27 12:45"]
+    assert "unknowns" in TripPlan.model_json_schema()["properties"]
+
+
 # ------------------------------------------------------------------------------------ selection
 
 async def test_missing_keys_fall_back_with_a_note(build: Any, fake: FakeLiveServices) -> None:
-    tools = build(amap_key=None, tavily_api_key=None, duffel_token=None)
+    tools = build(NOW, amap_key=None, tavily_api_key=None, duffel_token=None)
     poi = await ok(tools, "poi_search", {"query": "故宫", "city": "北京"})
     assert poi["source"] == "sandbox" and "AMAP_KEY is not set" in poi["note"]
     web = await ok(tools, "web_search", {"query": "故宫"})
@@ -332,6 +300,7 @@ async def test_missing_keys_fall_back_with_a_note(build: Any, fake: FakeLiveServ
     trains = await ok(tools, "train_search", {"depart_station": "北京", "arrive_station": "上海", "depart_date": DAY})
     assert trains["source"] == "12306"  # needs no key
     assert {r[0] for r in fake.requests} == {"12306"}
+    assert "sandbox data, not live" in flights["caveats"][0]
 
 
 def test_sandbox_mode_builds_no_live_client(world: Any) -> None:
@@ -350,12 +319,3 @@ def test_endpoints_default_to_the_real_services() -> None:
         amap_base_url: str | None = "http://127.0.0.1:9/amap"
 
     assert LiveEndpoints.from_config(WithOverride()).amap == "http://127.0.0.1:9/amap"
-
-
-async def test_unreachable_service_is_a_clear_error(world: Any, http: httpx.AsyncClient) -> None:
-    gaz, _ = world
-    rail = Rail12306(http, gaz, base_url="http://127.0.0.1:9")  # nothing listens on the discard port
-    q = TrainQuery(gaz.resolve_city("北京"), gaz.resolve_city("上海"), date(2025, 5, 1), ("北京",), ("上海",))
-    with pytest.raises(ProviderError, match="could not be reached") as info:
-        await rail.trains(q)
-    assert info.value.retryable

@@ -117,7 +117,7 @@ async def test_planted_hallucination_is_replanned_before_the_person_sees_it(tmp_
 
 async def test_rounds_run_out_and_the_remaining_issues_are_posted(tmp_path: Path, sandbox: Sandbox) -> None:
     scripts = {
-        "planner": [reply(tool_calls=[submit("wrong_departure_time_bj_sh_train")]),
+        "planner": [reply(tool_calls=[submit("no_such_ride_bj_sh_train")]),
                     reply(tool_calls=[submit("wrong_departure_time_bj_sh_train")])],
         "validator": [reply("结论：不满意，信息不真实"), reply("结论：不满意，信息不真实")],
     }
@@ -133,6 +133,30 @@ async def test_rounds_run_out_and_the_remaining_issues_are_posted(tmp_path: Path
         fake.assert_complete()
     verdict = answers(surface)[0].verdict
     assert verdict is not None and verdict.label == "不满意,信息不真实" and verdict.rounds == 2
+    assert any("06:58" in f and "07:35" in f for f in verdict.failed_checks)
+
+
+async def test_a_replan_that_changes_nothing_is_not_reviewed_again(tmp_path: Path, sandbox: Sandbox) -> None:
+    """The planner answers the review with the very plan it was sent back for: the rounds left
+    are not spent on it (no second review, no third plan); it is posted with the review it had."""
+    scripts = {
+        "planner": [reply(tool_calls=[submit("wrong_departure_time_bj_sh_train")]),
+                    reply(tool_calls=[submit("wrong_departure_time_bj_sh_train")])],
+        "validator": [reply("结论：不满意，信息不真实")],
+    }
+    surface = RecordingSurface()
+    async with FakeOpenAI(scripts=scripts, keyer=role_key) as fake:
+        llm = make_llm(fake.base_url)
+        rt = await start(tmp_path, sandbox, llm, llm, surface, validate_rounds=3)
+        try:
+            await rt.manager.submit(msg(CHAT, REQUEST, dedup="1"))
+            await surface.wait_count("answer", 1, timeout=20)
+        finally:
+            await rt.stop()
+        fake.assert_complete()  # two plans and one review: nothing more was asked of either model
+        assert len(fake.served("planner")) == 2 and len(fake.served("validator")) == 1
+    verdict = answers(surface)[0].verdict
+    assert verdict is not None and verdict.label == "不满意,信息不真实" and verdict.rounds == 1
     assert any("06:58" in f and "07:35" in f for f in verdict.failed_checks)
 
 

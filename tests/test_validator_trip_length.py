@@ -9,9 +9,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from agent_core.offline.places import PlaceReader
 from agent_core.schema import Message
+from agent_core.validator.constraints import request_state
 from agent_core.validator.labels import Label
-from agent_core.validator.trip_length import read_length, requested_length, run_texts
+from agent_core.validator.trip_length import length_in, read_length, requested_length
 from agent_core.validator.validator import Validator
 from tests.validator_support import load_sandbox, offline_run
 
@@ -44,13 +46,25 @@ def test_dates_and_times_are_not_lengths(text: str) -> None:
     assert read_length(text) is None
 
 
-def test_only_this_runs_texts_count_and_the_last_length_wins() -> None:
+def test_only_this_trips_texts_count_and_the_last_length_wins() -> None:
     messages = [Message.user("Beijing to Shanghai for 3 days"), Message.assistant("<answer>plan</answer>"),
                 Message.user("Now Beijing to Hangzhou"), Message.user("make it 2 nights")]
-    texts = run_texts("Now Beijing to Hangzhou", messages)
-    assert texts == ["Now Beijing to Hangzhou", "make it 2 nights"]
-    assert requested_length(texts).nights == 2  # type: ignore[union-attr]
+    state = request_state("Now Beijing to Hangzhou", messages, NOW.date(), PlaceReader(load_sandbox().gazetteer))
+    assert state.texts == ("Now Beijing to Hangzhou", "make it 2 nights")
+    assert requested_length(state.texts).nights == 2  # type: ignore[union-attr]
     assert requested_length(["Now Beijing to Hangzhou"]) is None
+
+
+@pytest.mark.parametrize(("texts", "nights"), [
+    (["Beijing to Shanghai for 3 days", "one more night"], 3),
+    (["北京到上海三天两晚", "多住一晚"], 3),
+    (["北京到上海三天两晚", "少住一晚"], 1),
+    (["北京到上海玩两天", "晚一天出发"], 1),  # a day later moves the trip; it is not a one-day trip
+    (["Beijing to Shanghai for 2 days", "leave a day later", "2 more nights"], 3),
+])
+def test_a_change_moves_the_length_the_person_asked_for(texts: list[str], nights: int) -> None:
+    found = length_in(texts)
+    assert found is not None and found.nights == nights, (texts, found)
 
 
 async def test_a_plan_shorter_than_asked_is_not_graded_the_best(tmp_path) -> None:

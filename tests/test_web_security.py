@@ -102,7 +102,7 @@ async def test_per_chat_and_per_address_limits_answer_429_with_retry_after(tmp_p
         sid = (await c.post("/api/chat", json={"message": "/help"})).json()["session_id"]
         codes = [(await c.post("/api/chat", json={"message": "/status", "session_id": sid})).status_code for _ in range(7)]
         assert codes[:5] == [200] * 5 and codes[-1] == 429, codes  # a burst of 6, then 12 a minute
-        # the per-chat limit is the runtime's, the same on every surface (bot.ratelimit.MessageLimiter)
+        # the per-chat limit is the runtime's, the same on every surface (bot.ratelimit.Limits)
         limited = await c.post("/api/chat", json={"message": "/status", "session_id": sid})
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
         # another chat from the same address is not held back by this one's limit

@@ -54,7 +54,7 @@ async def test_port_zero_binds_a_free_port_and_reports_base_url(server_with_echo
     async with httpx.AsyncClient(base_url=server.base_url) as client:
         res = await client.get("/healthz")
     assert res.status_code == 200
-    assert res.json() == {"ok": True, "checks": {"http": True, "store": True}}
+    assert res.json() == {"ok": True, "checks": {"http": True, "store": True}, "unhealthy": []}
 
 
 async def test_healthz_is_503_when_a_check_fails_or_raises(server_with_echo):

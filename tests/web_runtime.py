@@ -18,6 +18,7 @@ from agent_core.model import ChatModel
 from bot.http.server import HttpServer
 from bot.observe.metrics import Metrics
 from bot.run.agent_factory import TravelAgentFactory
+from bot.run.review import PlanReviewer
 from bot.sessions import SessionManager
 from bot.settings import Settings
 from bot.store import SqliteStore
@@ -65,6 +66,8 @@ async def web_stack(
     model: ChatModel | None = None,
     keepalive_s: float = 15.0,
     settings: Settings | None = None,
+    reviewer: PlanReviewer | None = None,
+    tools: ToolCollection | None = None,
 ) -> AsyncIterator[WebStack]:
     settings = settings or web_settings(db_path)
     model = model if model is not None else web_model()
@@ -73,11 +76,11 @@ async def web_stack(
     await store.open()
     factory = TravelAgentFactory(
         model=model,
-        tools=ToolCollection([AskHuman(), SubmitPlan(), Terminate()]),
+        tools=tools or ToolCollection([AskHuman(), SubmitPlan(), Terminate()]),
         settings=settings,
         prompt=lambda lang, now, tz, loc: f"You plan trips. Now: {now:%Y-%m-%d %H:%M} {tz}.",
     )
-    manager = SessionManager(store, factory, settings, metrics)
+    manager = SessionManager(store, factory, settings, metrics, reviewer=reviewer)
     web = WebAdapter(settings, manager, keepalive_s=keepalive_s)
     manager.attach(web)
     server = HttpServer(settings, metrics, {"store": store.ping})

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tools.plan_costs import plan_costs
+
 LegKind = Literal["train", "flight", "taxi", "drive", "transit", "walk"]
 
 
@@ -34,6 +36,9 @@ class HotelStay(BaseModel):
     price_per_night: float = Field(ge=0)
     total: float = Field(ge=0)
     breakfast: bool | None = None
+    rooms: int | None = Field(
+        default=None, ge=1, description="rooms booked; price_per_night is their rate together (none: one room)"
+    )
 
 
 class Visit(BaseModel):
@@ -68,6 +73,12 @@ class TripPlan(BaseModel):
     currency: str = "CNY"
     alternatives: list[str] = Field(default_factory=list, description="backups if something falls through")
     notes: list[str] = Field(default_factory=list)
+    unknowns: list[str] = Field(
+        default_factory=list,
+        description="what the plan could not know, from the tools' `caveats`: trains not on sale yet (and when they "
+        "open), prices converted from another currency (with the rate and its date), providers that failed, facts "
+        "taken from the sandbox instead of live data",
+    )
     data_source: Literal["sandbox", "live", "mixed"] = "sandbox"
     party: list[TravellerLegs] = Field(
         default_factory=list,
@@ -81,20 +92,24 @@ class TripPlan(BaseModel):
         default=None, description="team trips: YYYY-MM-DD HH:MM by which everyone has arrived (default: the first visit)"
     )
 
+    @property
+    def all_notes(self) -> list[str]:
+        """The notes, then what the plan could not know: what a surface shows under its notes."""
+        return [*self.notes, *self.unknowns]
+
     def computed_total(self) -> float:
-        return round(
-            sum(leg.price for leg in self.legs)
-            + sum(leg.price for t in self.party for leg in t.legs)
-            + sum(s.total for s in self.stays)
-            + sum(v.ticket_price for v in self.visits) * self.travellers,
-            2,
-        )
+        """The sum of the plan's cost lines (tools.plan_costs): legs, stays, and a ticket per traveller."""
+        return plan_costs(self).total
 
     def cost_of(self, name: str) -> float:
-        """One traveller's share: their own legs, an even share of what the party shares, their tickets."""
-        own = sum(leg.price for t in self.party if t.name == name for leg in t.legs)
-        shared = sum(leg.price for leg in self.legs) + sum(s.total for s in self.stays)
-        return round(own + shared / max(self.travellers, 1) + sum(v.ticket_price for v in self.visits), 2)
+        """One traveller's share: their own legs, an even share of what the party shares, their
+        tickets (the shares add up to the total, to the fen)."""
+        costs = plan_costs(self)
+        share = costs.share_of(name)
+        if share is not None:
+            return share
+        shared = sum(line.amount for line in costs.lines if not line.who and line.kind != "ticket")
+        return round(shared / costs.travellers + sum(v.ticket_price for v in self.visits), 2)
 
     def for_traveller(self, name: str) -> TripPlan:
         """The plan as one traveller lives it (their legs around the shared ones), for the checks

@@ -6,14 +6,21 @@ the HTTP address is bound and released, the model endpoint lists its models, Tel
 getMe, Slack auth.test (and apps.connections.open for Socket Mode), and each live travel
 provider's base URL is asked once (any HTTP answer means it is reachable; keys are checked
 by the first real query).
+
+`tripbot check --live` instead makes one real query to each configured travel provider (a place,
+a web search, a flight search three weeks ahead, tomorrow's trains Beijing -> Shanghai) and
+prints what came back, so an operator sees the real thing and its caveats.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from datetime import date, datetime, timedelta
+from typing import Any, TextIO
+from zoneinfo import ZoneInfo
 
 import httpx
 
@@ -21,6 +28,7 @@ from adapters.startup import STARTUP_TIMEOUT_S, one_line
 from bot.settings import Settings
 
 Check = Callable[[Settings], Awaitable[str]]
+LIVE_TIMEOUT_S = 45.0  # a real flight search waits for the airlines (Duffel's supplier timeout is 10 s)
 
 
 class CheckFailed(Exception):
@@ -89,14 +97,20 @@ async def _telegram(s: Settings) -> str:
     from telegram.error import InvalidToken, TelegramError
     from telegram.request import HTTPXRequest
 
+    from adapters.telegram.errors import PTB_REQUEST_LOGGER, UNPARSED_ANSWERS, not_the_bot_api
+
+    logging.getLogger(PTB_REQUEST_LOGGER).addFilter(UNPARSED_ANSWERS)
+
     hint = "check TELEGRAM_BOT_TOKEN, TELEGRAM_API_BASE_URL and the network"
     request = HTTPXRequest(connect_timeout=STARTUP_TIMEOUT_S, read_timeout=STARTUP_TIMEOUT_S)
     bot = Bot(s.telegram_bot_token or "", base_url=s.telegram_api_base_url, request=request)
     try:
         me = await bot.get_me()
-    except InvalidToken:
-        raise CheckFailed("Telegram refused TELEGRAM_BOT_TOKEN", hint) from None
     except TelegramError as exc:
+        if (other := not_the_bot_api(exc, s.telegram_api_base_url)) is not None:
+            raise CheckFailed(str(other), "check TELEGRAM_API_BASE_URL") from None
+        if isinstance(exc, InvalidToken):
+            raise CheckFailed("Telegram refused TELEGRAM_BOT_TOKEN", hint) from None
         raise CheckFailed(f"Telegram Bot API: {one_line(exc)}", hint) from None
     finally:
         await request.shutdown()
@@ -136,7 +150,79 @@ def _provider(name: str, url: str, setting: str) -> Check:
     return check
 
 
-def checks_for(s: Settings) -> list[tuple[str, Check]]:
+def _live(name: str, setting: str) -> Check:
+    """One real query through the provider the bot would use, summarised in a line."""
+
+    async def check(s: Settings) -> str:
+        from tools.errors import ToolError
+        from tools.travel import Gazetteer, SandboxProvider, make_provider
+
+        gaz = Gazetteer.load()
+        async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=STARTUP_TIMEOUT_S),
+                                     headers={"User-Agent": "travel-agent-bot/0.1 (tripbot check)"}) as client:
+            providers = make_provider(s, gaz, SandboxProvider(gaz), http=client)
+            try:
+                return await _SAMPLES[name](providers, gaz)
+            except ToolError as exc:
+                raise CheckFailed(exc.message, f"check {setting} and the network") from None
+
+    check.__name__ = f"live_{name}"
+    return check
+
+
+async def _amap(p: Any, gaz: Any) -> str:
+    found = await p.places.places("天安门", gaz.resolve_city("北京"), 1)
+    first = found.items[0] if found.items else None
+    got = f"{first.name}, {first.address} ({first.lat:.4f}, {first.lon:.4f})" if first else "nothing"
+    return _with_caveats(f"poi_search 天安门 in 北京: {got}", found.caveats)
+
+
+async def _web(p: Any, gaz: Any) -> str:
+    found = await p.web.search("12306 火车票 预售期", 3)
+    first = found.items[0] if found.items else None
+    got = f"{len(found.items)} results, first: {first.title} <{first.url}>" if first else "no results"
+    return _with_caveats(f"web_search via {found.source}: {got}", found.caveats)
+
+
+async def _duffel(p: Any, gaz: Any) -> str:
+    from tools.travel.provider import FlightQuery
+
+    day = _today() + timedelta(days=21)
+    found = await p.flights.flights(FlightQuery(gaz.resolve_city("北京"), gaz.resolve_city("上海"), day, ("PEK",), ("SHA",)))
+    if not found.items:
+        return _with_caveats(f"flight_search PEK->SHA {day}: no offers", found.caveats)
+    cheap = min(found.items, key=lambda f: f.price)
+    quoted = f" ({cheap.quoted})" if cheap.quoted else ""
+    return _with_caveats(f"flight_search PEK->SHA {day}: {len(found.items)} flights, cheapest {cheap.number} "
+                         f"{cheap.depart[11:]} {cheap.price:.2f} {cheap.currency}{quoted}", found.caveats)
+
+
+async def _rail(p: Any, gaz: Any) -> str:
+    from tools.travel.provider import TrainQuery
+
+    bj, sh = gaz.resolve_city("北京"), gaz.resolve_city("上海")
+    day = _today() + timedelta(days=1)
+    found = await p.trains.trains(TrainQuery(bj, sh, day, bj.stations, sh.stations))
+    path = getattr(p.trains, "query_path", "")
+    got = (f"{len(found.items)} trains, first {found.items[0].number} {found.items[0].depart[11:]}->"
+           f"{found.items[0].arrive[11:]}" if found.items else "no trains")
+    return _with_caveats(f"train_search 北京->上海 {day}: {got}" + (f"; query path {path}" if path else ""),
+                         found.caveats)
+
+
+def _today() -> date:
+    return datetime.now(ZoneInfo("Asia/Shanghai")).date()
+
+
+def _with_caveats(line: str, caveats: list[str]) -> str:
+    return line + "".join(f"\n    caveat: {c}" for c in caveats)
+
+
+_SAMPLES: dict[str, Callable[[Any, Any], Awaitable[str]]] = {
+    "amap": _amap, "searxng": _web, "tavily": _web, "duffel": _duffel, "12306": _rail}
+
+
+def checks_for(s: Settings, *, live: bool = False) -> list[tuple[str, Check]]:
     out: list[tuple[str, Check]] = [("database", _database), ("http", _http), ("model", _model)]
     if s.telegram_bot_token:
         out.append(("telegram", _telegram))
@@ -146,31 +232,33 @@ def checks_for(s: Settings) -> list[tuple[str, Check]]:
         from tools.travel.live.http import LiveEndpoints
 
         defaults = LiveEndpoints.from_config(s)
-        if s.amap_key:
-            out.append(("amap", _provider("amap", defaults.amap, "AMAP_BASE_URL")))
-        if s.searxng_url:
-            out.append(("searxng", _provider("searxng", s.searxng_url, "SEARXNG_URL")))
-        elif s.tavily_api_key:
-            out.append(("tavily", _provider("tavily", defaults.tavily, "TAVILY_BASE_URL")))
-        if s.duffel_token:
-            out.append(("duffel", _provider("duffel", defaults.duffel, "DUFFEL_BASE_URL")))
-        out.append(("12306", _provider("12306", defaults.rail12306, "RAIL12306_BASE_URL")))
+        wanted = [("amap", defaults.amap, "AMAP_KEY / AMAP_BASE_URL") if s.amap_key else None,
+                  ("searxng", s.searxng_url or "", "SEARXNG_URL") if s.searxng_url else None,
+                  ("tavily", defaults.tavily, "TAVILY_API_KEY / TAVILY_BASE_URL")
+                  if s.tavily_api_key and not s.searxng_url else None,
+                  ("duffel", defaults.duffel, "DUFFEL_TOKEN / DUFFEL_BASE_URL") if s.duffel_token else None,
+                  ("12306", defaults.rail12306, "RAIL12306_BASE_URL")]
+        for name, url, setting in filter(None, wanted):
+            out.append((name, _live(name, setting) if live else _provider(name, url, setting)))
     return out
 
 
-async def run_checks(s: Settings, out: TextIO | None = None) -> int:
+async def run_checks(s: Settings, out: TextIO | None = None, *, live: bool = False) -> int:
     out = out or sys.stdout
     print("configuration: ok", file=out, flush=True)
+    if live and s.travel_data != "live":
+        print("travel: BOT_TRAVEL_DATA is not 'live', so --live has no travel provider to call", file=out, flush=True)
     failed = 0
-    for name, check in checks_for(s):
+    for name, check in checks_for(s, live=live):
+        limit = LIVE_TIMEOUT_S if check.__name__.startswith("live_") else STARTUP_TIMEOUT_S + 1
         try:
-            detail = await asyncio.wait_for(check(s), STARTUP_TIMEOUT_S + 1)
+            detail = await asyncio.wait_for(check(s), limit)
         except CheckFailed as exc:
             failed += 1
             print(f"{name}: FAILED: {exc}", file=out, flush=True)
         except TimeoutError:
             failed += 1
-            print(f"{name}: FAILED: no answer within {STARTUP_TIMEOUT_S + 1:g} s", file=out, flush=True)
+            print(f"{name}: FAILED: no answer within {limit:g} s", file=out, flush=True)
         else:
             print(f"{name}: ok: {detail}", file=out, flush=True)
     print("all checks passed" if not failed else f"{failed} check(s) failed", file=out, flush=True)

@@ -36,6 +36,7 @@ from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
 from agent_core.model import ChatModel
 from agent_core.offline.planner import OfflinePlanner
+from agent_core.prompts.request_note import RequestNote
 from agent_core.prompts.travel import build_system_prompt
 from agent_core.travel_agent import travel_toolset
 from bot.observe.json_logs import json_handler
@@ -111,6 +112,7 @@ def assemble(
         reviewer=make_reviewer(settings, gazetteer, model, tools, sandbox), serve_http=serve_http,
         extra_surfaces=list(extra or []), metrics=metrics, prices=PriceTable(settings.llm_prices),
         tracer=tracer, logs=logs,
+        requests=None if settings.offline_model else RequestNote(gazetteer),  # the offline planner reads it itself
     )
     return runtime
 
@@ -199,7 +201,7 @@ def load_settings() -> Settings | None:
         for err in exc.errors(include_url=False):
             name = str(err["loc"][0]).upper() if err["loc"] else "?"
             shown = "<hidden>" if "TOKEN" in name or "SECRET" in name or "KEY" in name else repr(err.get("input"))
-            print(f"configuration error: {name}={shown}: {err['msg']} ({FIX})", file=sys.stderr)
+            print(f"configuration error: {name}={shown}: {err['msg'].removeprefix('Value error, ')} ({FIX})", file=sys.stderr)
         return None
     problems = settings.problems()
     for name, what in problems:
@@ -242,7 +244,9 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("serve", help="serve every configured surface and the web chat (the default)")
     sub.add_parser("chat", help="chat with the bot in this terminal")
-    sub.add_parser("check", help="validate the configuration, reach each configured service once, and exit")
+    check = sub.add_parser("check", help="validate the configuration, reach each configured service once, and exit")
+    check.add_argument("--live", action="store_true", help="make one real query to each configured travel provider "
+                       "and print what it answered")
     args = parser.parse_args(argv)
     settings = load_settings()
     if settings is None:
@@ -263,7 +267,7 @@ def main(argv: list[str] | None = None, prog: str = "tripbot") -> int:
         if args.command == "check":
             from tripbot.check import run_checks
 
-            return asyncio.run(run_checks(settings))
+            return asyncio.run(run_checks(settings, live=args.live))
         if args.command == "chat":
             asyncio.run(chat(settings, logs))
         else:

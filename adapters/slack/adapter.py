@@ -1,62 +1,52 @@
 """The Slack surface: Bolt (async) receives events, the SDK's AsyncWebClient talks back.
 
-HTTP mode serves `POST /slack/events` through `router()`: Bolt's request verification checks
-the signature first (five-minute window; refusals are logged without the body, see
-adapters/slack/signing.py), then Bolt runs the listener, which only maps the event and submits
-it to the SessionManager (stored in the inbox: a few milliseconds; it never waits for a run),
-and only then the empty 200 acks: a 2xx means "stored", whichever process behind a load
-balancer took the request, and a process killed before storing lets Slack retry the event. Socket Mode (SLACK_APP_TOKEN) feeds the same Bolt
-app over a websocket instead.
+Events arrive over HTTP (`POST /slack/events`, verified, stored, then acked) or Socket Mode:
+adapters.slack.intake. What each event means: adapters.slack.listeners.
 
 Every Web API call goes through one AsyncWebClient with the SDK's rate-limit retry handler,
-which sleeps for the `Retry-After` Slack sends with a 429 and tries again.
+which sleeps for the `Retry-After` Slack sends with a 429 and tries again (on the platform's
+clock: adapters/slack/rate_limits.py). The thread's agent
+session (the Agent experience; adapters.slack.agent_sessions) moves with what is posted: a step
+opens `processing`, a question `suspended`, a plan or a stop's notice `active`, /new `closed`;
+when the answer streamed, chat.stopStream carries the status.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import re
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import aiohttp
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
-from slack_bolt.adapter.fastapi.async_handler import AsyncSlackRequestHandler
-from slack_bolt.adapter.starlette.async_handler import to_async_bolt_request
+from fastapi import APIRouter
 from slack_bolt.app.async_app import AsyncApp
-from slack_bolt.context.ack.async_ack import AsyncAck
-from slack_bolt.context.async_context import AsyncBoltContext
-from slack_bolt.context.set_suggested_prompts.async_set_suggested_prompts import (
-    AsyncSetSuggestedPrompts,
-)
 from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-)
+from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
-from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import render
+from adapters.slack.agent_sessions import AgentSessions, SessionStatus
+from adapters.slack.calls import SlackCalls
 from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
-from adapters.slack.inbound import PLATFORM, route_button, route_decision, route_event, route_stop
-from adapters.slack.mrkdwn import escape
-from adapters.slack.progress import ProgressBoard, task_title
-from adapters.slack.signing import SignedRequests
+from adapters.slack.inbound import PLATFORM
+from adapters.slack.intake import SlackIntake
+from adapters.slack.listeners import SlackListeners
+from adapters.slack.progress import ProgressBoard
+from adapters.slack.rate_limits import rate_limit_retries as rate_limit_handler
 from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
-from adapters.slack.streaming import AnswerStreams
-from adapters.slack.texts import lang_of, lang_of_locale, suggested_prompts, t
+from adapters.slack.streaming import AnswerStreams, Streamed
+from adapters.slack.texts import lang_of, t
+from adapters.slack.titles import request_title, task_title, trip_title
 from agent_core.events import (
     AnswerReady,
     Event,
     QuestionAsked,
     StepStarted,
     TextDelta,
+    TextReset,
     ToolCalled,
     ToolFinished,
 )
@@ -65,11 +55,9 @@ from bot.settings import Settings
 from bot.surface import (
     Attachment,
     ChatKey,
-    IncomingMessage,
     Notice,
     PartLog,
     RunInfo,
-    SubmitOutcome,
 )
 
 if TYPE_CHECKING:
@@ -78,16 +66,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 MEMBER_PAGES = 50  # conversations.members pages (200 each) read before giving up on a huge channel
 
-EVENTS_PATH = "/slack/events"
 STOP_ACTION = "stop_run"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
 _NOT_TASKS = {"ask_human", "terminate"}  # shown otherwise: the question is a message, the end is the answer
-
-
-def _answered_inline(body: bytes) -> bool:
-    """url_verification and ssl_check need Bolt's answer in the response; nothing else does."""
-    head = body[:200]
-    return b'"url_verification"' in head or b"ssl_check=" in head or not head.strip()
+# the agent session after a notice: a stop or a failure leaves the conversation open, /new closes
+# it, a sign-off request waits for a person, a decision ends the wait
+_SESSION_AFTER = {"cancelled": SessionStatus.ACTIVE, "error": SessionStatus.ACTIVE, "new": SessionStatus.CLOSED,
+                  "signoff": SessionStatus.SUSPENDED, "decided": SessionStatus.ACTIVE}
 
 
 class SlackAdapter:
@@ -105,43 +90,53 @@ class SlackAdapter:
             raise SlackNotConfigured(missing)
         self._settings = settings
         self._manager = manager
-        self._app_token = app_token
         self._client = AsyncWebClient(
             token=token,
             base_url=settings.slack_api_base_url,
             logger=log,
             retry_handlers=[
                 AsyncConnectionErrorRetryHandler(max_retry_count=2),
-                AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
+                rate_limit_handler(rate_limit_retries, settings.platform_time_scale),
             ],
         )
-        # Bolt's verification runs in _events_endpoint, before the ack (SignedRequests), not again
-        # in the app's middleware after it.
+        self._call = SlackCalls()
+        # Bolt's verification runs in the intake's endpoint, before the ack (SignedRequests), not
+        # again in the app's middleware after it.
         self._app = AsyncApp(client=self._client, signing_secret=secret or "", logger=log,
                              request_verification_enabled=False, process_before_response=True)
-        self._handler = AsyncSlackRequestHandler(self._app)
-        self._verifier = SignedRequests(secret, logger=log) if secret else None
-        self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval)
+        self.intake = SlackIntake(self._app, self._client, secret, app_token)
+        scale = settings.platform_time_scale  # the intervals are in Slack's seconds
+        self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval * scale)
         self.streams = AnswerStreams(SlackStreamCalls(self._client, self._call, lambda: self.team_id),
-                                     interval=stream_interval)
+                                     interval=stream_interval * scale)
+        self.sessions = AgentSessions(self._client, self._call)
         self.team_id = ""
-        self._order: dict[str, tuple[asyncio.Lock, int]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._socket: Any = None
-        # what became of each inbound event: accepted, duplicate, refused, invalid, ignored, stale
-        self.inbound: Counter[str] = Counter()
-        self._inbound_changed = asyncio.Condition()
         self.bot_user_id = ""
-        self._app.event("app_mention")(self._on_event)
-        self._app.event("message")(self._on_event)
-        self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(self._on_button)
-        self._app.action(STOP_ACTION)(self._on_stop)
-        # DMs with the app and its assistant panel: suggested prompts when a thread opens (other
-        # messages in assistant threads go on to the `message` listener above)
+        self.listeners = SlackListeners(manager, self._client, self._call, lambda: self.bot_user_id, settings.timezone)
+        on = self.listeners
+        self._app.event("app_mention")(on.on_event)
+        self._app.event("message")(on.on_event)
+        self._app.event("agent_session_stopped")(on.on_session_stopped)
+        self._app.event("app_home_opened")(on.on_messages_tab)
+        self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(on.on_button)
+        self._app.action(STOP_ACTION)(on.on_stop)
+        self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(on.on_decision)
+        self._app.action(re.compile(f"^{render.SUGGESTION_ACTION_PREFIX}"))(on.on_decision)
+        self._app.action(render.FEEDBACK_ACTION)(on.on_feedback)
+        # apps still on the Assistant experience: suggested prompts when an assistant thread opens
+        # (its other messages go on to the `message` listener above)
         assistant = AsyncAssistant(logger=log)
-        assistant.thread_started(self._on_assistant_thread)
+        assistant.thread_started(on.on_assistant_thread)
         self._app.use(assistant)
-        self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(self._on_decision)
+
+    @property
+    def inbound(self) -> Counter[str]:
+        """What became of each inbound event (adapters.slack.listeners)."""
+        return self.listeners.inbound
+
+    async def wait_inbound(self, predicate: Callable[[Counter[str]], bool], within: float) -> None:
+        """Wait until `predicate(self.inbound)` holds (tests, benchmarks)."""
+        await self.listeners.wait_inbound(predicate, within)
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -156,201 +151,117 @@ class SlackAdapter:
         self.bot_user_id = str(auth.get("user_id") or "")
         self.team_id = str(auth.get("team_id") or "")
         log.info("slack: connected as %s (%s)", auth.get("user"), self.bot_user_id)
-        if self._app_token:
-            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+        await self.intake.connect()
 
-            self._socket = AsyncSocketModeHandler(self._app, self._app_token, web_client=self._client)
-            await self._socket.connect_async()
-            log.info("slack: Socket Mode connected")
+    async def healthy(self) -> bool:
+        """Started, and (Socket Mode) connected or briefly reconnecting (adapters.slack.intake)."""
+        return bool(self.bot_user_id) and await self.intake.healthy()
 
     async def stop(self) -> None:
-        if self._socket is not None:
-            await self._socket.close_async()
-            self._socket = None
+        await self.intake.close()
         await self._board.close()
         await self.streams.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.sessions.close()
+        await self._call.close()
         session = self._client.session
         if session is not None:
             await session.close()
             self._client.session = None
 
     def router(self) -> APIRouter:
-        router = APIRouter()
-        if self._verifier is not None:
-            router.add_api_route(EVENTS_PATH, self._events_endpoint, methods=["POST"], include_in_schema=False)
-        return router
-
-    async def _events_endpoint(self, request: Request) -> Response:
-        body = await request.body()
-        assert self._verifier is not None
-        bolt_request = to_async_bolt_request(request, body)
-        refused = await self._verifier.refusal(bolt_request)
-        if refused is not None:
-            log.warning("slack: refused a request to %s (%s; timestamp %r, %d bytes) from %s", EVENTS_PATH,
-                        refused, request.headers.get("x-slack-request-timestamp"), len(body),
-                        request.client.host if request.client else "?")
-            return JSONResponse({"error": "invalid request"}, status_code=401)
-        if _answered_inline(body):
-            response = await self._handler.handle(request)
-            # No listener for this payload: still a delivery we accept, or Slack would retry it.
-            return Response(status_code=200) if response.status_code == 404 else response
-        # Events and clicks: stored first (the listener submits to the inbox), then the empty 200.
-        try:
-            resp = await self._app.async_dispatch(bolt_request)
-        except Exception:
-            log.exception("slack: handling an event failed")
-            return Response(status_code=500)  # not stored: Slack delivers it again
-        if resp.status >= 500:
-            log.warning("slack: Bolt answered %s to a delivery", resp.status)
-            return Response(status_code=500)
-        return Response(status_code=200)
-
-    # -- inbound ----------------------------------------------------------------------------
-    async def _on_event(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        inbound = route_event(event, context.bot_user_id or self.bot_user_id)
-        if inbound is None:
-            await self._count("ignored")
-            return
-        chat = inbound.message.chat
-        async with self._in_order(str(chat)):
-            if inbound.needs_session and await self._manager.session_info(chat) is None:
-                await self._count("ignored")
-                return
-            outcome = await self._manager.submit(inbound.message)
-        log.debug("slack: %s in %s -> %s", inbound.message.dedup_id, chat, outcome.value)
-        if outcome is SubmitOutcome.ACCEPTED and not inbound.needs_session:
-            # 👀 on the request: seen, even before the status message appears
-            self._spawn(self._call("reactions.add", self._client.reactions_add(
-                channel=chat.chat_id, timestamp=str(event.get("ts") or ""), name="eyes")), quiet=True)
-            if chat.chat_id.startswith("D") and chat.thread_id and not inbound.message.text.startswith("/"):
-                # an assistant thread is named after the request
-                title = " ".join(inbound.message.text.split())[:60]
-                self._spawn(self._call("assistant.threads.setTitle", self._client.assistant_threads_setTitle(
-                    channel_id=chat.chat_id, thread_ts=chat.thread_id, title=title)), quiet=True)
-        await self._count(outcome.value)
-
-    async def _on_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        press = route_button(body)
-        if press is None:
-            return
-        chat = press.message.chat
-        async with self._in_order(str(chat)):
-            pending = await self._manager.pending_question(chat)
-            if pending is None or (pending.posted_message_id not in (None, press.question_ts)):
-                log.info("slack: ignored a click on an old question in %s", chat)
-                await self._count("stale")
-                return
-            outcome = await self._manager.submit(press.message)
-        await self._count(outcome.value)
-        if outcome is SubmitOutcome.ACCEPTED:
-            info = await self._manager.session_info(chat)
-            blocks = (body.get("message") or {}).get("blocks") or []
-            lang = info.lang if info else "zh"
-            self._spawn(self._call("chat.update", self._client.chat_update(
-                channel=chat.chat_id, ts=press.question_ts, text=escape(press.message.text),
-                blocks=render.chosen(blocks, press.message.user_id, press.message.text, lang))))
-
-    async def _on_stop(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        """The Stop button on a status message: the chat's /stop, from the person who clicked."""
-        await self._submit_press(ack, route_stop(body))
-
-    async def _on_decision(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        await self._submit_press(ack, route_decision(body))
-
-    async def _submit_press(self, ack: AsyncAck, press: IncomingMessage | None) -> None:
-        await ack()
-        if press is None:
-            return
-        async with self._in_order(str(press.chat)):
-            outcome = await self._manager.submit(press)
-        await self._count(outcome.value)
-
-    async def _on_assistant_thread(self, payload: dict[str, Any], set_suggested_prompts: AsyncSetSuggestedPrompts) -> None:
-        """A new assistant thread: a few requests to start from, in the person's language."""
-        user = str((payload.get("assistant_thread") or {}).get("user_id") or payload.get("user") or "")
-        lang = "en"
-        with contextlib.suppress(SlackCallFailed):
-            info = await self._call("users.info", self._client.users_info(user=user, include_locale=True))
-            lang = lang_of_locale(str((info.get("user") or {}).get("locale") or ""))
-        try:
-            await set_suggested_prompts(prompts=suggested_prompts(lang), title=t("prompts_title", lang))
-        except SlackApiError as exc:
-            log.warning("slack: suggested prompts not set: %s", exc.response.get("error"))
-
-    async def _count(self, outcome: str) -> None:
-        async with self._inbound_changed:
-            self.inbound[outcome] += 1
-            self._inbound_changed.notify_all()
-
-    async def wait_inbound(self, predicate: Callable[[Counter[str]], bool], within: float) -> None:
-        """Wait until `predicate(self.inbound)` holds (tests, benchmarks)."""
-        async with asyncio.timeout(within), self._inbound_changed:
-            await self._inbound_changed.wait_for(lambda: predicate(self.inbound))
-
-    @contextlib.asynccontextmanager
-    async def _in_order(self, key: str) -> AsyncIterator[None]:
-        """Events of one thread reach the manager in the order Slack delivered them."""
-        lock, users = self._order.get(key) or (asyncio.Lock(), 0)
-        self._order[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._order[key]
-            if users <= 1:
-                del self._order[key]
-            else:
-                self._order[key] = (lock, users - 1)
+        return self.intake.router()
 
     # -- the Surface ------------------------------------------------------------------------
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         if isinstance(event, TextDelta):
             self.streams.add(chat, event, run.user_id)
             return
+        if isinstance(event, TextReset):  # withdrawn: what follows replaces it in its message
+            self.streams.reset(chat)
+            return
         if isinstance(event, ToolCalled | ToolFinished) and event.name not in _NOT_TASKS:
-            # a task card after the step's text, in the step's message
-            title = task_title(event.name, event.arguments) if isinstance(event, ToolCalled) else ""
-            self.streams.task(chat, event, run.user_id, title)
+            # a task of the step's plan, after the step's text, in the step's message
+            title = task_title(event.name, event.arguments, run.lang) if isinstance(event, ToolCalled) else ""
+            self.streams.task(chat, event, run.user_id, title, plan_title=t("plan_title", run.lang))
         elif isinstance(event, StepStarted):  # the last step's message ends (the answer's waits for it)
             self.streams.end_step(chat)
         opened = self._board.update(chat, event, run)
-        if opened and isinstance(event, StepStarted) and chat.chat_id.startswith("D"):
-            # Assistant threads (DMs with the app) also show a native "is typing"-like status.
-            self._spawn(self._call("assistant.threads.setStatus", self._client.assistant_threads_setStatus(
-                channel_id=chat.chat_id, thread_ts=chat.thread_id,
-                status=t("working", run.lang, step=event.step, max=event.max_steps))), quiet=True)
+        if opened and isinstance(event, StepStarted):  # a run (re)starts: its session is processing
+            self.sessions.update(chat, SessionStatus.PROCESSING, title=request_title(run.request), initiator=run.user_id,
+                                 assistant_status=t("working", run.lang, step=event.step, max=event.max_steps))
 
     async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
-        await self.streams.finish(chat)
+        streamed = await self._end_stream(chat, SessionStatus.SUSPENDED)
         await self._board.settle(chat, "paused")
         post = render.question(question, run.user_id, run.lang)
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(
             channel=chat.chat_id, thread_ts=chat.thread_id or None, text=post.text, blocks=post.blocks,
             unfurl_links=False))
         await parts.sent(str(resp["ts"]), more=False)
+        self._session_after(chat, SessionStatus.SUSPENDED, streamed)
 
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
                           run: RunInfo, parts: PartLog) -> None:
-        streamed = await self.streams.finish(chat)
+        streamed = await self._end_stream(chat, SessionStatus.ACTIVE)
         await self._board.settle(chat, "done", run.run)
-        posts = render.answer(answer, verdict, run.lang)
-        if streamed is not None and streamed.ts and parts.done == 0 and streamed.text.strip() == answer.text.strip():
+        posts = render.answer(answer, verdict, run.lang, run.run)
+        if streamed is not None and streamed.ts and parts.done == 0 and (
+                streamed.revised or streamed.text.strip() == answer.text.strip()):
             # the streamed message becomes the answer's first part (the plan card, the verdict)
             await self._call("chat.update", self._client.chat_update(
                 channel=chat.chat_id, ts=streamed.ts, text=posts[0].text, blocks=posts[0].blocks or None))
             await parts.sent(streamed.ts, more=len(posts) > 1)
         await self._post_parts(chat, posts, parts)
+        self._session_after(chat, SessionStatus.ACTIVE, streamed)
+        if answer.plan is not None:  # the session is named after its trip
+            self.sessions.rename(chat, trip_title(answer.plan, run.lang))
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
+        after = _SESSION_AFTER.get(notice.kind)
+        streamed = None
         if notice.kind in _STOPPING_NOTICES:
-            streamed = await self.streams.finish(chat)
+            streamed = await self._end_stream(chat, after)
             await self._board.settle(chat, "stopped")
             notice = without_streamed(notice, streamed)
-        await self._post_parts(chat, render.notice(notice), parts)
+        if notice.kind == "decided" and notice.reply_to:
+            await self._close_card(chat, notice, parts)
+        else:
+            await self._post_parts(chat, render.notice(notice), parts)
+        if after is not None:
+            self._session_after(chat, after, streamed)
+
+    async def _close_card(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
+        """A sign-off decided: its card loses its buttons and says who decided and when; the
+        notice itself follows unless the card says it all (an approval)."""
+        assert notice.reply_to is not None
+        signoff = await self._manager.signoff(chat)
+        posts = [] if signoff is not None and signoff.status == "approved" else render.notice(notice)
+        if parts.done == 0:
+            card = render.closed_card(render.decided_line(signoff, lang_of(notice.text), self._settings.timezone))
+            try:
+                await self._call("chat.update", self._client.chat_update(
+                    channel=chat.chat_id, ts=notice.reply_to, text=card.text, blocks=card.blocks))
+            except SlackCallFailed as exc:  # the card is gone: the decision is said in a message instead
+                log.info("slack: the sign-off card in %s was not closed: %s", chat, exc)
+                posts = render.notice(notice)
+            await parts.sent(notice.reply_to, more=bool(posts))
+        for i in range(max(parts.done - 1, 0), len(posts)):
+            resp = await self._call("chat.postMessage", self._client.chat_postMessage(
+                channel=chat.chat_id, thread_ts=chat.thread_id or None, text=posts[i].text,
+                blocks=posts[i].blocks or None, unfurl_links=False))
+            await parts.sent(str(resp.get("ts", "")), more=i < len(posts) - 1)
+
+    async def _end_stream(self, chat: ChatKey, status: SessionStatus | None) -> Streamed | None:
+        """End the thread's stream; once the session's earlier updates landed, its stop carries `status`."""
+        if status is not None and self.sessions.available is not False:
+            await self.sessions.settled(chat)
+            if self.sessions.known_on:
+                return await self.streams.finish(chat, session_status=status.value)
+        return await self.streams.finish(chat)
+
+    def _session_after(self, chat: ChatKey, status: SessionStatus, streamed: Streamed | None) -> None:
+        if streamed is None or not streamed.status_sent:
+            self.sessions.update(chat, status)
 
     async def members(self, chat: ChatKey) -> frozenset[str] | None:
         """conversations.members, every page; None (and a log line) when Slack will not say."""
@@ -386,18 +297,7 @@ class SlackAdapter:
                 blocks=posts[i].blocks or None, unfurl_links=False))
             await parts.sent(str(resp.get("ts", "")), more=i < len(posts) - 1)
 
-    # -- Web API ----------------------------------------------------------------------------
-    async def _call(self, method: str, call: Awaitable[AsyncSlackResponse]) -> dict[str, Any]:
-        """Await one typed Web API call (`self._client.chat_postMessage(...)` and friends): its
-        failures become SlackCallFailed naming `method`."""
-        try:
-            resp = await call
-        except SlackApiError as exc:
-            raise SlackCallFailed(method, str(exc.response.get("error", exc.response.status_code))) from None
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            raise SlackCallFailed(method, f"{type(exc).__name__}: {exc}") from None
-        return dict(resp.data) if isinstance(resp.data, dict) else {}
-
+    # -- the status message -------------------------------------------------------------------
     async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(
             channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False,
@@ -408,15 +308,3 @@ class SlackAdapter:
         """`stop`: the run the Stop button names while it works; None once it ended (no button)."""
         blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else []
         await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text, blocks=blocks))
-
-    def _spawn(self, coro: Coroutine[Any, Any, Any], *, quiet: bool = False) -> None:
-        async def guarded() -> None:
-            try:
-                await coro
-            except SlackCallFailed as exc:
-                (log.debug if quiet else log.warning)("slack: %s", exc)
-
-        task = asyncio.create_task(guarded())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-

@@ -30,9 +30,13 @@ PERMANENT_ERRORS = frozenset({
 })
 
 
+# what Slack answers while it is itself in trouble (besides no connection and HTTP 5xx)
+OUTAGE_ERRORS = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout"})
+
+
 class SlackCallFailed(SlackAdapterError, DeliveryError):
-    def __init__(self, method: str, error: str, *, retry_after: float | None = None) -> None:
+    def __init__(self, method: str, error: str, *, retry_after: float | None = None, outage: bool = False) -> None:
         DeliveryError.__init__(self, f"Slack {method} failed: {error}", permanent=error in PERMANENT_ERRORS,
-                               retry_after=retry_after)
+                               retry_after=retry_after, outage=outage or error in OUTAGE_ERRORS)
         self.method = method
         self.error = error

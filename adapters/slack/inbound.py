@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adapters.slack.mrkdwn import mentions, strip_mentions, unescape
-from adapters.slack.render import STOP_VALUE
+from adapters.slack.render import FEEDBACK_RATINGS, STOP_VALUE
 from bot.surface import RUN_REF, ChatKey, IncomingMessage, MessageKind
 
 PLATFORM = "slack"
@@ -77,6 +77,8 @@ def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
     if not (mentioned or is_dm or in_thread):
         return None
     text = unescape(strip_mentions(event.text, bot_user_id)) if bot_user_id else unescape(event.text.strip())
+    # "> ..." lines quote someone; Slack does not say whose
+    quoting = "?" if any(line.lstrip().startswith("&gt;") for line in event.text.splitlines()) else ""
     if mentioned and not text and not in_thread:
         text = "/help"  # a bare mention: say what the bot does instead of planning nothing
     message = IncomingMessage(
@@ -84,9 +86,11 @@ def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
         user_id=event.user,
         text=command_or_text(text),
         dedup_id=f"{event.channel}:{event.ts}",
-        # A Slack thread is one conversation about one request: whoever speaks next in it
-        # answers a waiting question, so it is not treated like a group chat.
-        is_group=False,
+        # A thread in a channel has several people: each message keeps its sender, and only the
+        # person who asked (or a traveller, for their own legs) changes the trip (bot.chat.rights).
+        # A DM with the app is one person's.
+        is_group=not is_dm,
+        quoting=quoting,
     )
     return Inbound(message=message, needs_session=not (mentioned or is_dm))
 
@@ -94,6 +98,8 @@ def route_event(raw: Mapping[str, Any], bot_user_id: str) -> Inbound | None:
 class _User(BaseModel):
     model_config = ConfigDict(extra="ignore")
     id: str
+    username: str = ""  # the person's handle (block_actions payloads carry it)
+    name: str = ""
 
 
 class _Container(BaseModel):
@@ -158,7 +164,9 @@ def route_button(raw: Mapping[str, Any]) -> ButtonPress | None:
         dedup_id=f"{c.channel_id}:{c.message_ts}:button",
         kind=MessageKind.BUTTON,
         reply_to=c.message_ts,
-        is_group=False,
+        is_group=not c.channel_id.startswith("D"),
+        user_name=payload.user.name,
+        handle=f"@{payload.user.username}" if payload.user.username else "",
     )
     return ButtonPress(message=message, question_ts=c.message_ts, block_id=action.block_id)
 
@@ -182,17 +190,66 @@ def route_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
 
 
 def route_decision(raw: Mapping[str, Any]) -> IncomingMessage | None:
-    """An Approve / Reject press on a sign-off request: a decision naming its sign-off. Each press
-    is its own (a refused one must not hide the approver's); Slack's retries of one are duplicates."""
+    """An Approve / Reject press on a sign-off request, or a Yes / No on a suggestion: a decision
+    naming its sign-off or suggestion. Each press is its own (a refused one must not hide the
+    approver's); Slack's retries of one are duplicates."""
     if (pressed := _pressed(raw)) is None:
         return None
     payload, action, thread = pressed
-    decision, _, signoff_id = action.value.partition(":")
-    if decision not in ("approve", "reject") or not signoff_id:
+    decision, _, named = action.value.partition(":")
+    if decision not in ("approve", "reject", "accept", "decline") or not named:
         return None
     c = payload.container
     return IncomingMessage(
         chat=ChatKey(PLATFORM, c.channel_id, thread), user_id=payload.user.id, text=decision,
         dedup_id=f"{c.channel_id}:{c.message_ts}:{payload.user.id}:{action.action_ts or action.value}",
-        kind=MessageKind.DECISION, reply_to=c.message_ts, question_id=signoff_id,
+        kind=MessageKind.DECISION, reply_to=c.message_ts, question_id=named, is_group=not c.channel_id.startswith("D"),
+        user_name=payload.user.name, handle=f"@{payload.user.username}" if payload.user.username else "",
     )
+
+
+class SessionStopped(BaseModel):
+    """Slack's `agent_session_stopped`: the stop button of the thread's agent session was pressed
+    (Slack has stopped our streams in it already, `streaming_message_ts`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str
+    channel: str
+    thread_ts: str
+    user: str
+    event_ts: str = ""
+    streaming_message_ts: list[str] = []
+
+
+def route_session_stop(raw: Mapping[str, Any]) -> IncomingMessage | None:
+    """The native stop button: the thread's /stop of whatever runs now (it names no run), from the
+    person who pressed it; bot.chat.machine decides whether they may stop it."""
+    try:
+        event = SessionStopped.model_validate(raw)
+    except ValidationError:
+        return None
+    if event.type != "agent_session_stopped" or not (event.channel and event.thread_ts and event.user):
+        return None
+    return IncomingMessage(chat=ChatKey(PLATFORM, event.channel, event.thread_ts), user_id=event.user, text="/stop",
+                           is_group=not event.channel.startswith("D"),
+                           dedup_id=f"{event.channel}:{event.thread_ts}:session_stop:{event.event_ts}")
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackPress:
+    chat: ChatKey
+    user_id: str
+    run: str  # the run whose plan it rates (bot.surface.run_ref)
+    rating: str  # up | down
+
+
+def route_feedback(raw: Mapping[str, Any]) -> FeedbackPress | None:
+    """A 👍 / 👎 press under a plan (a feedback_buttons element); None for junk."""
+    if (pressed := _pressed(raw)) is None:
+        return None
+    payload, action, thread = pressed
+    rating, _, run = action.value.partition(":")
+    if rating not in FEEDBACK_RATINGS or not RUN_REF.match(run):
+        return None
+    return FeedbackPress(ChatKey(PLATFORM, payload.container.channel_id, thread), payload.user.id, run, rating)

@@ -1,7 +1,10 @@
 """Text for Slack: escaping, a small Markdown -> mrkdwn conversion, and splitting by size.
 
 Slack reads `&`, `<` and `>` as control characters in message text, so anything a model or a
-person wrote is escaped before it is posted; the bot's own `<@U...>` mentions are added after.
+person wrote is escaped before it is posted. A mention (`<@U…>`) is the one control sequence let
+through (`live`): where the bot or the model names a person — a question to a traveller, a
+status line, a plan's per-person part, a notice — it stays a mention. A person's own words placed
+in a notice are made inert first (bot.surface.quoted), so they show as typed.
 """
 
 from __future__ import annotations
@@ -15,10 +18,17 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^)\s]+)\)")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+", re.MULTILINE)
 _ANSWER_TAG = re.compile(r"</?answer>", re.IGNORECASE)
 _MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
+# a user mention once escaped (the `|name` some writers add is dropped: Slack shows the name itself)
+_ESCAPED_MENTION = re.compile(r"&lt;@([UW][A-Z0-9]+)(?:\|[^&<>|]{0,80})?&gt;")
 
 
 def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def live(text: str) -> str:
+    """`text` escaped, its user mentions left working."""
+    return _ESCAPED_MENTION.sub(r"<@\1>", escape(text))
 
 
 def unescape(text: str) -> str:
@@ -27,7 +37,7 @@ def unescape(text: str) -> str:
 
 def to_mrkdwn(markdown: str) -> str:
     """The common Markdown a model writes, as Slack mrkdwn (escaped)."""
-    text = escape(_ANSWER_TAG.sub("", markdown).strip())
+    text = live(_ANSWER_TAG.sub("", markdown).strip())
     text = _LINK.sub(lambda m: f"<{m.group(2)}|{m.group(1)}>", text)
     text = _HEADING.sub(lambda m: "*" + m.group(1).replace("**", "") + "*", text)
     text = _BOLD.sub(lambda m: f"*{m.group(1)}*", text)

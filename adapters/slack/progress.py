@@ -24,8 +24,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from adapters.slack.mrkdwn import escape
+from adapters.slack.mrkdwn import live
 from adapters.slack.texts import t
+from adapters.slack.titles import args_line
 from agent_core.events import Event, RunFinished, StepStarted, Thought, ToolCalled, ToolFinished
 from bot.surface import ChatKey, RunInfo
 
@@ -35,18 +36,6 @@ MAX_LINES = 12
 Outcome = Literal["paused", "done", "stopped"]
 Post = Callable[[ChatKey, str, str | None], Awaitable[str]]  # (chat, text, stop) -> ts of the new message
 Edit = Callable[[ChatKey, str, str, str | None], Awaitable[None]]  # (chat, ts, text, stop)
-
-
-def _args_line(arguments: dict[str, object]) -> str:
-    parts = [str(v) for v in arguments.values() if isinstance(v, str | int | float) and str(v).strip()]
-    text = " · ".join(parts)
-    return text if len(text) <= 80 else text[:79] + "…"
-
-
-def task_title(name: str, arguments: dict[str, object]) -> str:
-    """A tool call as a task's title in the answer's stream (plain text): its name and key values."""
-    args = _args_line(arguments)
-    return f"{name} · {args}" if args else name
 
 
 @dataclass
@@ -82,13 +71,13 @@ class _Status:
             self.step, self.max_steps = event.step, event.max_steps or self.max_steps
         elif isinstance(event, Thought):
             text = " ".join(event.text.split())
-            self.thought = escape(text if len(text) <= 200 else text[:199] + "…")
+            self.thought = live(text if len(text) <= 200 else text[:199] + "…")
         elif isinstance(event, ToolCalled):
-            self.tools[event.tool_call_id] = f"• `{event.name}` {escape(_args_line(event.arguments))} …"
+            self.tools[event.tool_call_id] = f"• `{event.name}` {live(args_line(event.arguments))} …"
         elif isinstance(event, ToolFinished):
             line = self.tools.get(event.tool_call_id, f"• `{event.name}`").removesuffix(" …")
             mark = "✓" if event.ok else "✗"
-            summary = escape(event.summary[:120])
+            summary = live(event.summary[:120])
             self.tools[event.tool_call_id] = f"{line} {mark} {summary}".rstrip()
 
 

@@ -7,15 +7,20 @@ and roughly 13,000 characters of text across all the blocks of one message.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from adapters.slack.mrkdwn import escape, split_text, to_mrkdwn
+from adapters.slack.mrkdwn import escape, live, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
 from agent_core.events import AnswerReady, QuestionAsked, Verdict
+from agent_core.lang import plural
+from agent_core.plan_words import place, priced, share_text, total_text
+from bot.store.base import SignoffRow
 from bot.surface import Notice
 from tools.plan import Leg, TripPlan
+from tools.plan_costs import CostLine, plan_costs
 
 Block = dict[str, Any]
 
@@ -100,7 +105,7 @@ def status(text: str, stop_label: str, action_id: str, run: str = "") -> list[Bl
 
 def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
     mention = f"<@{user_id}> " if user_id else ""
-    blocks = sections(f"{mention}❓ {escape(q.question)}")
+    blocks = sections(f"{mention}❓ {live(q.question)}")
     if q.options:
         buttons = [
             {
@@ -114,7 +119,7 @@ def question(q: QuestionAsked, user_id: str, lang: str) -> SlackPost:
         blocks.append({"type": "actions", "block_id": (QUESTION_BLOCK_PREFIX + q.tool_call_id)[:255],
                        "elements": buttons})
         blocks.append(context(t("options_hint", lang)))
-    fallback = f"{mention}❓ {escape(q.question)}"
+    fallback = f"{mention}❓ {live(q.question)}"
     if q.options:
         fallback += "\n" + "\n".join(f"• {escape(o)}" for o in q.options)
     return SlackPost(text=fallback[:39_000], blocks=blocks)
@@ -126,57 +131,54 @@ def chosen(q_blocks: list[Block], user_id: str, option: str, lang: str) -> list[
     return [*kept, context(t("chose", lang, user=user_id, option=escape(option)))]
 
 
-def _money(value: float, currency: str) -> str:
-    symbol = "¥" if currency == "CNY" else f"{currency} "
-    return f"{symbol}{value:,.0f}" if value == int(value) else f"{symbol}{value:,.2f}"
-
-
-def _leg_line(leg: Leg, lang: str, cur: str) -> str:
+def _leg_line(leg: Leg, line: CostLine, lang: str) -> str:
     head = " ".join(p for p in (leg_kind(leg.kind, lang), leg.number or "") if p)
-    extras = " · ".join(p for p in (leg.seat or "", leg.airline or "", _money(leg.price, cur) if leg.price else "") if p)
-    line = f"{head}  {leg.origin} {leg.depart} → {leg.destination} {leg.arrive}"
-    return escape(line + (f" · {extras}" if extras else ""))
-
-
-def _mention_or_escape(name: str) -> str:
-    return name if re.fullmatch(r"<@[A-Z0-9]+>", name) else escape(name)
+    extras = " · ".join(p for p in (leg.seat or "", leg.airline or "", priced(line, lang)) if p)
+    route = f"{head}  {place(leg.origin, lang)} {leg.depart} → {place(leg.destination, lang)} {leg.arrive}"
+    return escape(route + (f" · {extras}" if extras else ""))
 
 
 def plan_blocks(plan: TripPlan, lang: str) -> list[Block]:
+    """The plan, every priced row counted out (tools.plan_costs): the rows add up to the total."""
     cur = plan.currency
+    costs = plan_costs(plan)
+    shared = [c for c in costs.lines if not c.who]
     blocks: list[Block] = [header(plan.title)]
     blocks.append(context(escape(
-        f"{plan.origin_city} → {plan.destination_city} · {plan.start_date} – {plan.end_date} · "
-        + t("travellers", lang, n=plan.travellers))))
-    if plan.legs:
-        lines = [_leg_line(leg, lang, cur) for leg in plan.legs]
-        blocks += sections(f"*{t('legs', lang)}*\n" + "\n".join(lines))
-    for person in plan.party:  # a team trip: each traveller's own way there and back, and their share
-        lines = [_leg_line(leg, lang, cur) for leg in person.legs]
+        f"{place(plan.origin_city, lang)} → {place(plan.destination_city, lang)} · {plan.start_date} – {plan.end_date}"
+        f" · {plural(plan.travellers, 'traveller', lang)}")))
+    for person in plan.party:  # a team trip: each traveller's own way there and back, and what they pay
+        mine = costs.of(person.name)
+        lines = [_leg_line(leg, mine[i], lang) for i, leg in enumerate(person.legs)]
         # the name stays a live mention (<@U..>): only the city and share are the person's text
-        head = f"*{_mention_or_escape(person.name)}* ({escape(person.home_city)}) · {escape(_money(plan.cost_of(person.name), cur))}"
+        head = (f"*{live(person.name)}* · {escape(place(person.home_city, lang))}"
+                f" · {escape(share_text(costs, person.name, lang, cur))}")
         blocks += sections(head + "\n" + "\n".join(lines))
+    if plan.legs:
+        legs = [c for c in shared if c.kind == "leg"]
+        lines = [_leg_line(leg, legs[i], lang) for i, leg in enumerate(plan.legs)]
+        blocks += sections(f"*{t('legs', lang)}*\n" + "\n".join(lines))
     if plan.stays:
+        stays = [c for c in shared if c.kind == "stay"]
         lines = []
-        for s in plan.stays:
-            parts = [f"{s.name} ({s.city})", f"{s.checkin_date} → {s.checkout_date}",
-                     t("nights", lang, n=s.nights), f"{_money(s.price_per_night, cur)} × {s.nights} = {_money(s.total, cur)}"]
+        for i, s in enumerate(plan.stays):
+            parts = [place(s.name, lang), place(s.city, lang), f"{s.checkin_date} → {s.checkout_date}", priced(stays[i], lang)]
             if s.breakfast:
                 parts.append(t("breakfast", lang))
-            lines.append(escape(" · ".join(parts)))
+            lines.append(escape(" · ".join(p for p in parts if p)))
         blocks += sections(f"*{t('hotel', lang)}*\n" + "\n".join(lines))
     if plan.visits:
+        tickets = [c for c in shared if c.kind == "ticket"]
         lines = []
-        for v in plan.visits:
+        for i, v in enumerate(plan.visits):
             when = " ".join(p for p in (v.date, v.start or "") if p)
-            price = f" · {_money(v.ticket_price, cur)}" if v.ticket_price else ""
-            lines.append(escape(f"{when}  {v.name}{price}"))
+            lines.append(escape(f"{when}  {place(v.name, lang)} · {priced(tickets[i], lang)}"))
         blocks += sections(f"*{t('sights', lang)}*\n" + "\n".join(lines))
-    blocks.append(section(f"*{t('total', lang)}*: {escape(_money(plan.total_cost, cur))}"))
+    blocks.append(section(f"*{t('total', lang)}*: {escape(total_text(costs, lang, cur))}"))
     if plan.alternatives:
         blocks += sections(f"*{t('backups', lang)}*\n" + "\n".join(f"• {escape(a)}" for a in plan.alternatives))
-    if plan.notes:
-        blocks += sections(f"*{t('notes', lang)}*\n" + "\n".join(f"• {escape(n)}" for n in plan.notes))
+    if plan.all_notes:
+        blocks += sections(f"*{t('notes', lang)}*\n" + "\n".join(f"• {escape(n)}" for n in plan.all_notes))
     if plan.data_source in ("sandbox", "mixed"):
         blocks.append(context(t(plan.data_source, lang)))
     return blocks
@@ -191,7 +193,23 @@ def verdict_block(verdict: Verdict, lang: str) -> Block:
     return context("\n".join(lines))
 
 
-def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost]:
+FEEDBACK_ACTION = "plan_feedback"
+FEEDBACK_RATINGS = ("up", "down")
+
+
+def feedback(run: str, lang: str) -> Block:
+    """👍 / 👎 under a plan (Slack's feedback_buttons); each value names the rating and the run."""
+    def button(rating: str, face: str) -> Block:
+        return {"text": {"type": "plain_text", "text": face}, "value": f"{rating}:{run}",
+                "accessibility_label": t(f"feedback_{rating}", lang)}
+
+    return {"type": "context_actions", "block_id": f"feedback:{run}"[:255], "elements": [{
+        "type": "feedback_buttons", "action_id": FEEDBACK_ACTION,
+        "positive_button": button("up", "👍"), "negative_button": button("down", "👎")}]}
+
+
+def answer(a: AnswerReady, verdict: Verdict | None, lang: str, run: str = "") -> list[SlackPost]:
+    """The answer's messages; a plan of a known run ends with the feedback buttons."""
     blocks: list[Block] = []
     if a.plan is not None:
         blocks += plan_blocks(a.plan, lang)
@@ -203,16 +221,30 @@ def answer(a: AnswerReady, verdict: Verdict | None, lang: str) -> list[SlackPost
         blocks.append(verdict_block(verdict, lang))
     if not blocks:
         blocks.append(section("…"))
+    if a.plan is not None and run:
+        blocks.append(feedback(run, lang))
     return pack(blocks)
 
 
 SIGNOFF_ACTION_PREFIX = "signoff_"
 
 
+SUGGESTION_ACTION_PREFIX = "suggestion_"
+
+
 def notice(n: Notice) -> list[SlackPost]:
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+    if n.suggestion_id:  # a suggestion to confirm: Yes / No name it (only the requester's press counts)
+        text = live(n.text)
+        buttons = [
+            {"type": "button", "action_id": f"{SUGGESTION_ACTION_PREFIX}{choice}", "style": style,
+             "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{choice}:{n.suggestion_id}"}
+            for choice, style, label_en, label_zh in (("accept", "primary", "Yes", "是"), ("decline", "danger", "No", "否"))
+        ]
+        blocks = [*sections(text), {"type": "actions", "block_id": f"suggestion:{n.suggestion_id}", "elements": buttons}]
+        return [SlackPost(text=text[:39_000], blocks=blocks)]
     if n.signoff_id:  # a sign-off request: the approvers' mentions stay live, and two buttons name it
-        text = _live_mentions(n.text)
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in n.text)
+        text = live(n.text)
         buttons = [
             {"type": "button", "action_id": f"{SIGNOFF_ACTION_PREFIX}{decision}", "style": style,
              "text": {"type": "plain_text", "text": label_zh if zh else label_en}, "value": f"{decision}:{n.signoff_id}"}
@@ -221,9 +253,25 @@ def notice(n: Notice) -> list[SlackPost]:
         ]
         blocks = [section(text), {"type": "actions", "block_id": f"signoff:{n.signoff_id}", "elements": buttons}]
         return [SlackPost(text=text, blocks=blocks)]
-    return [SlackPost(text=piece) for piece in split_text(_live_mentions(n.text), 39_000)]
+    return [SlackPost(text=piece) for piece in split_text(live(n.text), 39_000)]
 
 
-def _live_mentions(text: str) -> str:
-    """Escape what the runtime wrote, but keep the <@U...> mentions it put there working."""
-    return re.sub(r"&lt;@([A-Z0-9]+)&gt;", r"<@\1>", escape(text))
+def decided_line(signoff: SignoffRow | None, lang: str, timezone: str) -> str:
+    """Who decided a sign-off and when, as its closed card says it."""
+    if signoff is None:
+        return t("signoff_closed", lang)
+    when = signoff.decided_at or signoff.deadline
+    at = datetime.fromtimestamp(when, ZoneInfo(timezone)).strftime("%Y-%m-%d %H:%M")
+    if signoff.status == "approved" and signoff.decided_by:
+        return t("signoff_approved", lang, who=signoff.decided_by, at=at)
+    if signoff.status in ("rejecting", "rejected") and signoff.decided_by:
+        return t("signoff_rejected", lang, who=signoff.decided_by, at=at)
+    if signoff.status == "expired":
+        return t("signoff_expired", lang, at=at)
+    return t("signoff_closed", lang)
+
+
+def closed_card(line: str) -> SlackPost:
+    """A sign-off request once decided (or out of date): no buttons, who decided and when."""
+    text = live(line)
+    return SlackPost(text=text, blocks=[section(text)])

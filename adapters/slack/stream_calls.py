@@ -25,12 +25,13 @@ class SlackStreamCalls:
         self._call = call
         self._team_id = team_id
 
-    async def start(self, chat: ChatKey, text: str, recipient: str, tasks: Sequence[Chunk] = ()) -> str:
+    async def start(self, chat: ChatKey, text: str, recipient: str, tasks: Sequence[Chunk] = (),
+                    mode: str | None = None) -> str:
         in_channel = not chat.chat_id.startswith("D")
         text_arg, chunks = _content(text, tasks)
         resp = await self._call("chat.startStream", self._client.chat_startStream(
             channel=chat.chat_id, thread_ts=chat.thread_id, markdown_text=text_arg, chunks=chunks,
-            task_display_mode="timeline" if tasks else None,
+            task_display_mode=mode,
             recipient_user_id=recipient if in_channel else None,
             recipient_team_id=self._team_id() if in_channel else None))
         return str(resp["ts"])
@@ -40,8 +41,9 @@ class SlackStreamCalls:
         await self._call("chat.appendStream", self._client.chat_appendStream(
             channel=chat.chat_id, ts=ts, markdown_text=text_arg, chunks=chunks))
 
-    async def stop(self, chat: ChatKey, ts: str) -> None:
-        await self._call("chat.stopStream", self._client.chat_stopStream(channel=chat.chat_id, ts=ts))
+    async def stop(self, chat: ChatKey, ts: str, session_status: str | None = None) -> None:
+        await self._call("chat.stopStream", self._client.chat_stopStream(channel=chat.chat_id, ts=ts,
+                                                                         session_status=session_status))
 
     async def post(self, chat: ChatKey, text: str) -> str:
         resp = await self._call("chat.postMessage", self._client.chat_postMessage(

@@ -6,6 +6,8 @@ apart), and waits out every RetryAfter before trying the same request again. Que
 and notices are jobs that must be delivered; progress is a *source* polled for its latest state,
 so edits that pile up during a wait collapse into one. The pacer caps the whole bot at `limit`
 requests per `window` seconds and serves urgent jobs before progress.
+Figures are Telegram's seconds, each `time_scale` of ours (BOT_PLATFORM_TIME_SCALE: 1.0 for the
+real service; the tests' fake runs on a faster clock and the bot on the same one).
 """
 
 from __future__ import annotations
@@ -61,12 +63,13 @@ class ProgressSource(Protocol):
         ...
 
 
-def retry_seconds(exc: RetryAfter) -> float:
+def retry_seconds(exc: RetryAfter, time_scale: float = 1.0) -> float:
+    """The wait Telegram asked for, on our clock."""
     with warnings.catch_warnings():
         # PTB 22 warns that retry_after will become a timedelta; both forms are handled here
         warnings.simplefilter("ignore", PTBDeprecationWarning)
         value = exc.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+    return (value.total_seconds() if isinstance(value, timedelta) else float(value)) * time_scale
 
 
 class GlobalPacer:
@@ -147,9 +150,10 @@ class _Job:
 
 class ChatLane:
     def __init__(self, chat_id: int, interval: float, pacer: GlobalPacer, observer: Observer | None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, time_scale: float = 1.0) -> None:
         self.chat_id = chat_id
-        self.interval = interval
+        self.interval = interval  # on our clock (Outbox scaled it)
+        self.time_scale = time_scale  # for the waits a RetryAfter asks for
         self.next_at = 0.0
         self._pacer = pacer
         self._observer = observer
@@ -206,8 +210,8 @@ class ChatLane:
         try:
             result = await job.run()
         except RetryAfter as exc:
-            self.next_at = self._clock() + retry_seconds(exc)
-            log.info("telegram flood wait %.1fs in chat %s", retry_seconds(exc), self.chat_id)
+            self.next_at = self._clock() + retry_seconds(exc, self.time_scale)
+            log.info("telegram flood wait %.1fs in chat %s", retry_seconds(exc, self.time_scale), self.chat_id)
             return  # the job stays at the head and is tried again after the wait
         except Exception as exc:  # network faults too: the delivery worker's one policy retries them
             self._finish(job, started, exc=exc)
@@ -237,7 +241,7 @@ class ChatLane:
         try:
             sent = await source.flush()
         except RetryAfter as exc:
-            self.next_at = self._clock() + retry_seconds(exc)
+            self.next_at = self._clock() + retry_seconds(exc, self.time_scale)
             return
         except Exception:
             log.warning("progress update failed in chat %s", self.chat_id, exc_info=True)
@@ -270,14 +274,18 @@ class ChatLane:
 
 
 class Outbox:
-    """All lanes of one bot."""
+    """All lanes of one bot (intervals and window given in Telegram's seconds, kept in ours)."""
 
     def __init__(self, *, private_interval: float = 1.0, group_interval: float = 3.0, draft_interval: float = 0.5,
-                 global_limit: int = 29, global_window: float = 1.0, observer: Observer | None = None) -> None:
-        self.private_interval = private_interval
-        self.group_interval = group_interval
-        self.draft_interval = draft_interval
-        self.pacer = GlobalPacer(global_limit, global_window)
+                 global_limit: int = 29, global_window: float = 1.0, observer: Observer | None = None,
+                 time_scale: float = 1.0) -> None:
+        if not time_scale > 0:
+            raise ValueError(f"time_scale must be above 0, not {time_scale}")
+        self.time_scale = time_scale
+        self.private_interval = private_interval * time_scale
+        self.group_interval = group_interval * time_scale
+        self.draft_interval = draft_interval * time_scale
+        self.pacer = GlobalPacer(global_limit, global_window * time_scale)
         self.observers: list[Observer] = [observer] if observer is not None else []
         self._lanes: dict[int, ChatLane] = {}
         # drafts are previews, not messages: their own lane per chat, so the first piece of an
@@ -289,7 +297,8 @@ class Outbox:
         if lane is None:
             if len(self._draft_lanes) > 4096:
                 self._prune(self._draft_lanes)
-            lane = self._draft_lanes[chat_id] = ChatLane(chat_id, self.draft_interval, self.pacer, self._notify)
+            lane = self._draft_lanes[chat_id] = ChatLane(chat_id, self.draft_interval, self.pacer, self._notify,
+                                                         time_scale=self.time_scale)
         return lane
 
     def offer_draft(self, chat_id: int, source: ProgressSource) -> None:
@@ -307,7 +316,8 @@ class Outbox:
                 self._prune(self._lanes)
             # negative ids are groups, supergroups and channels: 20 messages a minute there
             interval = self.group_interval if chat_id < 0 else self.private_interval
-            lane = self._lanes[chat_id] = ChatLane(chat_id, interval, self.pacer, self._notify)
+            lane = self._lanes[chat_id] = ChatLane(chat_id, interval, self.pacer, self._notify,
+                                                   time_scale=self.time_scale)
         return lane
 
     def _notify(self, delivery: Delivery) -> None:

@@ -17,12 +17,15 @@ question itself is not a progress line: its own message says it.
 
 While the run works the message carries a Stop button naming the run (a press once another run
 works stops nothing). Where the answer is not streamed as a draft (groups, or a chat whose
-drafts Telegram refused), the message also shows the last lines of what the model is writing.
+drafts Telegram refused), the message also shows the last lines of what the model is writing
+(a withdrawn text, TextReset, goes from there at once). In a forum topic the message goes to the
+topic; a topic that was deleted ends the progress of that run, logged once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest
 
 from adapters.telegram import texts
+from adapters.telegram.places import thread_gone
 from adapters.telegram.transport import Transport
 from adapters.telegram.updates import stop_data
 from agent_core.agents.toolcall import ASK_HUMAN
@@ -42,10 +46,13 @@ from agent_core.events import (
     RunFinished,
     StepStarted,
     TextDelta,
+    TextReset,
     Thought,
     ToolCalled,
     ToolFinished,
 )
+
+log = logging.getLogger(__name__)
 
 _PAIRS = (("departure_city_name", "arrival_city_name"), ("depart_station", "arrive_station"),
           ("origin", "destination"))
@@ -87,11 +94,12 @@ class RunProgress:
     def __init__(self, transport: Transport, chat_id: int, lang: str, max_steps: int,
                  grace: float = 1.0, clock: Any = time.monotonic,
                  ours: Callable[[], bool] = lambda: True, run: str = "", patience: float = 4.0,
-                 interval: float = 1.0) -> None:
+                 interval: float = 1.0, thread: int | None = None) -> None:
         self.transport = transport
         self.run = run  # the run's reference (bot.surface.run_ref): its Stop button stops that run only
         self.ours = ours  # a process that lost the chat to another (bot.cluster.ownership) edits nothing
         self.chat_id = chat_id
+        self.thread = thread  # the forum topic, if the conversation is one
         self.lang = lang
         self.step = 0
         self.max_steps = max_steps
@@ -117,9 +125,11 @@ class RunProgress:
     def apply(self, event: Event) -> None:
         if (isinstance(event, ToolCalled | ToolFinished) and event.name == ASK_HUMAN) or isinstance(event, QuestionAsked):
             return  # the question is posted as its own message
-        if not isinstance(event, TextDelta) or self.show_writing:
+        if not isinstance(event, TextDelta | TextReset) or self.show_writing:
             self._changed_at = self._clock()
-        if isinstance(event, StepStarted):
+        if isinstance(event, TextReset):
+            self.writing = ""  # withdrawn: not shown a moment longer
+        elif isinstance(event, StepStarted):
             self.step = event.step
             self.max_steps = event.max_steps or self.max_steps
             self.thought = self.writing = ""
@@ -209,7 +219,15 @@ class RunProgress:
             return False
         text, stop = self.html(), self.stop_button()
         if self.message_id is None:
-            self.message_id = await self.transport.send_html(self.chat_id, text, markup=stop)
+            try:
+                self.message_id = await self.transport.send_html(self.chat_id, text, markup=stop, thread=self.thread)
+            except BadRequest as exc:
+                if not thread_gone(str(exc)):
+                    raise
+                log.warning("telegram: topic %s of chat %s was deleted: no progress for run %s", self.thread,
+                            self.chat_id, self.run)
+                self.gave_up = True
+                return True
             self._sent(text, stop)
             return True
         try:

@@ -13,6 +13,11 @@ _TEXTS: dict[str, dict[str, str]] = {
     "question_placeholder": {"zh": "回复这个问题", "en": "Your answer"},
     "stop_button": {"zh": "⏹ 停止", "en": "⏹ Stop"},
     "stop_pressed": {"zh": "正在停止…", "en": "Stopping…"},
+    "feedback_thanks": {"zh": "谢谢你的反馈！", "en": "Thanks for the feedback!"},
+    "feedback_unknown": {"zh": "找不到这份行程的记录，反馈没有保存。", "en": "That plan is no longer on record; the feedback was not kept."},
+    "guest_cut": {"zh": "…（以客人身份只能回复一条消息，内容已截短；把我加入这个群可看到全部。）",
+                  "en": "… (as a guest I can answer with one message only, so this is cut short; add me to "
+                        "the chat to see all of it.)"},
 }
 
 _COMMANDS: dict[str, list[tuple[str, str]]] = {

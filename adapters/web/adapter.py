@@ -11,50 +11,45 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi import Path as PathParam
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 
 from adapters.web.auth import WebAuth
 from adapters.web.log import EventLogBook, SessionLog
 from adapters.web.payloads import (
-    SESSION_ID_PATTERN,
-    AnswerData,
     AuthState,
     ChatRequest,
     ChatResponse,
     ErrorData,
+    FeedbackAck,
+    FeedbackRequest,
     FileData,
-    HistoryEntryOut,
     HumanResponseAck,
     HumanResponseRequest,
     LoginRequest,
     NoticeData,
-    PendingOut,
     QuestionData,
-    ResetData,
     SessionView,
     StopAck,
     StopRequest,
 )
 from adapters.web.relay import Relay, SharedEvents
-from adapters.web.render import progress_data, verdict_data
+from adapters.web.render import answer_data, progress_data, verdict_data
 from adapters.web.runtime import SessionApi
+from adapters.web.session_reads import PLATFORM, SessionIdPath, SessionReads, chat_key
+from adapters.web.static_files import StaticFiles
 from agent_core.events import (
     AnswerReady,
     Event,
     QuestionAsked,
     Verdict,
 )
-from bot.delivery.plan_files import plan_files
-from bot.ratelimit import RateLimiter, retry_after_header
+from bot.ratelimit import retry_after_header
 from bot.settings import Settings
 from bot.surface import (
     Attachment,
@@ -65,29 +60,10 @@ from bot.surface import (
     PartLog,
     RunInfo,
     SubmitOutcome,
-    run_ref,
 )
 from tools.base import SharedLocation
 
 log = logging.getLogger(__name__)
-
-PLATFORM = "web"
-STATIC_DIR = Path(__file__).parent / "static"
-# The page, its script, style and icon: nothing inline runs, nothing comes from elsewhere.
-PAGE_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-STATIC_FILES = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-    "/app.css": ("app.css", "text/css; charset=utf-8"),
-    "/favicon.svg": ("favicon.svg", "image/svg+xml"),
-    "/favicon.ico": ("favicon.svg", "image/svg+xml"),  # browsers ask for it whatever the page says
-}
-
-SessionIdPath = Annotated[str, PathParam(pattern=SESSION_ID_PATTERN)]
-
 
 class WebAdapter:
     platform = PLATFORM
@@ -105,19 +81,19 @@ class WebAdapter:
     ) -> None:
         self._settings = settings
         self._manager = manager
-        self._keepalive_s = keepalive_s
-        self._retry_ms = retry_ms
         self._book = EventLogBook(max_sessions=max_sessions, max_events=max_events)
         # several processes (PostgreSQL): events travel between them (adapters.web.relay)
         self._relay = Relay(shared, self._book) if shared is not None else None
-        self._static = {route: ((STATIC_DIR / name).read_bytes(), media) for route, (name, media) in STATIC_FILES.items()}
+        self._static = StaticFiles()
         self._running = False
         if settings.web_token is None and not settings.host_is_loopback:
             raise ValueError(f"BOT_WEB_TOKEN is required when BOT_HOST={settings.host} is not loopback")
         self._auth = WebAuth(settings.web_token)
-        # per address (every API write and login attempt) and per chat (messages and answers)
-        self._per_ip = RateLimiter(settings.rate_per_ip, max(5, settings.rate_per_ip // 4))
-        self._tz = settings.timezone
+        # per address (every API write and login attempt; shared by every process on PostgreSQL);
+        # per chat (messages and answers) is the runtime's own limit
+        self._per_ip = manager.limits.addresses
+        self._reads = SessionReads(manager, self._book, self._relay, timezone=settings.timezone,
+                                   keepalive_s=keepalive_s, retry_ms=retry_ms, running=lambda: self._running)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -143,7 +119,7 @@ class WebAdapter:
     # ------------------------------------------------------------------ Surface
 
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
-        data = progress_data(event, run.run)
+        data = progress_data(event, run.run, run.lang)
         if data is not None:
             self._emit(chat, *data)
 
@@ -161,8 +137,10 @@ class WebAdapter:
     ) -> None:
         # the answer and its verdict are two parts: a retry after the first never repeats it
         if parts.done < 1:
-            await parts.sent(self._emit(chat, "answer", AnswerData(text=answer.text, plan=answer.plan)),
-                             more=verdict is not None)
+            data = answer_data(answer, run.lang)
+            if answer.plan is not None and run.run:  # what the plan's thumbs up / down rate
+                data = data.model_copy(update={"run": run.run})
+            await parts.sent(self._emit(chat, "answer", data), more=verdict is not None)
         if verdict is not None and parts.done < 2:
             await parts.sent(self._emit(chat, "verdict", verdict_data(verdict)), more=False)
 
@@ -190,24 +168,13 @@ class WebAdapter:
             self._relay.produced(chat.chat_id, event, logged.data)
         return logged.id
 
-    async def _known(self, session_id: str) -> bool:
-        """A session this process or the store knows (another process may have stored its first
-        message a moment ago: `POST /api/chat` answered, its session is not yet started)."""
-        return self._book.peek(session_id) is not None or await self._manager.known(_chat_key(session_id))
-
-    async def _caught_up(self, session_id: str) -> SessionLog:
-        """The session's log, with what other processes produced for it (adapters.web.relay)."""
-        session_log = self._book.get(session_id)
-        if self._relay is not None:
-            await self._relay.catch_up(session_log)
-        return session_log
-
     # ------------------------------------------------------------------ HTTP
 
     def router(self) -> APIRouter:
-        r = APIRouter()
-        for route in STATIC_FILES:
-            r.add_api_route(route, self._file, methods=["GET"], include_in_schema=False)
+        # FastAPI answers 400 itself for a body that is not JSON at all, before any route runs
+        r = APIRouter(responses={400: {"description": "the body is not valid JSON"}})
+        for route in self._static.routes:
+            r.add_api_route(route, self._static.serve, methods=["GET"], include_in_schema=False)
         r.add_api_route("/api/auth", self._auth_state, methods=["GET"], response_model=AuthState,
                         summary="Whether this server needs BOT_WEB_TOKEN, and whether this client has it")
         r.add_api_route("/api/login", self._login, methods=["POST"], status_code=204, response_class=Response,
@@ -227,34 +194,32 @@ class WebAdapter:
             dependencies=guarded, summary="Stop the session's run: what it wrote so far is kept",
             responses={**_ERRORS, 404: {"description": "unknown session"}},
         )
-        r.add_api_route("/api/sessions/{session_id}", self._session, methods=["GET"], response_model=SessionView,
+        r.add_api_route(
+            "/api/sessions/{session_id}/feedback", self._feedback, methods=["POST"], response_model=FeedbackAck,
+            dependencies=guarded, summary="👍 / 👎 on a plan of the session (the person's latest rating counts)",
+            responses={**_ERRORS, 404: {"description": "unknown session, or no such run in it"}},
+        )
+        r.add_api_route("/api/sessions/{session_id}", self._reads.view, methods=["GET"], response_model=SessionView,
                         dependencies=guarded, summary="The conversation so far (for a reload)",
                         responses={401: _ERRORS[401], 404: {"description": "unknown session"}})
         r.add_api_route(
-            "/api/sessions/{session_id}/files/{filename}", self._download, methods=["GET"], dependencies=guarded,
+            "/api/sessions/{session_id}/files/{filename}", self._reads.download, methods=["GET"], dependencies=guarded,
             summary="The session's latest plan as a calendar (.ics) or cost sheet (.csv)", response_class=Response,
             responses={401: _ERRORS[401], 404: {"description": "no plan, or no such file"}},
         )
         r.add_api_route(
-            "/api/sessions/{session_id}/events", self._events, methods=["GET"], dependencies=guarded,
+            "/api/sessions/{session_id}/events", self._reads.events, methods=["GET"], dependencies=guarded,
             summary="Server-Sent Events of the session (see the README for the events)",
             response_class=EventSourceResponse,
             responses={200: {"content": {"text/event-stream": {}}}, 401: _ERRORS[401], 404: {"description": "unknown session"}},
         )
         return r
 
-    async def _file(self, request: Request) -> Response:
-        body, media = self._static[request.url.path]
-        headers = {"Cache-Control": "no-cache"}
-        if media.startswith("text/html"):
-            headers["Content-Security-Policy"] = PAGE_CSP
-        return Response(body, media_type=media, headers=headers)
-
     async def _auth_state(self, request: Request) -> AuthState:
         return AuthState(required=self._auth.required, authenticated=self._auth.allowed(request))
 
     async def _login(self, body: LoginRequest, request: Request, response: Response) -> Response:
-        self._limit(self._per_ip.hit(_client_ip(request)))
+        self._limit(await self._per_ip.hit(_client_ip(request)))
         if not self._auth.required:
             return Response(status_code=204)
         if not self._auth.token_matches(body.token):
@@ -269,17 +234,17 @@ class WebAdapter:
             seconds = retry_after_header(wait_s)
             raise HTTPException(429, f"too many requests: try again in {seconds} s", headers={"Retry-After": seconds})
 
-    def _check_rates(self, request: Request, session_id: str) -> None:
-        self._limit(self._per_ip.hit(_client_ip(request)))  # per chat: the runtime's own limit (LIMITED)
+    async def _check_rates(self, request: Request, session_id: str) -> None:
+        self._limit(await self._per_ip.hit(_client_ip(request)))  # per chat: the runtime's own limit (LIMITED)
 
     async def _chat(self, body: ChatRequest, request: Request) -> ChatResponse:
         session_id = body.session_id or uuid.uuid4().hex
-        self._check_rates(request, session_id)
+        await self._check_rates(request, session_id)
         location = None
         if body.location is not None:
             location = SharedLocation(body.location.latitude, body.location.longitude, body.location.label)
         msg = IncomingMessage(
-            chat=_chat_key(session_id),
+            chat=chat_key(session_id),
             user_id=session_id,
             text=body.message.strip(),
             dedup_id=_dedup_id(session_id, body.client_message_id),
@@ -291,9 +256,9 @@ class WebAdapter:
         return ChatResponse(session_id=session_id, outcome=outcome)
 
     async def _human_response(self, body: HumanResponseRequest, request: Request) -> HumanResponseAck:
-        self._check_rates(request, body.session_id)
-        chat = _chat_key(body.session_id)
-        if not await self._known(body.session_id):
+        await self._check_rates(request, body.session_id)
+        chat = chat_key(body.session_id)
+        if not await self._reads.known(body.session_id):
             raise HTTPException(404, "unknown session")
         waiting = await self._manager.pending_questions(chat)  # a team trip asks several at once
         if not waiting:
@@ -317,14 +282,20 @@ class WebAdapter:
         """A Stop is the `/stop` command of the chat (bot.chat.machine) for the run the body names
         (none: the run working now): the chat's own task decides, and the page hears the outcome
         as a notice event (a run that has ended: "that run has already ended")."""
-        self._check_rates(request, session_id)
-        chat = _chat_key(session_id)
-        if not await self._known(session_id):
+        await self._check_rates(request, session_id)
+        chat = chat_key(session_id)
+        if not await self._reads.known(session_id):
             raise HTTPException(404, "unknown session")
         client_id = body.client_message_id if body is not None else None
         msg = IncomingMessage(chat=chat, user_id=session_id, text="/stop", dedup_id=_dedup_id(session_id, client_id),
                               run=body.run if body is not None else None)
         return StopAck(outcome=await self._submit(msg))
+
+    async def _feedback(self, session_id: SessionIdPath, body: FeedbackRequest, request: Request) -> FeedbackAck:
+        await self._check_rates(request, session_id)
+        if not await self._manager.record_feedback(chat_key(session_id), body.run, session_id, body.rating):
+            raise HTTPException(404, "no such run in this session")
+        return FeedbackAck()
 
     async def _submit(self, msg: IncomingMessage) -> Literal["accepted", "duplicate"]:
         outcome = await self._manager.submit(msg)
@@ -335,83 +306,6 @@ class WebAdapter:
         if outcome is SubmitOutcome.LIMITED:  # the runtime's own per-user limit (see bot.ratelimit)
             raise HTTPException(429, "too many messages: try again in a minute", headers={"Retry-After": "60"})
         return "duplicate" if outcome is SubmitOutcome.DUPLICATE else "accepted"
-
-    async def _session(self, session_id: SessionIdPath) -> SessionView:
-        chat = _chat_key(session_id)
-        info = await self._manager.session_info(chat)
-        if info is None and not await self._known(session_id):
-            raise HTTPException(404, "unknown session")
-        # The id first, then the history: an event in between shows twice at worst, never zero times.
-        last_event_id = (await self._caught_up(session_id)).last_id
-        entries = [
-            HistoryEntryOut(role=str(e.role), text=e.text, plan=e.plan, ts=getattr(e, "ts", None))
-            for e in await self._manager.history(chat)
-        ]
-        pending = await self._manager.pending_question(chat)
-        return SessionView(
-            session_id=session_id,
-            state=str(info.state) if info is not None else "new",
-            lang=info.lang if info is not None else None,
-            entries=entries,
-            pending=PendingOut(
-                tool_call_id=pending.tool_call_id,
-                question=pending.question,
-                options=list(pending.options),
-                deadline=pending.deadline,
-            )
-            if pending is not None
-            else None,
-            run=run_ref(info.session_id, info.run_no) if info is not None and info.state == "working" else None,
-            last_event_id=last_event_id,
-        )
-
-    async def _download(self, session_id: SessionIdPath, filename: Annotated[str, PathParam(max_length=120)]) -> Response:
-        plans = [e.plan for e in await self._manager.history(_chat_key(session_id)) if e.plan is not None]
-        if not plans:
-            raise HTTPException(404, "this session has no plan yet")
-        file = next((f for f in plan_files(plans[-1], self._tz) if f.filename == filename), None)
-        if file is None:
-            raise HTTPException(404, "no such file for the latest plan")
-        return Response(file.content.encode(), media_type=f"{file.mime}; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="{file.filename}"'})
-
-    async def _events(
-        self,
-        session_id: SessionIdPath,
-        last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=80)] = None,
-        after: Annotated[str | None, Query(max_length=80)] = None,
-    ) -> EventSourceResponse:
-        # EventSource cannot set headers on its first connection; `after` carries the id then.
-        resume_from = last_event_id or after
-        if not await self._known(session_id):
-            raise HTTPException(404, "unknown session")
-        session_log = await self._caught_up(session_id)
-        return EventSourceResponse(
-            self._stream(session_log, resume_from),
-            ping=self._keepalive_s,
-            headers={"Cache-Control": "no-store"},
-        )
-
-    async def _stream(self, session_log: SessionLog, resume_from: str | None) -> AsyncIterator[bytes | ServerSentEvent]:
-        session_log.subscribers += 1
-        try:
-            yield ServerSentEvent(comment="connected", retry=self._retry_ms)
-            replay = session_log.replay(resume_from)
-            if replay.gap:
-                cursor = session_log.last_seq
-                reset = ResetData(last_event_id=session_log.last_id)
-                yield ServerSentEvent(reset.model_dump_json(), event="reset", id=session_log.last_id)
-            else:
-                cursor = replay.events[-1].seq if replay.events else session_log.last_seq
-                for logged in replay.events:
-                    yield logged.wire
-            while self._running and not session_log.closed:
-                await session_log.wait_after(cursor)
-                for logged in session_log.after(cursor):
-                    cursor = logged.seq
-                    yield logged.wire
-        finally:
-            session_log.subscribers -= 1
 
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -425,10 +319,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 def _client_ip(request: Request) -> str:
     """The peer address (uvicorn puts a trusted proxy's X-Forwarded-For here: FORWARDED_ALLOW_IPS)."""
     return request.client.host if request.client else "?"
-
-
-def _chat_key(session_id: str) -> ChatKey:
-    return ChatKey(PLATFORM, session_id, "")
 
 
 def _dedup_id(session_id: str, client_message_id: str | None) -> str:

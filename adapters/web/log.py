@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from sse_starlette import ServerSentEvent
 
+from adapters.web.replay import Segment
+
 
 @dataclass(frozen=True, slots=True)
 class LoggedEvent:
@@ -48,6 +50,7 @@ class SessionLog:
         # adapters.web.relay (several processes): the last shared event read into this log
         self.relayed = 0
         self.relay_lock = asyncio.Lock()
+        self.segment = Segment()  # the run segment going on, for a page that reloads (adapters.web.replay)
 
     @property
     def last_id(self) -> str:
@@ -64,8 +67,13 @@ class SessionLog:
         wire = ServerSentEvent(data, event=event, id=event_id).encode()
         logged = LoggedEvent(seq, event_id, event, data, time.time(), wire)
         self._events.append(logged)
+        self.segment.add(event, data)
         self._wake()
         return logged
+
+    def kept(self) -> list[LoggedEvent]:
+        """The events still kept, oldest first."""
+        return list(self._events)
 
     def close(self) -> None:
         self.closed = True

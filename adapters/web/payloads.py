@@ -5,8 +5,14 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     step                {step, max_steps, run?}  run: the run's reference (a Stop names it)
     tool                {phase: thought|call|result, step, name?, tool_call_id?, arguments?, ok?, summary?, text?}
     delta               {step, text}             more of the step's visible text as the model writes it
+    text_reset          {step}                   the text streamed since the last text_reset is withdrawn:
+                                                 the text that follows replaces it (the deltas after the
+                                                 last text_reset joined are the text that counts)
     human_input_request {question, session_id, options?, tool_call_id}
-    answer              {text, plan?}            plan = TripPlan.model_dump()
+    answer              {text, plan?, costs?, places?, run?}  plan = TripPlan.model_dump(); costs: its priced rows
+                                                 (tools.plan_costs), worded; places: Chinese name -> the
+                                                 name an English plan shows (北京南 -> 北京南 (Beijing South));
+                                                 run: the run a plan's 👍 / 👎 rate
     verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
     error               {message, reason?, retryable}
     notice              {kind, text}             queued, cancelled (also a Stop), status, help, reminder, ...
@@ -28,8 +34,14 @@ SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
 CLIENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
+# Some character Python's str.strip() keeps: the server refuses a message that strips to nothing,
+# so the schema says so (JSON Schema's and the regex engines' \s differ from Python's, hence the list)
+NOT_BLANK = "[^\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: `false` is not a longitude and `0` not a boolean; what the schema says is what is taken
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class LocationIn(_Strict):
@@ -39,7 +51,7 @@ class LocationIn(_Strict):
 
 
 class ChatRequest(_Strict):
-    message: str = Field(min_length=1)
+    message: str = Field(min_length=1, pattern=NOT_BLANK)
     session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
     client_message_id: str | None = Field(
         default=None, pattern=CLIENT_ID_PATTERN, description="makes a double submit harmless"
@@ -73,7 +85,7 @@ class ChatResponse(BaseModel):
 
 class HumanResponseRequest(_Strict):
     session_id: str = Field(pattern=SESSION_ID_PATTERN)
-    response: str = Field(min_length=1)
+    response: str = Field(min_length=1, pattern=NOT_BLANK)
     client_message_id: str | None = Field(default=None, pattern=CLIENT_ID_PATTERN)
     option: bool = Field(default=False, description="true when the person pressed an option button")
     tool_call_id: str | None = Field(
@@ -95,11 +107,40 @@ class HumanResponseAck(BaseModel):
     outcome: Literal["accepted", "duplicate"]
 
 
+class CostLineOut(BaseModel):
+    kind: Literal["leg", "stay", "ticket"]
+    index: int = Field(description="the item's place in plan.legs, the traveller's legs, plan.stays or plan.visits")
+    who: str = Field(default="", description="the traveller whose own leg it is; empty: the party's")
+    amount: float = Field(description="what the row adds to the total")
+    text: str = Field(description="how it counts, in the conversation's language: ¥553 × 2 people = ¥1,106")
+    counted: bool = Field(default=False, description="the text counts something out (people, rooms, nights)")
+
+
+class ShareOut(BaseModel):
+    who: str
+    amount: float
+    text: str
+
+
+class PlanCostsOut(BaseModel):
+    """A plan's rows as the card shows them: they add up to `total`."""
+
+    lines: list[CostLineOut]
+    total: float
+    text: str = Field(description="the total for the party and for each: ¥2,126 for 2 people (¥1,063 each)")
+    shares: list[ShareOut] = Field(default_factory=list, description="a team trip: what each traveller pays")
+
+
 class HistoryEntryOut(BaseModel):
     role: str
     text: str
     plan: TripPlan | None = None
+    costs: PlanCostsOut | None = None
+    places: dict[str, str] | None = None
     ts: float | None = None  # when the store records it
+    # what the page was shown after this answer, replayed from the session's events (adapters.web.replay)
+    verdict: VerdictData | None = None
+    files: list[FileData] = Field(default_factory=list)
 
 
 class PendingOut(BaseModel):
@@ -109,6 +150,14 @@ class PendingOut(BaseModel):
     deadline: float | None = None
 
 
+class ProgressOut(BaseModel):
+    """An event of the run working now, for a page that reloads mid-run: its steps stay, and the
+    answer being written goes on from where it is instead of starting mid-sentence."""
+
+    event: Literal["step", "tool", "delta"]
+    data: StepData | ToolData | DeltaData
+
+
 class SessionView(BaseModel):
     session_id: str
     state: str  # idle | working | asking | parked (asking, nothing held in memory) | signoff | new (nothing stored yet)
@@ -116,6 +165,7 @@ class SessionView(BaseModel):
     entries: list[HistoryEntryOut] = Field(default_factory=list)
     pending: PendingOut | None = None
     run: str | None = Field(default=None, description="the run working now (state `working`): a Stop names it")
+    progress: list[ProgressOut] = Field(default_factory=list, description="the working run's events so far")
     last_event_id: str = Field(description="open the event stream after this id to avoid duplicates")
 
 
@@ -135,6 +185,10 @@ class StepData(_EventData):
 class DeltaData(_EventData):
     step: int
     text: str
+
+
+class TextResetData(_EventData):
+    step: int  # the step whose streamed text is withdrawn
 
 
 class StopRequest(_Strict):
@@ -173,6 +227,18 @@ class QuestionData(_EventData):
 class AnswerData(_EventData):
     text: str
     plan: TripPlan | None = None
+    costs: PlanCostsOut | None = None
+    places: dict[str, str] | None = None
+    run: str | None = None  # the run of a plan: POST /api/sessions/{id}/feedback rates it
+
+
+class FeedbackRequest(_Strict):
+    run: str = Field(pattern=f"^{RUN_REF_PATTERN}$", description="the `run` of the plan's answer event")
+    rating: Literal["up", "down"]
+
+
+class FeedbackAck(BaseModel):
+    kept: Literal[True] = True
 
 
 class VerdictData(_EventData):

@@ -6,10 +6,14 @@ from pydantic import BaseModel
 
 from adapters.web.payloads import (
     AnswerData,
+    CostLineOut,
     DeltaData,
     DoneData,
     ErrorData,
+    PlanCostsOut,
+    ShareOut,
     StepData,
+    TextResetData,
     ToolData,
     VerdictData,
 )
@@ -20,20 +24,27 @@ from agent_core.events import (
     RunFinished,
     StepStarted,
     TextDelta,
+    TextReset,
     Thought,
     ToolCalled,
     ToolFinished,
     Verdict,
 )
+from agent_core.plan_words import place, priced, share_text, total_text
+from tools.plan import TripPlan
+from tools.plan_costs import plan_costs
 
 
-def progress_data(event: Event, run: str = "") -> tuple[str, BaseModel] | None:
-    """`run`: the run's reference, on its step events (the page's Stop names it)."""
+def progress_data(event: Event, run: str = "", lang: str = "en") -> tuple[str, BaseModel] | None:
+    """`run`: the run's reference, on its step events (the page's Stop names it); `lang`: the
+    conversation's, which a plan's rows and places are worded in."""
     match event:
         case StepStarted():
             return "step", StepData(step=event.step, max_steps=event.max_steps, run=run or None)
         case TextDelta():
             return "delta", DeltaData(step=event.step, text=event.text)
+        case TextReset():
+            return "text_reset", TextResetData(step=event.step)
         case Thought():
             return "tool", ToolData(phase="thought", step=event.step, text=event.text)
         case ToolCalled():
@@ -58,7 +69,7 @@ def progress_data(event: Event, run: str = "") -> tuple[str, BaseModel] | None:
         case RunFinished():
             return "done", DoneData(steps=event.steps)
         case AnswerReady():
-            return "answer", AnswerData(text=event.text, plan=event.plan)
+            return "answer", answer_data(event, lang)
         case Verdict():
             return "verdict", verdict_data(event)
     return None
@@ -74,3 +85,37 @@ def verdict_data(verdict: Verdict) -> VerdictData:
         rounds=verdict.rounds,
         graded=verdict.graded,
     )
+
+
+def answer_data(answer: AnswerReady, lang: str) -> AnswerData:
+    if answer.plan is None:
+        return AnswerData(text=answer.text)
+    return AnswerData(text=answer.text, plan=answer.plan, costs=costs_out(answer.plan, lang),
+                      places=places_of(answer.plan, lang))
+
+
+def costs_out(plan: TripPlan, lang: str) -> PlanCostsOut:
+    """The plan's rows as tools.plan_costs prices them and agent_core.plan_words words them,
+    as every other surface shows them (the page draws these, it computes no money)."""
+    costs = plan_costs(plan)
+    cur = plan.currency
+    return PlanCostsOut(
+        lines=[CostLineOut(kind=c.kind, index=c.index, who=c.who, amount=c.amount, text=priced(c, lang, cur),
+                           counted=bool(c.counted) and bool(c.amount)) for c in costs.lines],
+        total=costs.total,
+        text=total_text(costs, lang, cur),
+        shares=[ShareOut(who=s.who, amount=s.amount, text=share_text(costs, s.who, lang, cur)) for s in costs.shares],
+    )
+
+
+def places_of(plan: TripPlan, lang: str) -> dict[str, str]:
+    """Every place the plan names, as the plan's reader reads it (only those that differ)."""
+    names = {plan.origin_city, plan.destination_city}
+    for person in plan.party:
+        names.add(person.home_city)
+    for leg in [*plan.legs, *(leg for person in plan.party for leg in person.legs)]:
+        names.update((leg.origin, leg.destination))
+    names.update(n for s in plan.stays for n in (s.name, s.city))
+    names.update(n for v in plan.visits for n in (v.name, v.city))
+    shown = {name: place(name, lang) for name in sorted(names) if name}
+    return {name: label for name, label in shown.items() if label != name}

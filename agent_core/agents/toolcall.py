@@ -25,9 +25,9 @@ from agent_core.events import (
 from agent_core.journal import PendingAsk, RunJournal
 from agent_core.memory import Memory
 from agent_core.model import ChatModel, StreamingChatModel, TokenUsage, ToolChoice
-from agent_core.schema import AgentState, Message, Role, ToolCall
+from agent_core.schema import AgentState, Message, Origin, Role, ToolCall
 from agent_core.text_tool_calls import answer_text, strip_think
-from agent_core.tracing import late_span, summary
+from agent_core.tracing import span, summary
 from tools.base import ToolContext, ToolResult
 from tools.collection import ToolCollection
 from tools.signals import HumanInputRequired
@@ -121,9 +121,9 @@ class ToolCallAgent(ReActAgent):
     async def _ask(self, nudge: str | None = None) -> AsyncIterator[TextDelta | Message]:
         """The model's turn: its visible text as TextDelta events while a streaming model writes
         it, then the turn itself (the last item)."""
-        messages = [Message.system(self.system_prompt), *self.memory.window()]
+        messages = [Message.system(self.prompt_for_turn()), *self.memory.window()]
         if nudge:
-            messages.append(Message.user(nudge))
+            messages.append(Message.user(nudge, origin=Origin.NUDGE))  # the loop's words, not the person's
         if isinstance(self.model, StreamingChatModel):
             async for piece in self.model.stream_tool(
                 messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
@@ -133,6 +133,10 @@ class ToolCallAgent(ReActAgent):
         yield await self.model.ask_tool(
             messages, tools=self.tools.to_params(), tool_choice=self.tool_choice, usage=self.usage
         )
+
+    def prompt_for_turn(self) -> str:
+        """The system prompt of this model call (an agent may add what the conversation says)."""
+        return self.system_prompt
 
     def follow_up(self, reply: Message) -> Message | None:
         """A note to store instead of `reply` (a text-only reply, not yet in memory) asking the
@@ -161,9 +165,7 @@ class ToolCallAgent(ReActAgent):
         ended: ToolResult | None = None
         for call in others:
             yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
-            # made when the tool returns (LateSpan): in a busy process that is one pass through the
-            # SDK's span code instead of two; no tool makes spans of its own
-            with late_span(self.tracer, f"tool {call.function.name}", _tool_attributes(call) if self.tracer else None) as s:
+            with span(self.tracer, f"tool {call.function.name}", _tool_attributes(call) if self.tracer else None) as s:
                 result = await self.tools.execute(call.function.name, call.function.arguments, self._ctx(call))
                 if s.is_recording():
                     _record_result(s, result)
@@ -184,7 +186,7 @@ class ToolCallAgent(ReActAgent):
             for call in asks:
                 yield ToolCalled(self.current_step, call.id, call.function.name, _args_for_display(call))
                 try:
-                    with late_span(self.tracer, f"tool {ASK_HUMAN}", _tool_attributes(call) if self.tracer else None) as s:
+                    with span(self.tracer, f"tool {ASK_HUMAN}", _tool_attributes(call) if self.tracer else None) as s:
                         try:
                             result = await self.tools.execute(call.function.name, call.function.arguments,
                                                               self._ctx(call))

@@ -13,9 +13,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from agent_core.lang import plural
 from agent_core.offline.options import Hotel, Ride, Sight
+from agent_core.offline.request import BUDGET_STARS
 from agent_core.offline.texts import say
+from agent_core.plan_words import place, priced, total_text, word
 from tools.plan import HotelStay, Leg, TripPlan, Visit
+from tools.plan_costs import plan_costs
 from tools.travel.geo import haversine_km
 
 _SEAT_ORDER = ("二等座", "一等座", "商务座", "硬卧", "软卧", "硬座", "无座")
@@ -60,9 +64,15 @@ def _at(stamp: str) -> datetime:
 
 
 def pick_ride(rides: list[Ride], *, after: str | None, before: str | None, cheapest: bool,
-              seat: str | None = None) -> tuple[Ride | None, Ride | None]:
+              seat: str | None = None, arrive_by: str | None = None) -> tuple[Ride | None, Ride | None]:
     """The best ride and a backup: the earliest arrival, unless one arriving within the hour
-    costs less in the seat we would buy (or simply the cheapest, when asked)."""
+    costs less in the seat we would buy (or simply the cheapest, when asked). `arrive_by`
+    ("YYYY-MM-DD HH:MM"): rides arriving later are taken only when no other runs (the cheapest
+    night train must not eat the first night the hotel is paid for)."""
+    if arrive_by is not None:
+        rides = [r for r in rides if r.arrive <= arrive_by] or rides
+    if seat is not None and not cheapest:  # a seat class asked for: the rides that have it left
+        rides = [r for r in rides if seat in dict(r.seats)] or rides
     if not rides:
         return None, None
 
@@ -91,8 +101,12 @@ def pick_hotel(hotels: list[Hotel], *, cheapest: bool, stars: int | None, breakf
                budget_per_night: float | None) -> tuple[Hotel | None, Hotel | None]:
     if not hotels:
         return None, None
-    pool = [h for h in hotels if (breakfast is None or h.breakfast == breakfast)
-            and (stars is None or stars <= 2 or (h.stars or 0) >= stars)] or hotels
+    pool = [h for h in hotels if breakfast is None or h.breakfast == breakfast] or hotels
+    if stars is not None and stars <= BUDGET_STARS:  # a budget hotel: the cheapest of the budget class
+        pool = [h for h in pool if (h.stars or 0) <= BUDGET_STARS] or pool
+        cheapest = True
+    elif stars is not None:
+        pool = [h for h in pool if (h.stars or 0) >= stars] or pool
     if budget_per_night is not None:
         pool = [h for h in pool if h.price <= budget_per_night] or sorted(pool, key=lambda h: h.price)[:1]
     if cheapest:
@@ -186,24 +200,23 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
         rate = round(choice.hotel.price * rooms, 2)
         stays.append(HotelStay(hotel_id=choice.hotel.hotel_id, name=choice.hotel.name, city=destination,
                                checkin_date=start.isoformat(), checkout_date=end.isoformat(), nights=nights,
-                               price_per_night=rate, total=round(rate * nights, 2), breakfast=choice.hotel.breakfast))
-    # free windows: after arrival (and check-in) on day one, full days, before the train home
+                               price_per_night=rate, total=round(rate * nights, 2), breakfast=choice.hotel.breakfast,
+                               rooms=rooms))
+    # free windows: from arrival (and check-in) to the ride home, never while on the way (a night
+    # train arriving on day two leaves day one without sights)
     arrive = _at(choice.out.arrive)
     leave = _at(choice.back.depart) if choice.back else datetime.combine(end, datetime.min.time()).replace(hour=20)
     windows = []
     for i in range(nights + 1):
         day = start + timedelta(days=i)
-        begin = datetime.combine(day, datetime.min.time()).replace(hour=9)
-        finish = datetime.combine(day, datetime.min.time()).replace(hour=19)
-        if i == 0:
-            begin = max(begin, arrive + timedelta(minutes=60 if nights == 0 else 90))
-        if i == nights:
-            finish = min(finish, leave - timedelta(minutes=150))
+        begin = max(datetime.combine(day, datetime.min.time()).replace(hour=9),
+                    arrive + timedelta(minutes=60 if nights == 0 else 90))
+        finish = min(datetime.combine(day, datetime.min.time()).replace(hour=19), leave - timedelta(minutes=150))
         if begin.date() == day and finish > begin:
             windows.append((day, begin, finish))
     visits = schedule(sights, windows, destination, cheapest)
     title = (f"{origin} → {destination} {nights + 1}天{nights}晚" if lang == "zh"
-             else f"{origin} → {destination}, {nights + 1} days / {nights} nights")
+             else f"{origin} → {destination}, {plural(nights + 1, 'day', lang)} / {plural(nights, 'night', lang)}")
     plan = TripPlan(title=title, origin_city=origin, destination_city=destination, start_date=start.isoformat(),
                     end_date=end.isoformat(), travellers=travellers, legs=legs, stays=stays, visits=visits,
                     alternatives=alternatives, notes=[*notes, *source_notes(sources, lang)],
@@ -233,28 +246,36 @@ def ride_line(ride: Ride, lang: str) -> str:
 
 def summary_text(plan: TripPlan, lang: str) -> str:
     zh = lang == "zh"
-    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plan.travellers} traveller(s)")]
+    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plural(plan.travellers, 'traveller', lang)}")]
     lines.append("")
+    # the rows as every surface prices them (tools.plan_costs): they add up to the total shown
+    costs = plan_costs(plan)
+    rows = {(c.kind, c.index): c for c in costs.lines if not c.who}
     lines.append("交通：" if zh else "Getting there and back:")
-    for leg in plan.legs:
+    for i, leg in enumerate(plan.legs):
         what = f"{leg.number}" + (f"（{leg.airline}）" if leg.airline and zh else f" ({leg.airline})" if leg.airline else "")
         seat = f" {leg.seat}" if leg.seat else ""
-        money = f"{leg.price:g}元" if zh else f"{leg.price:g} CNY"
-        lines.append(f"- {leg.depart} {leg.origin} → {leg.arrive[11:]} {leg.destination}  {what}{seat}  {money}")
+        money = priced(rows[("leg", i)], lang, plan.currency) if ("leg", i) in rows else ""
+        lines.append(f"- {leg.depart} {place(leg.origin, lang)} → {leg.arrive[11:]} {place(leg.destination, lang)}"
+                     f"  {what}{seat}  {money}".rstrip())
     if plan.stays:
         lines.append("住宿：" if zh else "Stay:")
-        for s in plan.stays:
+        for i, s in enumerate(plan.stays):
             bf = ("含早" if s.breakfast else "不含早") if zh else ("breakfast included" if s.breakfast else "no breakfast")
-            lines.append(f"- {s.name}（{s.checkin_date} 入住，{s.nights}晚，{bf}，{s.total:g}元）" if zh
-                         else f"- {s.name} (check in {s.checkin_date}, {s.nights} night(s), {bf}, {s.total:g} CNY)")
+            cost = priced(rows[("stay", i)], lang, plan.currency) if ("stay", i) in rows else ""
+            nights = plural(s.nights, "night", lang)
+            lines.append(f"- {place(s.name, lang)}（{s.checkin_date} 入住，{nights}，{bf}：{cost}）" if zh
+                         else f"- {place(s.name, lang)} (check in {s.checkin_date}, {nights}, {bf}: {cost})")
     if plan.visits:
         lines.append("行程：" if zh else "Sights:")
-        for v in plan.visits:
-            ticket = (f"门票{v.ticket_price:g}元" if v.ticket_price else "免费") if zh else (f"ticket {v.ticket_price:g} CNY" if v.ticket_price else "free")
+        for i, v in enumerate(plan.visits):
+            ticket = priced(rows[("ticket", i)], lang, plan.currency) if ("ticket", i) in rows else word("free", lang)
+            ticket = ticket if zh or ticket == word("free", lang) else f"ticket {ticket}"
             dur = f"{v.duration_min}分钟" if zh else f"{v.duration_min} min"
-            lines.append(f"- {v.date} {v.start} {v.name}（{dur}，{ticket}）" if zh else f"- {v.date} {v.start} {v.name} ({dur}, {ticket})")
+            lines.append(f"- {v.date} {v.start} {place(v.name, lang)}（{dur}，{ticket}）" if zh
+                         else f"- {v.date} {v.start} {place(v.name, lang)} ({dur}, {ticket})")
     lines.append("")
-    lines.append(f"合计约 {plan.total_cost:g} 元" if zh else f"Total about {plan.total_cost:g} CNY")
+    lines.append(f"合计 {total_text(costs, lang, plan.currency)}" if zh else f"Total {total_text(costs, lang, plan.currency)}")
     if plan.alternatives:
         lines.append("备选：" if zh else "Backups:")
         lines += [f"- {a}" for a in plan.alternatives]

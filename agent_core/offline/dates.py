@@ -1,11 +1,23 @@
-"""Dates in Chinese and English requests, resolved against the run's "today".
+"""Dates as people write them, in Chinese and English, resolved against the run's "today".
+
+`read_when(text, today)` says when a message wants to travel: a start day, an end day when a
+range names one, a length the words imply (a weekend is two days, a long weekend three), a
+month when only the month is given, and a weekday that disagrees with the date written next to
+it. The words are found as atoms (agent_core.offline.date_words), then paired:
+
+- ranges: "12–14 March", "12-14/3", "3月12日至14日", "from the 12th to the 14th",
+  "15/01/2027 - 17/01/2027", "20th to 23rd of January", "周五到周日"; a day without a month
+  takes the other end's month;
+- a weekday with a date ("Saturday 2027-01-16", "2027-01-16（周六）"): the date wins, and a
+  weekday that is not that date's is reported (`When.clash`) for the caller to ask about;
+- a weekend or holiday word next to a written date gives only the length.
 
 Conventions (Monday starts a week, as on Chinese calendars):
 - 周五 / Friday: the next Friday after today (a week ahead when today is Friday).
 - 这周五 / 本周五: Friday of this week, which may be past (then the caller says so).
-- 下周五 / next Friday: Friday of next week; 下下周五: the week after.
-- 3月5日 / Dec 5 without a year: this year, or next year once the day has passed.
-- 2026-12-05 / 2026年12月5日: exactly that day, past or not.
+- 下周五 / next Friday: Friday of next week; 下下周五: the week after. 下周末 / next weekend alike.
+- a date without a year (3月5日, 12 March, the 12th): the first such day from today on.
+- 2026-12-05 / 2026年12月5日 / 05/12/2026 (day first): exactly that day, past or not.
 """
 
 from __future__ import annotations
@@ -14,33 +26,13 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from agent_core.offline.numbers import CN_NUM, EN_NUM, NUM, to_int
+from agent_core.offline import date_words as w
+from agent_core.offline.date_atoms import Atom, atoms, forward, next_dom
+from agent_core.offline.numbers import to_int
 
-_WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5,
-               "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
-_WEEKDAY_EN = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6, "weekend": 5}
-_MONTHS_EN = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
-              "sep": 9, "oct": 10, "nov": 11, "dec": 12}
-_MONTH_NAME = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-               r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_ORD = r"(?:st|nd|rd|th)?"
-_RANGE_SEP = r"\s*(?:到|至|-|~|–|—|to|until|till|through)\s*"
-
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("iso", re.compile(r"(?P<y>\d{4})\s*[-/.年]\s*(?P<m>\d{1,2})\s*[-/.月]\s*(?P<d>\d{1,2})\s*[日号]?")),
-    ("zh_md", re.compile(rf"(?P<m>{NUM})\s*月\s*(?P<d>{NUM})\s*[日号]?")),
-    ("en_md", re.compile(rf"\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d>\d{{1,2}}){_ORD}\b(?:,?\s*(?P<y>\d{{4}}))?", re.I)),
-    ("en_dm", re.compile(rf"\b(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mn>{_MONTH_NAME})\b\.?(?:,?\s*(?P<y>\d{{4}}))?", re.I)),
-    ("offset_zh", re.compile(rf"(?P<n>{NUM})\s*天(?:以?后|之后)")),
-    ("offset_en", re.compile(rf"\bin\s+(?P<n>{EN_NUM})\s+days?\b|\b(?P<n2>{EN_NUM})\s+days?\s+(?:from\s+(?:now|today)|later)\b", re.I)),
-    ("rel_zh", re.compile(r"大后天|后天|明天|明日|今天|今日|今晚|昨天|前天")),
-    ("rel_en", re.compile(r"\bday after tomorrow\b|\btomorrow\b|\btoday\b|\btonight\b|\byesterday\b", re.I)),
-    ("wd_zh", re.compile(r"(?P<pre>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7末])")),
-    ("wd_en", re.compile(r"\b(?P<pre>next|this|coming|on)?\s*(?P<wd>mon|tue|wed|thu|fri|sat|sun|weekend)(?:day|sday|nesday|rsday|urday)?\b", re.I)),
-]
-_REL_ZH = {"今天": 0, "今日": 0, "今晚": 0, "明天": 1, "明日": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
-_REL_EN = {"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1}
-_DAY_ONLY = re.compile(rf"{_RANGE_SEP}(?P<d>\d{{1,2}}|{CN_NUM})\s*(?:[日号]|{_ORD}\b)", re.I)
+_MONTH_ONLY = re.compile(r"\bin\s+(?P<mn>jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                         r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|"
+                         r"(?<![\d一二三四五六七八九十])(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月(?:份)?(?!\s*\d|\s*[一二三四五六七八九十两]+\s*[日号])", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,91 +41,142 @@ class DateMention:
     start: int  # span in the text
     end: int
     explicit_year: bool = False
+    written: bool = False  # a calendar date (month and day written out), not counted from today
 
 
-def _month_day(today: date, month: int, day: int, year: int | None) -> date | None:
-    try:
-        if year is not None:
-            return date(year, month, day)
-        candidate = date(today.year, month, day)
-        return candidate if candidate >= today else date(today.year + 1, month, day)
-    except ValueError:
+@dataclass(frozen=True, slots=True)
+class WeekdayClash:
+    """A weekday written next to a date that falls on another weekday ("Friday 2027-01-16")."""
+
+    said: int  # the weekday written, 0 = Monday
+    day: date  # the date written (which wins)
+    words: str  # the words as written
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    start: date | None = None
+    end: date | None = None  # the last day, when a range (or a second date) names it
+    days: int | None = None  # a length the date words imply: weekend 2, long weekend 3
+    month: date | None = None  # only a month was given ("in May"): its first day
+    clash: WeekdayClash | None = None
+    written: bool = False  # the start is a calendar date written out
+    start_text: str | None = None
+    mentions: tuple[DateMention, ...] = ()
+    spans: tuple[tuple[int, int], ...] = ()  # every piece of text read as a date
+
+
+def _pair_range(left: Atom, right: Atom, today: date) -> tuple[date, date] | None:
+    """The two ends of "left SEP right", each completed from the other; None when they make no range."""
+    if left.weekday is not None and right.weekday is not None and left.day and left.kind == right.kind:
+        return left.day, left.day + timedelta(days=(right.weekday - left.weekday) % 7)
+    if left.kind == "bare" and right.kind == "bare":
         return None
-
-
-def _weekday(today: date, prefix: str, weekday: int) -> date:
-    monday = today - timedelta(days=today.weekday())
-    if prefix.startswith("下下"):
-        return monday + timedelta(days=14 + weekday)
-    if prefix.startswith("下") or prefix == "next":
-        return monday + timedelta(days=7 + weekday)
-    if prefix.startswith("上"):
-        return monday - timedelta(days=7 - weekday)
-    if prefix.startswith(("这", "本")):
-        return monday + timedelta(days=weekday)
-    ahead = (weekday - today.weekday()) % 7 or 7
-    if prefix in ("this", "coming") and weekday == today.weekday():
-        ahead = 0
-    return today + timedelta(days=ahead)
-
-
-def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, bool]:
-    g = m.groupdict()
-    if kind == "iso":
+    if left.dom is not None and left.month is None:  # "12–14 March", "the 12th to the 14th", "12-14/3"
+        if right.month is not None and right.day is not None:
+            month, year = right.month, right.day.year
+            if left.dom > (right.dom or 0):
+                month, year = (month - 1, year) if month > 1 else (12, year - 1)
+            try:
+                return date(year, month, left.dom), right.day
+            except ValueError:
+                return None
+        if not (left.ordinal and right.ordinal and right.month is None and right.dom):
+            return None
+        start = next_dom(today, left.dom)
+        end = next_dom(start, right.dom) if start else None
+        return (start, end) if start and end else None
+    if left.day is None:
+        return None
+    if right.dom is not None and right.month is None:  # "Dec 5-8", "3月12日至14日", "2027-03-12 to 14"
         try:
-            return date(int(g["y"]), int(g["m"]), int(g["d"])), True
+            end = left.day.replace(day=right.dom)
         except ValueError:
-            return None, True
-    if kind == "zh_md":
-        month, day = to_int(g["m"]), to_int(g["d"])
-        if month is None or day is None:
-            return None, False
-        return _month_day(today, month, day, None), False
-    if kind in ("en_md", "en_dm"):
-        month = _MONTHS_EN[g["mn"][:3].lower()]
-        year = int(g["y"]) if g.get("y") else None
-        return _month_day(today, month, int(g["d"]), year), year is not None
-    if kind in ("offset_zh", "offset_en"):
-        n = to_int(g.get("n") or g.get("n2") or "")
-        return (today + timedelta(days=n) if n is not None else None), False
-    if kind == "rel_zh":
-        return today + timedelta(days=_REL_ZH[m.group(0)]), False
-    if kind == "rel_en":
-        return today + timedelta(days=_REL_EN[m.group(0).lower()]), False
-    if kind == "wd_zh":
-        return _weekday(today, g["pre"] or "", _WEEKDAY_ZH[g["wd"]]), False
-    wd = g["wd"].lower()
-    return _weekday(today, (g["pre"] or "").lower(), _WEEKDAY_EN[wd]), False
+            return None
+        if end < left.day:
+            end = next_dom(left.day, right.dom) or end
+        return left.day, end
+    if right.day is None:
+        return None
+    end = right.day
+    if right.year is None and right.month is not None and end < left.day:
+        end = forward(left.day, right.month, right.dom or 1, None) or end
+    return left.day, end
+
+
+def read_when(text: str, today: date) -> When:
+    found = atoms(text, today)
+    spans = [(a.start, a.end) for a in found if a.kind != "bare"]
+    hard: list[DateMention] = []
+    soft: list[Atom] = []
+    clash: WeekdayClash | None = None
+    i = 0
+    while i < len(found):
+        a = found[i]
+        b = found[i + 1] if i + 1 < len(found) else None
+        between = text[a.end : b.start] if b else ""
+        if b is not None and w.RANGE_SEP.match(between) and not (a.soft or b.soft):
+            pair = _pair_range(a, b, today)
+            if pair is not None and pair[1] >= pair[0]:
+                written = a.month is not None or b.month is not None
+                hard += [_mention(a, pair[0], written), _mention(b, pair[1], written)]
+                spans += [(a.start, b.end)]
+                i += 2
+                continue
+        if b is not None and _weekday_pair(a, b) and w.WEEKDAY_JOIN.match(between):
+            named, dated = (a, b) if a.weekday is not None else (b, a)
+            if dated.day is not None and named.weekday is not None:
+                if dated.day.weekday() != named.weekday:
+                    clash = WeekdayClash(named.weekday, dated.day, text[min(a.start, b.start) : max(a.end, b.end)])
+                hard.append(_mention(dated, dated.day))
+                spans.append((min(a.start, b.start), max(a.end, b.end)))
+                i += 2
+                continue
+        if a.soft:
+            soft.append(a)
+        elif a.kind != "bare" and a.day is not None:
+            hard.append(_mention(a, a.day))
+        i += 1
+    days = next((s.days for s in soft if s.days), None)
+    month = _month_only(text, today) if not hard and not soft else None
+    if not hard and soft:
+        first = soft[0]
+        assert first.day is not None
+        hard.append(_mention(first, first.day))
+    spans = [sp for sp in spans if sp[0] < sp[1]]
+    if not hard:
+        return When(days=days, month=month, spans=tuple(spans))
+    start = hard[0]
+    end = hard[1].day if len(hard) > 1 and hard[1].day > start.day else None
+    return When(start=start.day, end=end, days=days, clash=clash, written=start.written,
+                start_text=text[start.start : start.end], mentions=tuple(hard), spans=tuple(spans))
+
+
+def _weekday_pair(a: Atom, b: Atom) -> bool:
+    """One is a bare weekday, the other a date with its month and day written."""
+    return ((a.weekday is not None and b.month is not None and b.weekday is None)
+            or (b.weekday is not None and a.month is not None and a.weekday is None)
+            or (a.weekday is not None and b.kind == "day_en"))
+
+
+def _mention(a: Atom, day: date, written: bool | None = None) -> DateMention:
+    if written is None:
+        written = a.month is not None or a.kind in ("day_zh", "holiday")
+    return DateMention(day, a.start, a.end, a.year is not None, written)
+
+
+def _month_only(text: str, today: date) -> date | None:
+    m = _MONTH_ONLY.search(text)
+    if m is None:
+        return None
+    month = w.MONTHS_EN[m.group("mn")[:3].lower()] if m.group("mn") else to_int(m.group("m"))
+    if not month or not 1 <= month <= 12:
+        return None
+    first = date(today.year, month, 1)
+    return first if month >= today.month else date(today.year + 1, month, 1)
 
 
 def find_dates(text: str, today: date) -> list[DateMention]:
-    """Every date mentioned in `text`, in order of appearance, without overlapping spans.
-
-    A bare day after a range separator ("12月5日到8日", "Dec 5-8th") takes the month of the
-    date before it.
-    """
-    taken: list[tuple[int, int]] = []
-    found: list[DateMention] = []
-    for kind, pattern in _PATTERNS:
-        for m in pattern.finditer(text):
-            if any(m.start() < e and s < m.end() for s, e in taken):
-                continue
-            day, explicit = _resolve(kind, m, today)
-            if day is None:
-                continue
-            taken.append((m.start(), m.end()))
-            found.append(DateMention(day, m.start(), m.end(), explicit))
-    found.sort(key=lambda d: d.start)
-    out: list[DateMention] = []
-    for mention in found:
-        out.append(mention)
-        tail = _DAY_ONLY.match(text, mention.end)
-        if tail and not any(f.start == tail.start("d") for f in found):
-            n = to_int(tail.group("d"))
-            try:
-                end_day = mention.day.replace(day=n) if n else None
-            except ValueError:
-                end_day = None
-            if end_day is not None and end_day >= mention.day:
-                out.append(DateMention(end_day, tail.start("d"), tail.end(), mention.explicit_year))
-    return out
+    """The start and (when given) the end a text names, in that order."""
+    when = read_when(text, today)
+    return [m for m in when.mentions if m.day in (when.start, when.end)][:2] if when.start else []

@@ -1,21 +1,21 @@
-"""What a person asked for, read from free text in Chinese or English (everything but place names).
+"""What a person asked for, as data: one message's wishes, or a whole trip's once merged.
 
-`read_wishes` pulls dates, length, budget, travellers, transport and hotel wishes out of one
-message; `assign_roles` decides which of the places found in it is the origin and which the
-destination. A conversation folds several of these (the request, answers, follow-ups) into
-one `TripRequest`, later facts overriding earlier ones.
+`read_wishes` (agent_core.offline.wishes) reads one message into a `TripRequest` whose fields
+are None where the message says nothing; `merged` lays a newer one over an older one, so the
+request of a conversation is its first message with every later one laid over it in order
+(agent_core.offline.state does the folding and the changes that are relative to the trip).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, fields, replace
-from datetime import date
+from datetime import date, timedelta
 
-from agent_core.offline.dates import find_dates
-from agent_core.offline.numbers import EN_NUM, NUM, to_int, to_number
+from agent_core.offline.dates import WeekdayClash
 
 TRANSPORTS = ("train", "flight")
+BUDGET_STARS = 2  # the hotel class of "a budget hotel", "经济型": the sandbox's 经济型 brands are 2-star
+LEVEL_NAMES = {2: "经济型", 3: "舒适型", 4: "高档型", 5: "豪华型"}  # hotel_search's level_name by class
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class TripRequest:
     start: date | None = None
     end: date | None = None
     start_text: str | None = None  # the words that gave the start date
+    start_written: bool | None = None  # the start is a calendar date the person wrote (or moved from one)
     days: int | None = None
     nights: int | None = None
     budget: float | None = None  # CNY for the whole party
@@ -34,27 +35,36 @@ class TripRequest:
     transport: str | None = None  # "train" | "flight"
     seat: str | None = None
     breakfast: bool | None = None
-    stars: int | None = None
+    stars: int | None = None  # hotel class: 2 budget (经济型), 3 comfort, 4 upscale, 5 luxury
     landmark: str | None = None  # "near X" for the hotel
     depart_after: str | None = None  # "HH:MM"
     depart_before: str | None = None
     one_way: bool | None = None
     cheaper: int | None = None  # how many times the person asked for cheaper
+    month: date | None = None  # only a month was named ("in May"): its first day
+    clash: WeekdayClash | None = None  # a weekday that disagrees with the date written with it
     lang: str | None = None
 
     def merged(self, newer: TripRequest) -> TripRequest:
-        """This request updated with everything `newer` states; `cheaper` counts up."""
+        """This request updated with everything `newer` states; `cheaper` counts up. A new start
+        moves the whole trip and keeps its length; a new length counts from the start."""
         changes = {f.name: getattr(newer, f.name) for f in fields(self) if getattr(newer, f.name) is not None}
         if newer.cheaper:
             changes["cheaper"] = (self.cheaper or 0) + newer.cheaper
+        if newer.start is not None:
+            changes.setdefault("clash", None)  # a date that settles the day settles the question about it
+            changes.setdefault("month", None)
         if (newer.days is not None or newer.nights is not None) and newer.end is None:
-            changes["end"] = None  # a new length counts from the start date
+            changes["end"] = None
             changes.setdefault("days", None)
             changes.setdefault("nights", None)
         elif newer.start is not None and newer.end is None:
-            changes["end"] = None  # a new start date moves the whole trip; keep its length
+            changes["end"] = None
             if self.start and self.end and self.days is None and self.nights is None:
                 changes["nights"] = (self.end - self.start).days
+        elif newer.end is not None:
+            changes.setdefault("days", None)
+            changes.setdefault("nights", None)
         return replace(self, **changes)
 
     @property
@@ -67,183 +77,18 @@ class TripRequest:
             return max(0, self.days - 1)
         return None
 
+    def with_nights(self, nights: int) -> TripRequest:
+        """The same trip, `nights` long from its start."""
+        return replace(self, end=None, days=None, nights=nights)
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+    def shifted(self, days: int) -> TripRequest:
+        """The whole trip `days` later (earlier when negative), its length kept."""
+        if self.start is None:
+            return self
+        end = self.end + timedelta(days=days) if self.end else None
+        return replace(self, start=self.start + timedelta(days=days), end=end, start_text=None, clash=None)
 
-_DAYS_NIGHTS_ZH = re.compile(rf"(?P<d>{NUM})\s*[天日](?:\s*(?P<n>{NUM})\s*[晚夜])?(?!\s*(?:以?后|之后|前))")
-_NIGHTS_ZH = re.compile(rf"(?:住|待|呆)?\s*(?P<n>{NUM})\s*(?:个)?[晚夜宿]")
-_WEEK_ZH = re.compile(rf"(?P<n>{NUM})?\s*(?:个)?(?:星期|周)(?![一二三四五六日天末1-7])")
-# "3 days from now" is a date, "4 days from March 5" a length
-_DAYS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+days?\b(?!\s+(?:from\s+(?:now|today)\b|later|ago))", re.I)
-_NIGHTS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+nights?\b", re.I)
-_WEEK_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+weeks?\b", re.I)
-_DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|(?<![\w-])(?:a\s+)?day[\s-]trip", re.I)
-_WEEKEND = re.compile(r"周末|weekend", re.I)
-_LONG_WEEKEND = re.compile(r"小长假|三天假期|long[\s-]weekend", re.I)
-
-_BUDGET = [
-    re.compile(rf"预算\D{{0,4}}?(?P<v>\d+(?:\.\d+)?|{NUM})\s*(?P<u>[kK千万w])?"),
-    re.compile(rf"(?P<v>\d+(?:\.\d+)?|{NUM})\s*(?P<u>[kK千万w])?\s*(?:元|块|rmb|RMB|CNY)?\s*(?:以内|之内|以下|左右)"),
-    re.compile(r"budget\D{0,12}?(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
-    re.compile(r"(?:under|below|within|less than|max(?:imum)?|at most|no more than)\s*[¥￥]?\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
-    re.compile(r"[¥￥]\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?"),
-]
-_PER_PERSON = re.compile(r"人均|每人|一个人|per person|each|pp\b", re.I)
-_UNITS = {"k": 1000, "K": 1000, "千": 1000, "万": 10000, "w": 10000}
-
-_TRAVELLERS = [
-    re.compile(rf"(?P<n>{NUM})\s*(?:个人|人|位|口人|个大人|大人)(?!均)"),
-    re.compile(rf"我们\s*(?P<n>{NUM})\s*个"),
-    re.compile(rf"\b(?P<n>{EN_NUM})\s+(?:people|persons|adults|travell?ers|guests|of us)\b", re.I),
-    re.compile(r"\bfor\s+(?P<n>\d+)\b(?!\s*(?:days?|nights?|weeks?|yuan|rmb|cny|k\b))", re.I),
-]
-_COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
-
-_NO_FLIGHT = re.compile(r"(?:不|别|不要|不想|不坐|不乘)\s*(?:坐|乘)?\s*飞机|不飞|no flights?|don'?t (?:want to )?fly|not fly|avoid flying|hate flying", re.I)
-_NO_TRAIN = re.compile(r"(?:不|别|不要|不想)\s*(?:坐|乘)?\s*(?:高铁|火车|动车)|no trains?\b|not by train", re.I)
-_FLIGHT = re.compile(r"飞机|航班|机票|坐飞|飞过去|飞去|改飞|\bfl(?:y|ight|ights|ying)\b|\bplane\b|\bby air\b", re.I)
-_TRAIN = re.compile(r"高铁|动车|火车|坐车|铁路|\btrains?\b|\brail\b|high[\s-]speed", re.I)
-_SEATS = [
-    (re.compile(r"商务座|business class", re.I), "商务座"),
-    (re.compile(r"一等座|first class", re.I), "一等座"),
-    (re.compile(r"二等座|second class", re.I), "二等座"),
-    (re.compile(r"软卧|soft sleeper", re.I), "软卧"),
-    (re.compile(r"硬卧|hard sleeper|sleeper", re.I), "硬卧"),
-]
-
-_BREAKFAST = re.compile(r"含早|带早|早餐|breakfast", re.I)
-_NO_BREAKFAST = re.compile(r"不(?:要|用|需要)?(?:含)?早餐|不含早|no breakfast|without breakfast", re.I)
-_STARS = re.compile(r"(?P<n>[三四五345])\s*星|(?P<e>[345])[\s-]*stars?", re.I)
-_LUXURY = re.compile(r"豪华|高档|奢华|luxury|upscale", re.I)
-_CHEAP_HOTEL = re.compile(r"经济型|快捷酒店|budget hotel|cheap hotel|hostel", re.I)
-_NEAR_ZH = re.compile(r"(?:住在?|靠近|离|挨着)?\s*(?P<x>[\u4e00-\u9fffA-Za-z0-9]{2,12}?)\s*(?:附近|旁边|周边|边上|近一点|近的)")
-_NEAR_EN = re.compile(r"\b(?:near|close to|next to)\s+(?:the\s+)?(?P<x>[A-Za-z][\w' -]{1,40}?)(?=[,.;!?]|\s+(?:and|with|for|on|in|please)\b|$)", re.I)
-
-_CHEAPER = re.compile(r"便宜|省钱|划算|实惠|预算(?:不够|有限|紧)|太贵|贵了|cheaper|less expensive|cheapest|too expensive|save money|lower (?:the )?cost", re.I)
-_ONE_WAY = re.compile(r"单程|不用返程|不回来|one[\s-]way|no return", re.I)
-_MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
-_AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
-_EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
-
-
-def detect_lang(text: str) -> str:
-    return "zh" if _CJK.search(text) else "en"
-
-
-def _amount(m: re.Match[str]) -> float | None:
-    value = to_number(m.group("v"))
-    if value is None:
-        return None
-    unit = m.groupdict().get("u")
-    return value * _UNITS.get(unit or "", 1)
-
-
-def _length(undated: str, text: str | None = None) -> tuple[int | None, int | None]:
-    """(days, nights) stated in the text. `undated` has the dates blanked out; `text` is the whole
-    request ("weekend" is a date there, and a length here).
-
-    An explicit length wins over a kind of trip: "a 3-day trip" is three days, not a day trip.
-    """
-    text = undated if text is None else text
-    days = nights = None
-    m = _DAYS_NIGHTS_ZH.search(undated)
-    if m:
-        days = to_int(m.group("d"))
-        if m.group("n"):
-            nights = to_int(m.group("n"))
-    if nights is None and (m2 := _NIGHTS_ZH.search(undated)):
-        nights = to_int(m2.group("n"))
-    if days is None and (m3 := _DAYS_EN.search(undated)):
-        days = to_int(m3.group("n"))
-    if nights is None and (m4 := _NIGHTS_EN.search(undated)):
-        nights = to_int(m4.group("n"))
-    if days is not None or nights is not None:
-        return days, nights
-    if _DAY_TRIP.search(undated):
-        return 1, 0
-    week = _WEEK_ZH.search(undated) or _WEEK_EN.search(undated)
-    if week and (week.group("n") or re.search(r"一周|a week|one week", undated, re.I)):
-        return 7 * (to_int(week.group("n") or "1") or 1), None
-    if _LONG_WEEKEND.search(text):
-        return 3, None
-    if _WEEKEND.search(text):
-        return 2, None
-    return None, None
-
-
-def read_wishes(text: str, today: date) -> TripRequest:
-    """Everything in `text` except places: dates, length, budget, party, transport, hotel."""
-    lang = detect_lang(text)
-    dates = find_dates(text, today)
-    start = dates[0].day if dates else None
-    end = dates[1].day if len(dates) > 1 and dates[1].day > dates[0].day else None
-    start_text = text[dates[0].start : dates[0].end] if dates else None
-
-    date_spans = [(d.start, d.end) for d in dates]
-    undated = "".join(" " if any(s <= i < e for s, e in date_spans) else ch for i, ch in enumerate(text))
-    days, nights = _length(undated, text)
-
-    travellers = None
-    for pattern in _TRAVELLERS:
-        if (m := pattern.search(undated)) and (n := to_int(m.group("n"))):
-            travellers = n
-            break
-    if travellers is None and _COUPLE.search(text):
-        travellers = 2
-
-    budget = None
-    for pattern in _BUDGET:
-        if (m := pattern.search(undated)) and (value := _amount(m)):
-            budget = value
-            break
-    if budget is not None and _PER_PERSON.search(text):
-        budget *= travellers or 1
-
-    transport = None
-    if _NO_FLIGHT.search(text):
-        transport = "train"
-    elif _NO_TRAIN.search(text) or _FLIGHT.search(text):
-        transport = "flight"
-    elif _TRAIN.search(text):
-        transport = "train"
-    seat = next((name for pattern, name in _SEATS if pattern.search(text)), None)
-
-    stars = None
-    if m := _STARS.search(text):
-        stars = to_int(m.group("n") or m.group("e"))
-    elif _LUXURY.search(text):
-        stars = 5
-    elif _CHEAP_HOTEL.search(text):
-        stars = 2
-    breakfast = False if _NO_BREAKFAST.search(text) else (True if _BREAKFAST.search(text) else None)
-    landmark = None
-    if m := (_NEAR_ZH.search(text) or _NEAR_EN.search(text)):
-        landmark = m.group("x").strip()
-
-    depart_after = depart_before = None
-    if _MORNING.search(text):
-        depart_after, depart_before = "06:00", "12:00"
-    elif _AFTERNOON.search(text):
-        depart_after, depart_before = "12:00", "18:00"
-    elif _EVENING.search(text):
-        depart_after, depart_before = "17:00", "23:59"
-
-    return TripRequest(
-        start=start,
-        end=end,
-        start_text=start_text,
-        days=days,
-        nights=nights,
-        budget=budget,
-        travellers=travellers,
-        transport=transport,
-        seat=seat,
-        breakfast=breakfast,
-        stars=stars,
-        landmark=landmark,
-        depart_after=depart_after,
-        depart_before=depart_before,
-        one_way=True if _ONE_WAY.search(text) else None,
-        cheaper=1 if _CHEAPER.search(text) and budget is None else None,
-        lang=lang,
-    )
+    def stated(self) -> dict[str, object]:
+        """The fields the person has stated (for comparing what a change changed)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if getattr(self, f.name) is not None and f.name not in ("lang", "start_text")}

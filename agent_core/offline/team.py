@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from agent_core.lang import plural
 from agent_core.offline.compose import (
     Choice,
     build_plan,
@@ -21,7 +22,7 @@ from agent_core.offline.compose import (
     seat_for,
     summary_text,
 )
-from agent_core.offline.options import Ride, read_hotels
+from agent_core.offline.options import Ride
 from agent_core.offline.texts import say
 from agent_core.offline.turns import Call, Turn
 from agent_core.party import Traveller, duplicate_labels
@@ -29,7 +30,7 @@ from tools.plan import TravellerLegs, TripPlan
 from tools.travel.geo import City
 
 if TYPE_CHECKING:
-    from agent_core.offline.planner import _Decider
+    from agent_core.offline.decide import Decider as _Decider
 
 MAX_PARTY = 8  # rides searched per traveller; a bigger team is beyond an offline demo
 
@@ -42,8 +43,7 @@ def plan_team(d: _Decider, party: list[Traveller], dest: City, start: date, nigh
     asks: list[Call] = []
     for k, person in enumerate(party[:MAX_PARTY]):
         slot = f"home_{k}"
-        answer = next((turn.text for turn in reversed(d.t.turns) if turn.slot == slot), None)
-        said = person.home_city or answer
+        said = person.home_city  # as the request gave it, or as the traveller answered (agent_core.offline.state)
         city = d.p.places.resolve(said).city if said else None
         if city is None:
             if d.asked(slot) >= 2:
@@ -72,13 +72,10 @@ def plan_team(d: _Decider, party: list[Traveller], dest: City, start: date, nigh
                 return d.say("no_transport", day=day.isoformat(), origin=d.city_name(a), destination=d.city_name(b))
         if all(r is not None for r in found):
             chosen[k] = (found[0] or [], found[1] or [])
-    hotel_args = d.hotel_args(dest, start, end)
-    if isinstance(hotel_args, Turn):
-        return hotel_args
-    sight_calls = d.sight_calls(dest, nights)
-    calls += sight_calls
-    if hotel_args is not None and not sight_calls:
-        calls += d.hotel_calls(hotel_args)
+    rest = d.searches(dest, start, end, nights)
+    if isinstance(rest, Turn):
+        return rest
+    calls += rest
     if calls:
         return Turn(calls=calls)
     return _finish(d, party, homes, dest, start, nights, chosen)
@@ -89,11 +86,15 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
     cheapest = bool(d.req.cheaper)
     size = len(homes)
     picks: list[tuple[Ride | None, Ride | None]] = []
+    backups: list[str] = []
     for k in range(size):
         outs, backs = chosen[k]
-        out = pick_ride(outs, after=d.req.depart_after, before=d.req.depart_before, cheapest=cheapest, seat=d.req.seat)[0] if outs else None
-        back = pick_ride(backs, after=d.return_after(nights), before=None, cheapest=cheapest, seat=d.req.seat)[0] if backs else None
+        out, out_backup = pick_ride(outs, after=d.req.depart_after, before=d.req.depart_before, cheapest=cheapest,
+                                    seat=d.req.seat, arrive_by=d.arrive_by(start, nights)) if outs else (None, None)
+        back, back_backup = pick_ride(backs, after=d.return_after(nights), before=None, cheapest=cheapest,
+                                      seat=d.req.seat) if backs else (None, None)
         picks.append((out, back))
+        backups += [f"{party[k].label}: {line}" for line in d.alternatives(out_backup, back_backup, None)]
     arrivals = [p[0] for p in picks if p[0] is not None]
     departures = [p[1] for p in picks if p[1] is not None]
     if not arrivals:
@@ -101,13 +102,13 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
     # the shared days fit between the last arrival and the first departure
     last_in = max(arrivals, key=lambda r: r.arrive)
     first_out = min(departures, key=lambda r: r.depart) if departures else None
-    hotels = [h for purpose in ("hotel", "hotel_any") if (o := d.outcome(purpose)) for h in read_hotels(o.json())]
-    hotel = pick_hotel(hotels, cheapest=cheapest, stars=d.req.stars, breakfast=d.req.breakfast,
-                       budget_per_night=None)[0] if nights >= 1 else None
+    hotel, hotel_backup = pick_hotel(d.hotels_found(["hotel", "hotel_any"]), cheapest=cheapest, stars=d.req.stars,
+                                     breakfast=d.req.breakfast, budget_per_night=None) if nights >= 1 else (None, None)
+    backups += d.alternatives(None, None, hotel_backup)
     names = [d.city_name(h) for h in homes]
     shared = build_plan(lang=d.lang, origin=names[0], destination=d.city_name(dest), start=start, nights=nights,
                         travellers=size, choice=Choice(out=last_in, back=first_out, hotel=hotel),
-                        sights=d.wanted_first(d.sights()), seat=d.req.seat, cheapest=cheapest, alternatives=[],
+                        sights=d.wanted_first(d.sights()), seat=d.req.seat, cheapest=cheapest, alternatives=backups,
                         notes=list(d.notes), sources=d.sources())
     members = []
     for person, home, (out, back) in zip(party, homes, picks, strict=True):
@@ -119,12 +120,12 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
         members.append(TravellerLegs(name=person.label, home_city=d.city_name(home), legs=legs))
     together = "、" if d.lang == "zh" else ", "
     title = (f"{together.join(dict.fromkeys(names))} → {d.city_name(dest)} 团队出行 {nights + 1}天{nights}晚" if d.lang == "zh"
-             else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, {nights + 1} days / {nights} nights")
+             else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, "
+                  f"{plural(nights + 1, 'day', d.lang)} / {plural(nights, 'night', d.lang)}")
     plan: TripPlan = replace_plan(shared, title=title, origin_city=together.join(dict.fromkeys(names)), legs=[],
                                   party=members, timezone=dest.tz)
     plan.total_cost = plan.computed_total()
-    summary = team_summary(plan, d.lang)
-    return Turn(calls=[Call("submit_plan", {"summary": summary, "plan": plan.model_dump()}, "plan")])
+    return d.submit(plan, team_summary(plan, d.lang))
 
 
 def replace_plan(plan: TripPlan, **changes: Any) -> TripPlan:

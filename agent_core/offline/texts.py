@@ -127,6 +127,90 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "合计约{total}元，在{budget}元预算之内。",
         "en": "About {total} CNY in total, within your budget of {budget} CNY.",
     },
+    "ask_date_in_month": {
+        "zh": "{month}哪天出发？",
+        "en": "Which day in {month} do you want to leave?",
+    },
+    "ask_weekday": {
+        "zh": "{day}是{actual}，不是{said}。你想哪天出发？",
+        "en": "{day} is a {actual}, not a {said}. Which day do you want to leave?",
+    },
+    "nothing_changed": {
+        "zh": "这份行程已经是这样了，不用改。想换别的，可以说“多住一晚”“晚一天出发”“改坐飞机”等。",
+        "en": "The plan already has that, so nothing changes. To change something else, say so, for example \"one more night\", \"a day later\" or \"fly instead\".",
+    },
+    "already_cheapest": {
+        "zh": "这已经是沙盒里这些日期最便宜的安排了（约{total}元），行程保持不变。少住一晚或换个日期还能更省。",
+        "en": "This is already the cheapest plan the sandbox has for these dates (about {total} CNY), so it stays as it was. One night less or another day could save more.",
+    },
+    "budget_kept": {
+        "zh": "现在的行程约{total}元，已经在{budget}元预算之内，行程保持不变。",
+        "en": "The plan costs about {total} CNY, within your budget of {budget} CNY, so it stays as it is.",
+    },
+    "over_budget_kept": {
+        "zh": "沙盒里找不到更便宜的安排：行程约{total}元，超出{budget}元的预算。少住一晚或换个日期可以更省。行程保持不变。",
+        "en": "The sandbox has nothing cheaper: the plan costs about {total} CNY, over your budget of {budget} CNY. One night less or another day would save more. The plan stays as it was.",
+    },
+    "plan_kept": {
+        "zh": "行程保持不变。",
+        "en": "The plan stays as it was.",
+    },
+    "cannot_unknown_place": {
+        "zh": "抱歉，我的离线数据里没有“{name}”这个地方，没法改过去。",
+        "en": "Sorry, \"{name}\" is not in my offline data, so I cannot change the trip to it.",
+    },
+    "cannot_past_date": {
+        "zh": "抱歉，{day}已经过去了，没法改到这一天。",
+        "en": "Sorry, {day} has already passed, so I cannot move the trip there.",
+    },
+    "cannot_too_short": {
+        "zh": "行程现在是{nights}，没法再缩短这么多。",
+        "en": "The trip is {nights} long, so it cannot be that much shorter.",
+    },
+    "cannot_nobody_left": {
+        "zh": "至少要有一个人出行，没法再减人了。",
+        "en": "At least one person has to travel, so the party cannot be smaller.",
+    },
+    "cannot_who_joins": {
+        "zh": "团队出行需要知道新加入的是谁、从哪里出发，比如“加上 @dan（武汉）”。",
+        "en": "On a team trip I need to know who joins and from where, for example \"add Dan (Wuhan)\".",
+    },
+    "feedback_thanks": {
+        "zh": "谢谢指出。",
+        "en": "Thanks for telling me. ",
+    },
+    "how_to_change": {
+        "zh": "想改哪里直接说，比如“便宜一点”“多住一晚”“晚一天出发”“改坐飞机”，我只改这一处。",
+        "en": "To change anything, say what, for example \"make it cheaper\", \"one more night\", \"a day later\" or \"fly instead\", and I change only that.",
+    },
+    "breakdown": {
+        "zh": "合计这样算：交通{rides} + 住宿{stays} + 门票每人{tickets} × {n}人 = {sum}，即合计{total}，人均约{each}。",
+        "en": "The total adds up like this: rides {rides} + stay {stays} + tickets {tickets} per person × {n} = {sum}, the total of {total} (about {each} per person).",
+    },
+    "shares": {
+        "zh": "每人分摊：{shares}。",
+        "en": "Each traveller's share: {shares}.",
+    },
+    "why_ride": {
+        "zh": "车次是这样选的（{rides}）：在你要求的出发时间里，选最早到达的，或晚到不超过一小时但更便宜的；要求便宜时，选当天能到的最便宜的。备选写在“备选”里。",
+        "en": "How the rides were chosen ({rides}): within the times you asked for, the one that arrives first, or one arriving within the hour of it for less; when you ask for cheaper, the cheapest that still arrives the first day. The runners-up are under Backups.",
+    },
+    "why_hotel": {
+        "zh": "酒店选的是{name}（每晚{rate}，{nights}）：在景点附近、按评分和价格挑性价比最高的；你要求的档次或早餐优先。",
+        "en": "The hotel is {name} ({rate} a night, {nights}): the best rating for the price near the sights, with any class or breakfast you asked for first.",
+    },
+    "why_sights": {
+        "zh": "这{count}个景点是沙盒里当地的知名景点，都安排在开放时间内，并且在到达之后、返程之前。",
+        "en": "The {count} sights are the best-known places the sandbox has there, each visited while open, after you arrive and before the ride home.",
+    },
+    "times": {
+        "zh": "出发和到达时间：{rides}。",
+        "en": "The times: {rides}.",
+    },
+    "about_plan": {
+        "zh": "这份行程：{title}，{start} → {end}，合计约{total}。",
+        "en": "This plan: {title}, {start} → {end}, about {total} in total.",
+    },
     "transport_switched": {
         "zh": "沙盒数据里这段没有{wanted}，改用{used}。",
         "en": "The sandbox has no {wanted} for this route, so I used {used} instead.",

@@ -4,6 +4,10 @@ Runs are resumed from the store after restarts, so everything the planner knows 
 the messages: the run clock in the system prompt, what the person wrote, the questions the
 planner asked (their slot is in the tool call id, "call_off_<n>_<slot>") and the answers, the
 tool results, and the plans it submitted before.
+
+Only a person's words are turns (agent_core.notes tells them from the bot's own notes): a
+review note asks for the plan again from the same results, an approver's rejection passes on
+the approver's reason as a turn, and a nudge is not the planner's concern.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_core.notes import origin_of
 from agent_core.prompts.travel import RunClock, read_run_clock
-from agent_core.schema import Message, Role
+from agent_core.schema import Message, Origin, Role
 from tools.plan import TripPlan
 
 CALL_ID_PREFIX = "call_off_"
 _SLOT_RE = re.compile(rf"^{CALL_ID_PREFIX}\d+_(?P<slot>[a-z][a-z0-9_]*)$")
 INTRO_MARK = "[offline planner]"
+_REASON = re.compile(r"(?:Their reason|理由)[:：]\s*(?P<why>.+?)(?:\n|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +57,14 @@ class Turn:
     slot: str | None = None  # the question's slot when this is an answer
     options: tuple[str, ...] = ()
     question: str | None = None
-    after_plan: bool = False  # said after a plan had been given (it may start another trip)
+    plans_before: int = 0  # how many plans had been given when it was said
+    answered_before: bool = False  # a final answer (a plan, or why there is none) had been given
+
+    @property
+    def after_plan(self) -> bool:
+        """Said after a plan had been given (it may change that trip, or start another)."""
+        return self.plans_before > 0
+    sender: str | None = None  # who said it, in a group ("Bo (@bo)")
 
 
 @dataclass(slots=True)
@@ -65,6 +78,8 @@ class Transcript:
     intro_given: bool = False
     calls_so_far: int = 0
     asks_in_phase: dict[str, int] = field(default_factory=dict)
+    reviews: list[str] = field(default_factory=list)  # the Validator's notes since the last plan
+    plans: list[TripPlan] = field(default_factory=list)  # every plan submitted and accepted, in order
 
     def latest(self, name: str) -> list[ToolOutcome]:
         return [o for o in self.phase if o.name == name and o.output is not None]
@@ -87,16 +102,32 @@ def read_transcript(messages: Sequence[Message]) -> Transcript:
     clock = read_run_clock(m.content or "" for m in messages if m.role is Role.SYSTEM)
     t = Transcript(clock=clock)
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    answered = False
     for msg in messages:
         if msg.role is Role.USER:
-            if msg.content and msg.content.strip():
-                t.turns.append(Turn(msg.content.strip(), after_plan=t.last_plan is not None))
+            text = (msg.content or "").strip()
+            origin = origin_of(msg)
+            if origin is Origin.REVIEW and text:
+                t.reviews.append(text)  # plan again, searching again: a result may have been stale
+                t.phase = []
+                t.plan_in_phase = False
+                continue
+            if origin is Origin.SIGNOFF and (m := _REASON.search(text)):
+                text = m.group("why").strip()  # the approver's reason is a change asked for
+            elif origin is not Origin.PERSON:
+                continue
+            if text:
+                sender = msg.sender.label() if msg.sender is not None else None
+                t.turns.append(Turn(text, sender=sender, plans_before=len(t.plans), answered_before=answered))
                 t.phase = []
                 t.plan_in_phase = False
                 t.asks_in_phase = {}
+                t.reviews = []
         elif msg.role is Role.ASSISTANT:
             if msg.content and INTRO_MARK in msg.content:
                 t.intro_given = True
+            if msg.content and not msg.tool_calls:
+                answered = True
             for tc in msg.tool_calls or []:
                 t.calls_so_far += 1
                 args = _arguments(tc.function.arguments)
@@ -113,8 +144,10 @@ def read_transcript(messages: Sequence[Message]) -> Transcript:
                 continue
             t.phase.append(ToolOutcome(msg.tool_call_id, name, args, content, ok))
             if name == "submit_plan" and ok:
+                answered = True
                 try:
                     t.last_plan = TripPlan.model_validate(args.get("plan") or {})
+                    t.plans.append(t.last_plan)
                     t.plan_in_phase = True
                 except ValidationError:
                     pass

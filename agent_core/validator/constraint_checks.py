@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from datetime import date
 
+from agent_core.offline.request import BUDGET_STARS
 from agent_core.validator import wording_plan as W
 from agent_core.validator.constraints import Constraints
 from agent_core.validator.facts import FactSource
@@ -17,10 +18,16 @@ from tools.plan import TripPlan
 _SEAT_CLASSES = ("商务座", "一等座", "二等座", "硬卧", "软卧", "硬座", "软座")
 
 
+def check_budget(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
+    """The whole party's total against the budget (a team's, not one traveller's share)."""
+    budget = c.request.budget
+    if budget is not None and plan.total_cost > budget + 0.5:
+        report.add(Category.CONSTRAINT, "total_cost", W.OVER_BUDGET(total=plan.total_cost), W.BUDGET(budget=budget))
+
+
 def check_constraints(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
+    """The limits on each ride, sight and date (on a traveller's view, for a team plan)."""
     req = c.request
-    if req.budget is not None and plan.total_cost > req.budget + 0.5:
-        report.add(Category.CONSTRAINT, "total_cost", W.OVER_BUDGET(total=plan.total_cost), W.BUDGET(budget=req.budget))
     for i, leg in enumerate(plan.legs):
         if leg.kind in c.forbidden_transport:
             report.add(Category.CONSTRAINT, leg_name(i, leg), W.FORBIDDEN_KIND(kind=kind(leg.kind)), W.NO_KIND(kind=kind(leg.kind)))
@@ -67,13 +74,39 @@ def check_needs(plan: TripPlan, c: Constraints, report: CheckReport) -> None:
     if nights is not None and start and end and (end - start).days != nights and c.fixed_end is None:
         report.add(Category.NEED, "start_date..end_date", W.NIGHTS(nights=(end - start).days, wanted=nights),
                    W.NIGHTS_EVIDENCE(days=req.days or nights + 1, nights=nights))
-    if req.travellers is not None and plan.travellers != req.travellers:
-        report.add(Category.NEED, "travellers", W.TRAVELLERS(planned=plan.travellers, wanted=req.travellers),
-                   W.TRAVELLERS_EVIDENCE(wanted=req.travellers))
+    wanted = c.travellers
+    if wanted is not None and plan.travellers != wanted:
+        report.add(Category.NEED, "travellers", W.TRAVELLERS(planned=plan.travellers, wanted=wanted),
+                   W.TRAVELLERS_EVIDENCE(wanted=wanted))
     if req.breakfast:
         for j, stay in enumerate(plan.stays):
             if stay.breakfast is False:
                 report.add(Category.NEED, stay_name(j, stay), W.NO_BREAKFAST(), W.BREAKFAST())
+
+
+def check_destination(plan: TripPlan, c: Constraints, facts: FactSource, report: CheckReport) -> None:
+    """The trip goes where the person asked (after any change of destination)."""
+    wanted = facts.city_id(c.destination) if c.destination else None
+    planned = facts.city_id(plan.destination_city)
+    if wanted is not None and planned is not None and wanted != planned:
+        report.add(Category.NEED, "destination_city", W.WRONG_DESTINATION(planned=plan.destination_city, wanted=c.destination or ""),
+                   W.DESTINATION_EVIDENCE(wanted=c.destination or ""))
+
+
+async def check_hotel_class(plan: TripPlan, c: Constraints, facts: FactSource, report: CheckReport) -> None:
+    """The hotel is of the class asked for: a budget hotel is one (no more than 2 stars), "4-star"
+    at least that."""
+    stars = c.request.stars
+    if stars is None:
+        return
+    wanted = W.BUDGET_CLASS() if stars <= BUDGET_STARS else W.STARS_CLASS(stars=stars)
+    for j, stay in enumerate(plan.stays):
+        hotel = await facts.hotel(stay)
+        if hotel is None or hotel.stars is None:
+            continue  # no such hotel is the facts' finding
+        if (stars <= BUDGET_STARS and hotel.stars > BUDGET_STARS) or (stars > BUDGET_STARS and hotel.stars < stars):
+            report.add(Category.NEED, stay_name(j, stay), W.HOTEL_CLASS(stars=hotel.stars, wanted=wanted),
+                       W.HOTEL_CLASS_EVIDENCE(wanted=wanted))
 
 
 def check_complete(plan: TripPlan, c: Constraints, facts: FactSource, report: CheckReport) -> None:

@@ -1,10 +1,10 @@
-"""The person's hard limits and wishes, read from everything they wrote in the conversation.
+"""The person's hard limits and wishes: the request state of the conversation (the first request
+plus every change since, agent_core.offline.state, read by the Validator itself from the
+person's words, never from the planner's output) and what to avoid, read here from the same
+words, because a planner may prefer what a checker must not require.
 
-Dates, length, budget, party size, seat and one-way come from the offline planner's reader
-(agent_core.offline.request); what to avoid (a transport type, an airline, a place) and
-"only by X" are read here, because a planner may prefer what a checker must not require.
 Relative dates ("下周五") are left out: they depend on the run's clock, which a review may not
-share, so only dates the person wrote out in full are enforced.
+share, so only dates the person wrote out in full (or moved by a day or two) are enforced.
 """
 
 from __future__ import annotations
@@ -14,11 +14,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from agent_core.notes import origin_of
 from agent_core.offline.dates import find_dates
-from agent_core.offline.request import TripRequest, read_wishes
-from agent_core.schema import Message, Role
-
-REVIEW_PREFIX = "[review]"
+from agent_core.offline.places import PlaceReader
+from agent_core.offline.request import TripRequest
+from agent_core.offline.state import RequestState, read_state
+from agent_core.offline.transcript import Turn, read_transcript
+from agent_core.offline.wishes import read_wishes
+from agent_core.party import Traveller
+from agent_core.schema import Message, Origin, Role
 
 _ABSOLUTE = re.compile(r"月|\d{4}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", re.I)
 _NO_FLIGHT = re.compile(r"(?:不|别|不要|不想|不坐|不乘|避免)\s*(?:坐|乘|搭)?\s*(?:飞机|航班)|不飞|no flights?|don'?t (?:want to )?fly|not fly|avoid flying|hate flying|no planes?", re.I)
@@ -53,6 +57,12 @@ class Constraints:
     avoid_airlines: tuple[tuple[str, ...], ...] = ()  # each: the spellings of one airline
     avoid_places: tuple[str, ...] = ()
     cabin: str | None = None  # flight cabin the person asked for
+    party: tuple[Traveller, ...] = ()  # a team's travellers, as the request state has them
+    destination: str | None = None  # where the person asked to go, as they wrote it
+
+    @property
+    def travellers(self) -> int | None:
+        return len(self.party) if len(self.party) >= 2 else self.request.travellers
 
 
 def person_texts(request: str, messages: Sequence[Message]) -> list[str]:
@@ -63,11 +73,20 @@ def person_texts(request: str, messages: Sequence[Message]) -> list[str]:
         text = (m.content or "").strip()
         if not text:
             continue
-        said = m.role is Role.USER and not text.startswith(REVIEW_PREFIX) and text != request
+        said = origin_of(m) is Origin.PERSON and text != request
         answered = m.role is Role.TOOL and m.tool_call_id in asked and not text.startswith("Error:")
         if said or answered:
             texts.append(text)
     return texts
+
+
+def request_state(request: str, messages: Sequence[Message], today: date, places: PlaceReader) -> RequestState:
+    """The trip the person asked for, after every change: read from their words in `messages`
+    (the request that started the run first, when the messages do not hold it)."""
+    t = read_transcript(messages)
+    if request.strip() and not any(turn.slot is None and turn.text == request.strip() for turn in t.turns):
+        t.turns.insert(0, Turn(request.strip()))
+    return read_state(t, places, today)
 
 
 def _absolute_dates(text: str, today: date) -> list[date]:
@@ -83,19 +102,13 @@ def _airlines(text: str) -> list[tuple[str, ...]]:
     return out
 
 
-def read_constraints(texts: Iterable[str], today: date) -> Constraints:
-    req = TripRequest()
-    start = end = None
+def _limits(texts: Iterable[str]) -> tuple[frozenset[str], tuple[tuple[str, ...], ...], tuple[str, ...], str | None]:
+    """(forbidden transport, airlines to avoid, places to avoid, cabin) from the person's words."""
     forbidden: set[str] = set()
     airlines: list[tuple[str, ...]] = []
     places: list[str] = []
     cabin = None
     for text in texts:
-        req = req.merged(read_wishes(text, today))
-        fixed = _absolute_dates(text, today)
-        if fixed:
-            start = fixed[0]
-            end = fixed[1] if len(fixed) > 1 and fixed[1] > fixed[0] else None
         if _NO_FLIGHT.search(text) or _ONLY_TRAIN.search(text):
             forbidden = {"flight"}
         elif _NO_TRAIN.search(text) or _ONLY_FLIGHT.search(text):
@@ -107,7 +120,33 @@ def read_constraints(texts: Iterable[str], today: date) -> Constraints:
             if x not in airline_words and not any(x.startswith(w) for w in airline_words):
                 places.append(x)
         cabin = next((name for pattern, name in _CABINS if pattern.search(text)), cabin)
-    return Constraints(
-        request=req, fixed_start=start, fixed_end=end, forbidden_transport=frozenset(forbidden),
-        avoid_airlines=tuple(airlines), avoid_places=tuple(places), cabin=cabin,
-    )
+    return frozenset(forbidden), tuple(airlines), tuple(places), cabin
+
+
+def read_constraints(texts: Iterable[str], today: date) -> Constraints:
+    """Constraints from texts alone (no conversation): each text's wishes laid over the last's."""
+    texts = list(texts)
+    req = TripRequest()
+    start = end = None
+    for text in texts:
+        req = req.merged(read_wishes(text, today))
+        fixed = _absolute_dates(text, today)
+        if fixed:
+            start = fixed[0]
+            end = fixed[1] if len(fixed) > 1 and fixed[1] > fixed[0] else None
+    forbidden, airlines, places, cabin = _limits(texts)
+    return Constraints(request=req, fixed_start=start, fixed_end=end, forbidden_transport=forbidden,
+                       avoid_airlines=airlines, avoid_places=places, cabin=cabin, destination=req.destination)
+
+
+def constraints_of(state: RequestState) -> Constraints:
+    """Constraints from the request state: its merged request, its written dates, its party."""
+    req = state.request
+    written = bool(req.start_written) and req.start is not None
+    forbidden, airlines, places, cabin = _limits(state.texts)
+    if req.transport in forbidden:  # a later change of mind ("fly instead" after "no flights") wins
+        forbidden = frozenset()
+    return Constraints(request=req, fixed_start=req.start if written else None, fixed_end=req.end if written else None,
+                       forbidden_transport=forbidden, avoid_airlines=airlines, avoid_places=places, cabin=cabin,
+                       party=state.party, destination=req.destination)
+

@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 from agent_core.validator.places import Spot
 from agent_core.validator.wording import Text
 from tools.plan import HotelStay, Visit
+from tools.travel.geo import Gazetteer
 
 RideKind = Literal["train", "flight"]
 
@@ -50,6 +51,7 @@ class HotelFact:
     price_per_night: float  # per room, CNY, for the stay's dates
     breakfast: bool | None = None
     other_names: tuple[str, ...] = ()  # e.g. the English name
+    stars: int | None = None  # the hotel's class (2 budget ... 5 luxury)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,8 @@ class PoiFact:
 
 
 class FactSource(Protocol):
+    gazetteer: Gazetteer  # the map the names are read against (also for the person's words)
+
     def city_id(self, name: str) -> str | None:
         """The id of a city, station or airport name; None when unknown."""
 

@@ -1,6 +1,6 @@
 """The party check of a team plan: everyone arrives before the first shared item, nobody leaves
 before the last one ends, everyone has a way there. Each traveller's own legs are checked by
-the one-person checks on their view of the plan (TripPlan.for_traveller)."""
+the one-person checks on their view of the plan (`traveller_view`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,15 @@ from tools.party_plan import homeward, meeting_time, outbound, parting_time
 from tools.plan import TripPlan
 
 _FORMAT = "%Y-%m-%d %H:%M"
+
+
+def traveller_view(plan: TripPlan, name: str) -> TripPlan:
+    """The plan as one traveller lives it: their way there, the shared items, their way home,
+    for one person. The shared stays keep the party's prices (the party's checks grade them);
+    the view's total is what its own items add up to, so no check reads the party's total as
+    this traveller's."""
+    view = plan.for_traveller(name)
+    return view.model_copy(update={"total_cost": view.computed_total()})
 
 
 def check_party(plan: TripPlan, report: CheckReport) -> None:

@@ -102,7 +102,7 @@ class ProviderFacts:
         if h is None:
             return None
         return HotelFact(hotel_id=h.hotel_id, name=h.name, city=self.city_id(h.city) or h.city,
-                         price_per_night=h.price, breakfast=h.has_breakfast)
+                         price_per_night=h.price, breakfast=h.has_breakfast, stars=h.stars)
 
     async def poi(self, visit: Visit) -> PoiFact | None:
         p = self.provider.get_poi(visit.poi_id)

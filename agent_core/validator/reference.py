@@ -56,11 +56,17 @@ def reference_information(messages: Sequence[Message], lang: str) -> str:
 
 
 def validation_input(
-    *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], checks: CheckReport | None, lang: str
+    *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], checks: CheckReport | None, lang: str,
+    current: str | None = None,
 ) -> str:
+    """`current`: the request as it stands after the person's changes (agent_core.prompts.request_note),
+    which the reply is graded against when the message that started the run was a follow-up."""
     zh = lang == "zh"
-    parts = [
-        ("## 用户的问题" if zh else "## The person's request"), request.strip(), "",
+    parts = [("## 用户的问题" if zh else "## The person's request"), request.strip(), ""]
+    if current:
+        parts += [("## 用户改动后的当前需求（按这份需求评估）" if zh else "## The request after the person's changes (grade against this)"),
+                  current, ""]
+    parts += [
         ("## 待评估的回复" if zh else "## The reply under review"), reply_without_reasoning(reply) or "(empty)",
     ]
     if plan is not None:

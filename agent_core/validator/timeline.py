@@ -47,12 +47,14 @@ def _city_of_leg_end(leg: Leg, facts: FactSource, end: str) -> str | None:
     return facts.city_id(stated or "") or facts.city_id(place)
 
 
-async def check_timeline(plan: TripPlan, facts: FactSource, report: CheckReport) -> None:
+async def check_timeline(plan: TripPlan, facts: FactSource, report: CheckReport, *, totals: bool = True) -> None:
+    """`totals` False: a traveller's view of a team plan, whose total is the party's (checked once)."""
     _check_legs_order(plan, report)
     await _check_connections(plan, facts, report)
     _check_visits(plan, report)
     _check_stays(plan, report)
-    _check_totals(plan, report)
+    if totals:
+        check_totals(plan, report)
 
 
 def _check_legs_order(plan: TripPlan, report: CheckReport) -> None:
@@ -165,7 +167,7 @@ def _check_stays(plan: TripPlan, report: CheckReport) -> None:
                        W.NIGHTS_TIMES_RATE(nights=stay.nights, rate=stay.price_per_night, sum=stay.nights * stay.price_per_night))
 
 
-def _check_totals(plan: TripPlan, report: CheckReport) -> None:
+def check_totals(plan: TripPlan, report: CheckReport) -> None:
     expected = plan.computed_total()
     if abs(expected - plan.total_cost) > TOTAL_TOLERANCE:
         report.add(Category.FACT, "total_cost", W.TOTAL_MISMATCH(total=plan.total_cost),

@@ -105,7 +105,7 @@ class ToolFacts:
             for h in read_hotels(data) if data is not None else []:
                 if h.hotel_id == hotel_id:
                     return HotelFact(hotel_id=h.hotel_id, name=h.name, city=self.city_id(city) or "",
-                                     price_per_night=h.price, breakfast=h.breakfast)
+                                     price_per_night=h.price, breakfast=h.breakfast, stars=h.stars)
         return None
 
     async def poi(self, visit: Visit) -> PoiFact | None:

@@ -3,9 +3,10 @@
 The planner's reading of the request (agent_core.offline.request, which read_constraints also
 uses) decides how long the plan is; if that reading is wrong, every check built on it agrees
 with the wrong plan (a "3-day trip" read as a day trip was graded 非常满意). So this check reads
-the length again with its own patterns, from what the person wrote in this run (the request
-that started it and the answers after it), and a plan whose dates span a different number of
-nights cannot get the best verdict: it is an unmet need (基本满意但未满足用户特定需求).
+the length again with its own patterns, from what the person wrote about this trip (the
+request state's words: the request, the answers, the changes since — "one more night" moves
+the length), and a plan whose dates span a different number of nights cannot get the best
+verdict: it is an unmet need (基本满意但未满足用户特定需求).
 
 Registered in Validator.assess (agent_core/validator/validator.py), after the PlanChecker: a
 finding on the same item from check_needs is not repeated.
@@ -17,8 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent_core.offline.changes import read_relative
 from agent_core.offline.numbers import to_int
-from agent_core.schema import Message, Role
+from agent_core.offline.state import RequestState
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.items import day
 from agent_core.validator.wording import Phrase
@@ -30,8 +32,8 @@ REQUESTED = Phrase("need.length.requested", "用户写的是“{words}”（{nig
 
 _N = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 _EN_N = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen)"
-# 3天 / 三天两晚 / 3天2夜 / 3日游, not 3天后 (a date), 3天前, or the day of 3月5日
-_ZH_DAYS = re.compile(rf"(?<![月\d零〇一二两三四五六七八九十])(?P<d>{_N})\s*(?:个)?(?:天|日(?!期))(?!\s*(?:以?后|之后|前|内))(?:\s*(?P<n>{_N})\s*[晚夜])?")
+# 3天 / 三天两晚 / 3天2夜 / 3日游, not 3天后 (a date), 3天前, the day of 3月5日, or the end of 3月12日至14日
+_ZH_DAYS = re.compile(rf"(?<![月\d零〇一二两三四五六七八九十至到~\-–—])(?P<d>{_N})\s*(?:个)?(?:天|日(?!期))(?!\s*(?:以?后|之后|前|内))(?:\s*(?P<n>{_N})\s*[晚夜])?")
 _ZH_NIGHTS = re.compile(rf"(?:住|待|呆|过)\s*(?P<n>{_N})\s*(?:个)?[晚夜]|(?P<n2>{_N})\s*(?:个)?晚(?!上|饭|餐|点)")
 _ZH_WEEK = re.compile(rf"(?P<n>{_N})?\s*(?:个)?(?:星期|礼拜|周)(?![一二三四五六日天末1-7])")
 # "3-day", "3 days", "three days", not "in 3 days" / "3 days from now" / "3 days later" (dates)
@@ -88,32 +90,28 @@ def read_length(text: str) -> RequestedLength | None:
     return None
 
 
-def run_texts(request: str, messages: Sequence[Message]) -> list[str]:
-    """What the person wrote in this run: the request that started it, then their answers to
-    its questions (an earlier trip in the same conversation does not count)."""
-    start = 0
-    for i, m in enumerate(messages):
-        if m.role is Role.USER and (m.content or "").strip() == request.strip():
-            start = i
-    asked = {tc.id for m in messages if m.role is Role.ASSISTANT for tc in m.tool_calls or [] if tc.function.name == "ask_human"}
-    texts = [request]
-    for m in messages[start + 1 :]:
-        text = (m.content or "").strip()
-        if (m.role is Role.USER and text and not text.startswith("[review]")) or (m.role is Role.TOOL and m.tool_call_id in asked and text and not text.startswith("Error:")):
-            texts.append(text)
-    return texts
+def length_in(texts: Sequence[str]) -> RequestedLength | None:
+    """The length the person's words come to, in order: a length stated replaces the one before,
+    a change relative to it ("one more night", "少住一晚") moves it."""
+    found: RequestedLength | None = None
+    for text in texts:
+        rel = read_relative(text)
+        stated = read_length(rel.blank(text))  # "晚一天出发" moves the trip; it is not a one-day trip
+        if stated is not None:
+            found = stated
+        if rel.nights and found is not None:
+            found = RequestedLength(max(0, found.nights + rel.nights), f"{found.words} + {text.strip()}")
+    return found
 
 
 def requested_length(texts: Sequence[str]) -> RequestedLength | None:
     """The last length the person stated (a later message changes an earlier one)."""
-    found = None
-    for text in texts:
-        found = read_length(text) or found
-    return found
+    return length_in(texts)
 
 
-def check_requested_length(plan: TripPlan, request: str, messages: Sequence[Message], report: CheckReport) -> None:
-    wanted = requested_length(run_texts(request, messages))
+def check_requested_length(plan: TripPlan, state: RequestState, report: CheckReport) -> None:
+    """The plan's nights against the length the person's words about this trip come to."""
+    wanted = length_in(state.texts)
     start, end = day(plan.start_date), day(plan.end_date)
     if wanted is None or start is None or end is None:
         return

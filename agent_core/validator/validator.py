@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agent_core.model import ChatModel, TokenUsage
+from agent_core.offline.state import RequestState
+from agent_core.prompts.request_note import describe
 from agent_core.schema import Message
 from agent_core.validator.checker import PlanChecker
-from agent_core.validator.constraints import person_texts, read_constraints
+from agent_core.validator.constraints import constraints_of, request_state
 from agent_core.validator.errors import RubricUnavailable
 from agent_core.validator.evidence import RunEvidence
 from agent_core.validator.facts import FactSource
@@ -66,11 +68,17 @@ class Validator:
         self, *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], now: datetime,
     ) -> tuple[CheckReport | None, bool]:
         """(the report, whether it was read from the text); None when there was nothing to check."""
-        constraints = read_constraints(person_texts(request, messages), now.date())
+        return await self._checks(request_state(request, messages, now.date(), self.checker.places),
+                                  reply=reply, plan=plan, messages=messages, now=now)
+
+    async def _checks(
+        self, state: RequestState, *, reply: str, plan: TripPlan | None, messages: Sequence[Message], now: datetime,
+    ) -> tuple[CheckReport | None, bool]:
+        constraints = constraints_of(state)
         evidence = RunEvidence.from_messages(messages)
         if plan is not None:
             report = await self.checker.check(plan, constraints, evidence=evidence, text=reply_without_reasoning(reply))
-            check_requested_length(plan, request, messages, report)  # read apart from the planner's parse
+            check_requested_length(plan, state, report)  # read apart from the planner's parse
             return report, False
         report, read = await self.checker.check_text(reply_without_reasoning(reply), constraints, evidence, now.date())
         return (None, False) if read.empty else (report, True)
@@ -79,13 +87,15 @@ class Validator:
         self, *, request: str, reply: str, plan: TripPlan | None, messages: Sequence[Message], lang: str,
         now: datetime, usage: TokenUsage | None = None,
     ) -> Assessment:
-        report, from_text = await self.checks(request=request, reply=reply, plan=plan, messages=messages, now=now)
+        state = request_state(request, messages, now.date(), self.checker.places)
+        report, from_text = await self._checks(state, reply=reply, plan=plan, messages=messages, now=now)
         if self.model is None:
             return Assessment(report.label() if report else None, report, None, True, from_text=from_text)
         agent = ValidatorAgent.create(
             model=self.model, tools=self.tools, max_steps=self.max_steps, usage=usage,
             context=ToolContext(tool_call_id="", now=now, lang=lang, home_city=self.home_city),
-            input_text=validation_input(request=request, reply=reply, plan=plan, messages=messages, checks=report, lang=lang),
+            input_text=validation_input(request=request, reply=reply, plan=plan, messages=messages, checks=report, lang=lang,
+                                        current=describe(state)),
         )
         try:
             rubric = await agent.grade()

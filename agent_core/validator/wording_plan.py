@@ -78,3 +78,11 @@ PARTY_LEAVES_EARLY = Phrase("party.leaves_early", "{who} {depart} 就离开，�
                             "{who} leaves {depart}, before the last shared item ends at {end}")
 PARTY_NO_LEGS = Phrase("party.no_legs", "{who} 没有从 {city} 出发的行程", "{who} has no way there from {city}")
 PARTY_MEETS = Phrase("party.meets", "共同安排从 {meet} 开始", "the shared items start at {meet}")
+
+# the request after its changes: where to, which hotel class
+WRONG_DESTINATION = Phrase("need.destination", "行程去的是 {planned}，用户要去 {wanted}", "the trip goes to {planned}, the person asked for {wanted}")
+DESTINATION_EVIDENCE = Phrase("need.destination.evidence", "用户要求：去 {wanted}", "request: go to {wanted}")
+HOTEL_CLASS = Phrase("need.hotel_class", "酒店是 {stars} 星，用户要的是{wanted}", "the hotel is {stars}-star, the person asked for {wanted}")
+HOTEL_CLASS_EVIDENCE = Phrase("need.hotel_class.evidence", "用户要求：{wanted}", "request: {wanted}")
+BUDGET_CLASS = Phrase("need.hotel_class.budget", "经济型酒店", "a budget hotel")
+STARS_CLASS = Phrase("need.hotel_class.stars", "{stars} 星及以上", "{stars} stars or more")

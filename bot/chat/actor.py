@@ -32,13 +32,14 @@ from dataclasses import replace
 
 from agent_core.schema import Message
 from bot import texts
-from bot.chat.actor_deps import ActorDeps, state_of
+from bot.chat.actor_deps import ActorDeps
 from bot.chat.facts import read_facts
 from bot.chat.live_run import DoubleRun, LiveRun
-from bot.chat.machine import Action, ChatState, Transition, Trigger, decide
+from bot.chat.machine import Action, ChatState, decide
 from bot.chat.notices import ChatNotices
+from bot.chat.suggestion_steps import ACTIONS as SUGGESTION_ACTIONS
+from bot.chat.suggestion_steps import SuggestionSteps
 from bot.chat.triggers import answer_lang, lang_hint
-from bot.delivery.bodies import notice_body
 from bot.run.outcome import RunEnds
 from bot.run.records import location_to_json
 from bot.run.start import resolved, resumed
@@ -69,10 +70,11 @@ class ChatActor:
         self._rows = True
         self._failures: dict[int, int] = {}
         self._signoffs = SignoffSteps(deps, key)
+        self._suggestions = SuggestionSteps(deps, key)
         self._ends = RunEnds(deps, key, self._signoffs)
         self._notices = ChatNotices(deps, key, self._signoffs.desk)
         # an outcome, no new row (rows that came during the run woke the chat)
-        self._run = LiveRun(deps, key, self._ends, reported=self._wake.set)
+        self._run = LiveRun(deps, key, self._ends, self._notices, reported=self._wake.set)
         self.task = asyncio.create_task(self._loop(), name=f"chat:{self.skey}")
 
     @property
@@ -182,7 +184,7 @@ class ChatActor:
         """The one place a row changes the chat: what the machine needs to know, its transition,
         and carrying it out. False when the row must wait (bot.chat.facts). `view`: the chat as
         read with the row, while nothing has changed it since."""
-        seen = await read_facts(self.d.store, self.skey, row, view, run_alive=self._run.alive)
+        seen = await read_facts(self.d.store, self.skey, row, view, self._run.alive, self._suggestions)
         if seen is None:
             return False
         self.d.logs.bind(self.skey, seen.session)
@@ -198,12 +200,25 @@ class ChatActor:
             if step.notice is not None:
                 await self._notices.say(session.id, step.notice)
             self.d.deliver(self.skey, step.queued)
-        elif t.action is Action.START_RUN:
+            return True
+        if t.action in SUGGESTION_ACTIONS:
+            said = await self._suggestions.apply(t, seen.trig, session, seen.said, seen.waiting, lang)
+            if said.notice is not None:
+                await self._notices.say(session.id if session else "", said.notice)
+            self.d.deliver(self.skey, said.queued)
+            if said.woken:  # the accepted suggestion waits in the inbox as the requester's change
+                self.wake()
+            return True
+        if msg is not None and t.action in (Action.START_RUN, Action.STEER, Action.HOLD) and not row.noticed:
+            absent = await self._suggestions.absent(msg)  # said before the turn's own words
+            if absent is not None:
+                await self._notices.say(session.id if session else "", absent)
+        if t.action is Action.START_RUN:
             assert msg is not None
             await self._start_turn(row, msg, session, seen.history)
         elif t.action in (Action.STEER, Action.HOLD):
             assert msg is not None
-            self._run.steer(row.id, Message.user(msg.text.strip()))
+            self._run.steer(row.id, Message.user(msg.text.strip(), sender=msg.sender))
             await self._notices.held(t, row, msg, session, seen.waiting, lang)
         elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
@@ -226,7 +241,8 @@ class ChatActor:
             await store.finish_inbox(row.id)
             await self._notices.say(session.id if session else "", Notice("info", texts.text("location_saved", lang)))
         elif t.action in (Action.STOP_RUN, Action.CLOSE, Action.ABANDON):
-            await self._stop(t, row, session, lang, seen.trig.data.get("error", ""))
+            if await self._run.stop(t, row, session, lang, seen.trig.data.get("error", "")):
+                self.wake()  # what the stopped run never read is read again, as the chat now is
         elif t.action is Action.REMIND:
             assert session is not None and question is not None
             await self._notices.remind(row, session, question)
@@ -236,7 +252,8 @@ class ChatActor:
             await self._notices.say(session.id if session else "", await self._signoffs.desk.set_approver(msg, lang))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
-            await self._notices.say(session.id if session else "", await self._notices.reply(t, session, lang))
+            reply = await self._notices.reply(t, session, lang, seen.trig.data.get("unknown", ""))
+            await self._notices.say(session.id if session else "", reply)
         else:  # IGNORE
             await store.finish_inbox(row.id)
         return True
@@ -247,11 +264,17 @@ class ChatActor:
         lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
         new_id = "" if session else uuid.uuid4().hex  # chosen here: the run's trace is named by it
         request = msg.text.strip()[:2000]
+        asker_id, asker_name = msg.user_id, msg.user_name
+        if session is not None and msg.is_group and msg.user_id != session.asker_id:
+            # a traveller's own legs, a thanks, an accepted suggestion: the trip stays the
+            # requester's (only an accepted suggestion changes what was asked)
+            asker_id, asker_name = session.asker_id, session.asker_name
+            request = request if msg.adopted_by else session.request
         trip = self.d.driver.trips.new_trip(self.key, session.id if session else new_id,
                                             session.run_no + 1 if session else 1, request)
         turn = TurnStart(
-            chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip()), lang=lang,
-            asker_id=msg.user_id, asker_name=msg.user_name, request=request,
+            chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip(), sender=msg.sender), lang=lang,
+            asker_id=asker_id, asker_name=asker_name, request=request,
             location=location_to_json(msg.location), new_session_id=new_id, trace_parent=trip,
         )
         if session is not None and history is None:  # read before the write, which adds the message
@@ -269,6 +292,7 @@ class ChatActor:
             await self.d.store.remember_location(self.skey, location, session.lang)
             session = replace(session, location=location)
         answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
+        answer.sender = msg.sender  # in a group, the model reads who answered
         if resume:  # the last question waiting: the run goes on
             await self._resume(session, answer, "answered", row, history)
         else:
@@ -281,32 +305,3 @@ class ChatActor:
             history = await self.d.store.load_messages(session.id)
         await resolved(self.d.store, session.id, answer, status, row.id)
         self._run.start(resumed(session), [*history, answer])
-
-    async def _stop(self, t: Transition, row: InboxRow, session: SessionRow | None, lang: str, error: str) -> None:
-        watch = self._run.watch
-        if await self._run.cancel():  # what the stopped run never read is read again, as the chat now is
-            self.wake()
-        if t.action is Action.ABANDON:
-            assert session is not None
-            log.warning("chat %s: its question could not be posted (%s); the run stops", self.skey, error)
-            await self._ends.interrupt(session, texts.UNDELIVERABLE_CALL.format(reason=error), close=False, notice=None)
-            await self.d.store.finish_inbox(row.id)
-            self.d.metrics.runs.labels("undeliverable").inc()
-            return
-        closing = t.action is Action.CLOSE
-        notice = Notice("new" if closing else "cancelled", texts.text("new" if closing else "cancelled", lang))
-        partial = watch.text() if session is not None and state_of(session) is ChatState.WORKING else ""
-        if t.trigger is Trigger.STOP:
-            notice = Notice("cancelled", texts.stopped_text(lang, watch.tool, partial))
-        body = notice_body(notice, ends_run=True, lang=lang)
-        if session is not None:
-            kept = watch.unsaved_results() if state_of(session) is ChatState.WORKING else []
-            # what the person saw being written stays in the conversation (marked as cut short)
-            after = [Message.assistant(f"{partial} …")] if partial and not closing else []
-            await self._ends.interrupt(session, texts.CANCELLED_CALL, close=closing, notice=body, kept=kept, after=after)
-            self.d.deliver(self.skey, ())
-            if state_of(session) is not ChatState.IDLE:
-                self.d.metrics.runs.labels("cancelled").inc()
-        else:
-            await self._notices.say("", notice)
-        await self.d.store.finish_inbox(row.id, drop_earlier=True)

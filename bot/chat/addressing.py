@@ -7,8 +7,12 @@ question was posted (the inbox watermark) and its sender may answer it:
 - a question for a traveller known by platform id (a Slack mention) or @username (Telegram):
   that person only, in a plain message or a reply to it; anyone else is refused (their message
   steers the run instead);
-- a question for a traveller known only by a plain name, or for nobody in particular: the
-  person who asked for the trip (they speak for the party), or anyone replying to the question.
+- a question for a traveller known only by a plain name, or for nobody in particular: in a
+  group or team thread, the person who asked for the trip (they speak for the party), in a
+  plain message, a reply or a button press; anyone else's answer would change the trip, so it
+  is kept as a suggestion instead (bot.chat.rights). In a private chat, its one person.
+
+A suggestion the requester accepted (`adopted_by`) is a change to the trip, never an answer.
 
 A message that could answer several takes the one asked first; a reply names its question.
 Buttons and the web's answers name their question outright.
@@ -41,24 +45,20 @@ def bound_question(
     row: InboxRow, msg: IncomingMessage, questions: Sequence[QuestionRow], session: SessionRow | None
 ) -> QuestionRow | None:
     """The waiting question this message answers, if any."""
+    if msg.adopted_by:
+        return None
     if msg.question_id is not None:  # named, and nobody can name a question not yet in the chat
         return next((q for q in questions if q.tool_call_id == msg.question_id and q.posted_after is not None), None)
     if msg.kind is MessageKind.BUTTON:  # a button belongs to the message that carried it
         pressed = next((q for q in questions if q.posted_message_id is not None
                         and q.posted_message_id == msg.reply_to), None)
-        return pressed if pressed is not None and (not _strict(pressed) or _is_addressee(msg, pressed)) else None
+        return pressed if pressed is not None and _may_answer(msg, pressed, session) else None
     # sent after the question reached the chat: before, nobody had seen it
     seen = [q for q in questions if q.posted_after is not None and row.id > q.posted_after]
     replied = next((q for q in seen if msg.reply_to is not None and q.posted_message_id == msg.reply_to), None)
     if replied is not None:
-        return replied if not _strict(replied) or _is_addressee(msg, replied) else None
-    for q in seen:
-        if _strict(q):
-            if _is_addressee(msg, q):
-                return q
-        elif not msg.is_group or msg.user_id == (q.asker_id or (session.asker_id if session else "")):
-            return q
-    return None
+        return replied if _may_answer(msg, replied, session) else None
+    return next((q for q in seen if _may_answer(msg, q, session)), None)
 
 
 def answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session: SessionRow | None) -> bool:
@@ -68,18 +68,24 @@ def answers(row: InboxRow, msg: IncomingMessage, question: QuestionRow, session:
 
 def refused(msg: IncomingMessage, questions: Sequence[QuestionRow]) -> QuestionRow | None:
     """The question a message that answers none was most likely meant for, when that question is
-    addressed to somebody else (a reply to it, or any message while addressed questions wait):
-    the sender is told who it is for, and the message steers the run instead."""
+    for somebody else (a reply to it, or any message while addressed questions wait): the sender
+    is told who it is for, and their message steers the run or is kept as a suggestion instead."""
     if msg.reply_to is not None:
         q = next((q for q in questions if q.posted_message_id == msg.reply_to), None)
         if q is not None:
-            return q if _strict(q) else None
+            return q if _strict(q) or (msg.is_group and msg.user_id != q.asker_id) else None
     return next((q for q in questions if _strict(q) and q.posted_after is not None), None)
 
 
 def is_for(msg: IncomingMessage, q: QuestionRow) -> bool:
     """Is the sender of `msg` the one person `q` is addressed to?"""
     return _strict(q) and _is_addressee(msg, q)
+
+
+def _may_answer(msg: IncomingMessage, q: QuestionRow, session: SessionRow | None) -> bool:
+    if _strict(q):
+        return _is_addressee(msg, q)
+    return not msg.is_group or msg.user_id == (q.asker_id or (session.asker_id if session else ""))
 
 
 def _strict(q: QuestionRow) -> bool:

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from agent_core.lang import plural
 from bot import texts
 from bot.settings import Settings
 from bot.store.base import OutboxRow, SessionRow, Store
@@ -13,10 +15,24 @@ COMMANDS = {"/start": "help", "/help": "help", "/new": "new", "/cancel": "cancel
             "/trip": "trip"}
 
 
+UNKNOWN = "unknown"
+# what reads as a command: a slash and a word (Telegram's /cmd@botname too); "/home/x" or "/ 北京" does not
+_COMMAND_WORD = re.compile(r"^/[A-Za-z][A-Za-z0-9_]*(@\S+)?$")
+
+
+def command_word(text: str) -> str:
+    """The command as typed, without Telegram's @botname: "/foo" of "/foo@trip_bot bar"."""
+    word = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+    return word.split("@", 1)[0]
+
+
 def command_of(text: str) -> str | None:
-    word = text.strip().split(maxsplit=1)[0].lower() if text.strip() else ""
-    word = word.split("@", 1)[0]  # Telegram's /cmd@botname
-    return COMMANDS.get(word)
+    """The command a message is (UNKNOWN for a command nobody has: it gets the help, and is never
+    taken as a trip request); None for a message that is no command."""
+    first = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+    if not _COMMAND_WORD.match(first):
+        return None
+    return COMMANDS.get(command_word(text).lower(), UNKNOWN)
 
 
 async def status_text(
@@ -45,5 +61,6 @@ async def status_text(
             completion=session.completion_tokens, cost=f"{session.cost_usd:.4f}",
         )
     if failed:
-        text += "\n" + texts.text("status_failed", lang, n=len(failed), reason=failed[-1].error or "?")
+        text += "\n" + texts.text("status_failed", lang, messages=plural(len(failed), "message", lang),
+                                   reason=failed[-1].error or "?")
     return text

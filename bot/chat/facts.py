@@ -15,6 +15,7 @@ from agent_core.schema import Message
 from bot.chat.actor_deps import state_of
 from bot.chat.addressing import bound_question
 from bot.chat.machine import ChatState, Facts, Trigger
+from bot.chat.suggestion_steps import Said, SuggestionSteps
 from bot.chat.triggers import RowTrigger, classify
 from bot.store.base import ChatView, InboxRow, QuestionRow, SessionRow, SignoffRow, Store
 from bot.surface import IncomingMessage, run_ref
@@ -31,10 +32,11 @@ class RowFacts:
     signoff: SignoffRow | None  # the chat's sign-off, while it waits for one
     facts: Facts
     history: list[Message] | None  # the session's messages when read with the row (else None)
+    said: Said  # who said it, and what they may change (bot.chat.suggestion_steps)
 
 
-async def read_facts(store: Store, chat_key: str, row: InboxRow, view: ChatView | None,
-                     run_alive: bool) -> RowFacts | None:
+async def read_facts(store: Store, chat_key: str, row: InboxRow, view: ChatView | None, run_alive: bool,
+                     suggestions: SuggestionSteps) -> RowFacts | None:
     """The facts for `row`; `view`: the chat as read with it, while nothing has changed it since
     (None: read each part now). None when the row must wait: a message that may answer a question
     whose posting is not recorded yet (commands and events after it do not wait); the delivery
@@ -64,18 +66,26 @@ async def read_facts(store: Store, chat_key: str, row: InboxRow, view: ChatView 
     signoff = await store.signoff_for_chat(chat_key) if state is ChatState.SIGNOFF else None
     named = msg.question_id if msg is not None else trig.data.get("signoff_id")
     open_signoff = signoff is not None and signoff.open
+    history = view.history if view is not None and view.session is not None else None
+
+    async def messages() -> list[Message]:  # who has spoken: read only when needed
+        if session is None:
+            return []
+        return list(history) if history is not None else await store.load_messages(session.id)
+
+    said = await suggestions.read(trig, session, signoff, messages)
     facts = Facts(
         answers=bound is not None, idle_run=not run_alive,
         current=current is not None or (open_signoff and signoff is not None and named == signoff.id)
-        or (trig.trigger is Trigger.STOP and _for_run_working(msg, session)),
+        or (trig.trigger is Trigger.STOP and _for_run_working(msg, session)) or said.current,
         last=(bound or current) is None or len(waiting) == 1,
         approver=signoff is not None and msg is not None and is_approver(msg, signoff.approvers),
         reason=signoff is not None and signoff.status == "rejecting" and msg is not None
         and msg.user_id == signoff.decided_by,
         asker=msg is not None and (not msg.is_group or msg.user_id == (session.asker_id if session else "")),
+        entitled=said.entitled,
     )
-    history = view.history if view is not None and view.session is not None else None
-    return RowFacts(trig, session, state, waiting, bound or current, signoff, facts, history)
+    return RowFacts(trig, session, state, waiting, bound or current, signoff, facts, history, said)
 
 
 async def _being_posted(store: Store, chat_key: str, questions: Sequence[QuestionRow]) -> bool:

@@ -19,15 +19,27 @@ Guards are named facts the task reads from the store before deciding:
 - `last`: that question is the only one still waiting (a turn can ask several people at once;
   the run resumes when the last of them is answered or expired).
 - `idle_run`: no run of this chat is alive in this process.
-- `asker`: a Stop comes from the person the run works for (anyone may stop it outside groups).
+- `asker`: a Stop or /cancel comes from the person the run works for (anyone may stop it outside
+  groups). One rule for every way of stopping: the Stop button, /stop, /cancel, and the word
+  ("stop", "取消") a surface reads as /cancel.
 - `signoff`: the run's answer is a team plan and the chat has approvers: it waits for sign-off.
 - `approver`: the person deciding (an Approve / Reject press) is one of the sign-off's approvers.
 - `reason`: the message comes from the approver who pressed Reject: it is the reason, and the
   plan is made again with it.
+- `entitled`: the sender may make the change their message asks for (bot.chat.rights). In a
+  private chat (one person) and in a conversation not yet open, anyone. In a group or a team
+  thread: the person who asked for the trip, and the approvers once they rejected its plan, may
+  change anything (destination, dates, budget); a traveller may change their own legs (home city,
+  seat class, arrival time); a message the requester accepted as a suggestion counts as theirs.
+  Anyone else's message is kept as a suggestion the requester is asked to confirm (Yes / No),
+  never applied silently. For a Yes / No press on a suggestion: the presser may decide it (the
+  requester, or an approver after a Reject).
+
+For a suggestion's Yes / No, `current` says the press is about a suggestion still waiting in the
+open conversation.
 
 For a sign-off's decision, reminder and deadline, `current` says the event or press is about
 the sign-off still open.
-
 A guard is a fact, its negation ("not answers"), or a conjunction of those ("answers and not last").
 """
 
@@ -67,6 +79,8 @@ class Trigger(StrEnum):
     FINISHED = "finished"  # the run made its answer
     FAILED = "failed"  # the run ended on a model or agent fault
     CRASHED = "crashed"  # the run raised (a bug): its open calls are closed
+    ACCEPT = "accept"  # Yes on a suggestion: the suggester's words become a change to the trip
+    DECLINE = "decline"  # No on a suggestion: it stays on record, nothing changes
 
 
 class Action(StrEnum):
@@ -99,6 +113,10 @@ class Action(StrEnum):
     REMIND_SIGNOFF = "remind_signoff"  # the sign-off's one reminder, queued as it is marked sent
     EXPIRE_SIGNOFF = "expire_signoff"  # nobody decided in time: stored and said; the plan stands unapproved
     SET_APPROVER = "set_approver"
+    SUGGEST = "suggest"  # kept as a suggestion (stored); the requester is asked Yes / No; nothing changes yet
+    ADOPT = "adopt"  # the suggestion accepted: its words go to the inbox as a change the requester made
+    DECLINE = "decline"  # the suggestion declined: stored and said; nothing changes
+    REFUSE_CHOICE = "refuse_choice"  # a Yes / No by someone who may not decide it: said so, nothing changes
     IGNORE = "ignore"
 
 
@@ -121,6 +139,7 @@ class Facts:
     signoff: bool = False
     approver: bool = False
     reason: bool = False
+    entitled: bool = True  # a private chat's one person may change anything
 
     def holds(self, guard: str | None) -> bool:
         if guard is None:
@@ -151,11 +170,19 @@ def _each(states: tuple[ChatState, ...], trigger: Trigger, action: Action, targe
 
 
 TRANSITIONS: tuple[Transition, ...] = (
-    *_each((S.CLOSED, S.IDLE), T.MESSAGE, A.START_RUN, S.WORKING),
-    Transition(S.WORKING, T.MESSAGE, None, A.STEER, None),
+    # who may change what: a message from someone who may not make its change is a suggestion
+    Transition(S.CLOSED, T.MESSAGE, None, A.START_RUN, S.WORKING),  # it opens a conversation: theirs
+    Transition(S.IDLE, T.MESSAGE, "entitled", A.START_RUN, S.WORKING),
+    Transition(S.WORKING, T.MESSAGE, "entitled", A.STEER, None),
+    *_each((S.IDLE, S.WORKING), T.MESSAGE, A.SUGGEST, None, "not entitled"),
     Transition(S.ASKING, T.MESSAGE, "answers and last", A.ANSWER, S.WORKING),
     Transition(S.ASKING, T.MESSAGE, "answers and not last", A.ANSWER_ONE, None),
-    Transition(S.ASKING, T.MESSAGE, "not answers", A.HOLD, None),
+    Transition(S.ASKING, T.MESSAGE, "not answers and entitled", A.HOLD, None),
+    Transition(S.ASKING, T.MESSAGE, "not answers and not entitled", A.SUGGEST, None),
+    *[t for trig, act in ((T.ACCEPT, A.ADOPT), (T.DECLINE, A.DECLINE)) for t in (
+        *_each(_EVERY, trig, act, None, "current and entitled"),
+        *_each(_EVERY, trig, A.REFUSE_CHOICE, None, "current and not entitled"),
+        *_each(_EVERY, trig, A.STALE, None, "not current"))],
     Transition(S.ASKING, T.NAMED_ANSWER, "answers and last", A.ANSWER, S.WORKING),
     Transition(S.ASKING, T.NAMED_ANSWER, "answers and not last", A.ANSWER_ONE, None),
     Transition(S.ASKING, T.NAMED_ANSWER, "not answers", A.STALE, None),
@@ -166,21 +193,25 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each(_EVERY, T.STATUS, A.REPLY, None),
     *_each(_EVERY, T.TRIP, A.SET_APPROVER, None),
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
-    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE, "asker"),
+    *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.REFUSE, None, "not asker"),
     *_each(_EVERY, T.NEW, A.CLOSE, S.CLOSED),
-    Transition(S.WORKING, T.STOP, "current and asker", A.STOP_RUN, S.IDLE),
-    Transition(S.WORKING, T.STOP, "current and not asker", A.REFUSE, None),
-    Transition(S.WORKING, T.STOP, "not current", A.STALE, None),
+    # a Stop (button or /stop) ends what /cancel ends, by the same rule; a button left on an
+    # earlier run's progress message names that run, which has ended: stale
+    *_each((S.WORKING, S.ASKING), T.STOP, A.STOP_RUN, S.IDLE, "current and asker"),
+    *_each((S.WORKING, S.ASKING), T.STOP, A.REFUSE, None, "current and not asker"),
+    *_each((S.WORKING, S.ASKING), T.STOP, A.STALE, None, "not current"),
     *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.NOTHING_TO_CANCEL, None, "current"),
     *_each((S.CLOSED, S.IDLE, S.SIGNOFF), T.STOP, A.STALE, None, "not current"),
-    Transition(S.ASKING, T.STOP, None, A.NOTHING_TO_CANCEL, None),  # paused on a question: /cancel ends it
     Transition(S.ASKING, T.REMIND, "current", A.REMIND, None),
     Transition(S.ASKING, T.REMIND, "not current", A.IGNORE, None),
     *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.REMIND, A.IGNORE, None),
     # a team plan waiting for sign-off: an approver decides; a rejection's reason plans again;
-    # any other message is a new turn (the plan it changes is no longer the one to sign)
+    # any other message that may change the trip is a new turn (the plan it changes is no longer
+    # the one to sign)
     Transition(S.SIGNOFF, T.MESSAGE, "reason", A.REPLAN, S.WORKING),
-    Transition(S.SIGNOFF, T.MESSAGE, "not reason", A.START_RUN, S.WORKING),
+    Transition(S.SIGNOFF, T.MESSAGE, "not reason and entitled", A.START_RUN, S.WORKING),
+    Transition(S.SIGNOFF, T.MESSAGE, "not reason and not entitled", A.SUGGEST, None),
     Transition(S.SIGNOFF, T.APPROVE, "current and approver", A.APPROVE, S.IDLE),
     Transition(S.SIGNOFF, T.REJECT, "current and approver", A.ASK_REASON, None),
     *[Transition(S.SIGNOFF, t, "current and not approver", A.REFUSE_DECISION, None) for t in (T.APPROVE, T.REJECT)],

@@ -33,7 +33,7 @@ class ChatNotices:
                    waiting: Sequence[QuestionRow], lang: str) -> None:
         """A message kept for the run (steering it, or held for its question): said once, and
         marked so in the same write (no later actor, or process, says it again)."""
-        if row.noticed:
+        if row.noticed or msg.adopted_by:  # an accepted suggestion was said to be taken with the Yes
             return
         if t.action is Action.HOLD and (other := refused(msg, waiting)) is not None:
             notice = Notice("refused", texts.text("not_yours", lang, who=other.addressee))
@@ -44,16 +44,18 @@ class ChatNotices:
         out_id = await self.d.store.notice_inbox(row.id, self.skey, session_id, body)
         self.d.deliver(self.skey, [OutboxRow(out_id, session_id, self.skey, "notice", body, self.d.clock())])
 
-    async def reply(self, t: Transition, session: SessionRow | None, lang: str) -> Notice:
-        """The answer to a command that changes nothing (/help, /status), or why nothing changed."""
+    async def reply(self, t: Transition, session: SessionRow | None, lang: str, unknown: str = "") -> Notice:
+        """The answer to a command that changes nothing (/help, /status), or why nothing changed;
+        `unknown`: a command nobody has, answered with the help."""
         if t.action is Action.STALE:
-            return Notice("info", texts.text("stale_stop" if t.trigger is Trigger.STOP else "stale_answer", lang))
+            stale = {Trigger.STOP: "stale_stop", Trigger.ACCEPT: "stale_suggestion", Trigger.DECLINE: "stale_suggestion"}
+            return Notice("info", texts.text(stale.get(t.trigger, "stale_answer"), lang))
         if t.action is Action.NOTHING_TO_CANCEL:
             return Notice("info", texts.text("nothing_to_stop" if t.trigger is Trigger.STOP else "nothing_to_cancel", lang))
         if t.action is Action.REFUSE:
             return Notice("info", texts.text("stop_refused", lang))
         if t.trigger is Trigger.HELP:
-            return Notice("help", texts.text("help", lang))
+            return Notice("help", texts.help_text(lang, unknown))
         failed = await self.d.store.failed_outbox(self.skey)
         signoff = await self.d.store.signoff_for_chat(self.skey) if session is not None else None
         line = self.desk.status(signoff, lang) if signoff is not None else None

@@ -8,15 +8,15 @@ import json
 from dataclasses import dataclass
 
 from bot import texts
-from bot.chat.commands import command_of
+from bot.chat.commands import UNKNOWN, command_of, command_word
 from bot.chat.machine import Trigger
 from bot.run.records import message_from_json
 from bot.store.base import InboxRow, SessionRow
 from bot.surface import IncomingMessage, MessageKind
 
 COMMANDS = {"help": Trigger.HELP, "status": Trigger.STATUS, "cancel": Trigger.CANCEL, "new": Trigger.NEW,
-            "stop": Trigger.STOP, "trip": Trigger.TRIP}
-DECISIONS = {"approve": Trigger.APPROVE, "reject": Trigger.REJECT}
+            "stop": Trigger.STOP, "trip": Trigger.TRIP, UNKNOWN: Trigger.HELP}
+DECISIONS = {"approve": Trigger.APPROVE, "reject": Trigger.REJECT, "accept": Trigger.ACCEPT, "decline": Trigger.DECLINE}
 
 
 @dataclass(slots=True)
@@ -32,6 +32,8 @@ def classify(row: InboxRow) -> RowTrigger:
         return RowTrigger(row, Trigger(row.kind), None, json.loads(row.body or "{}"))
     msg = message_from_json(row.body)
     command = command_of(msg.text) if msg.kind is MessageKind.TEXT else None
+    if command == UNKNOWN:  # "/foo": the help, said to be the answer to a command nobody has
+        return RowTrigger(row, Trigger.HELP, msg, {"unknown": command_word(msg.text)})
     if command is not None:
         return RowTrigger(row, COMMANDS[command], msg, {})
     if msg.kind is MessageKind.DECISION:

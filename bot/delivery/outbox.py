@@ -4,8 +4,13 @@ Everything that must reach a person (a question, a final answer, the notice that
 command's reply) is an outbox row, written in the transaction that made it. The worker sends
 the rows of one chat in order, in a lane of their own (chats do not wait for each other), with
 one retry policy: transient faults (network, 5xx, 429 with its retry-after) are tried again
-with backoff; a permanent refusal (blocked, chat gone, bad request) or the last attempt marks
-the row failed with its reason, and a failed question tells its chat through the inbox. A part
+with capped backoff and jitter until the row's own deadline (a question: when its answer is due;
+anything else: BOT_DELIVERY_DEADLINE_S after it was written), never given up for being many; a
+permanent refusal (blocked, chat gone, bad request) marks the row failed at once with its reason,
+as does the deadline, and a failed question tells its chat through the inbox. An outage of a
+platform (no connection, 5xx) pauses all of that platform's lanes behind one breaker
+(bot.delivery.breaker) instead of each lane burning attempts; when a probe gets through, every
+waiting lane goes on, each in its chat's order, at the platform's pace (the surface's own). A part
 of a row that reached the chat is recorded before the next is sent, so no retry, restart or
 /cancel sends it twice; the chat's task never waits for a delivery, and nothing cancels one.
 
@@ -23,11 +28,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, retry_if_exception
 
 from agent_core.events import RunFinished
 from bot.delivery.bodies import (
@@ -37,41 +42,22 @@ from bot.delivery.bodies import (
     notice_from_body,
     question_from_body,
 )
+from bot.delivery.breaker import PlatformBreaker
 from bot.delivery.plan_files import file_from_body
+from bot.delivery.retry_policy import (
+    Backoff,
+    DeadlinePassed,
+    DeliveryPolicy,
+    StopAtDeadline,
+    is_transient,
+    row_deadline,
+)
 from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.store.base import LeaseLost, OutboxRow, Store
 from bot.surface import ChatKey, DeliveryError, RunInfo, Surface
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryPolicy:
-    attempts: int = 8  # tries per row (in one process) before it is marked failed
-    first_delay_s: float = 0.5  # then doubling, with jitter, up to max_delay_s
-    max_delay_s: float = 60.0
-    backlog_lanes: int = 4
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Worth another try. Cancellation is not an error: tenacity sees every BaseException."""
-    return isinstance(exc, Exception) and not isinstance(exc, LeaseLost) and not (
-        isinstance(exc, DeliveryError) and exc.permanent)
-
-
-@dataclass
-class _Wait:
-    """Backoff with jitter, or the platform's own retry-after when it gave one."""
-
-    policy: DeliveryPolicy
-
-    def __call__(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome is not None else None
-        if isinstance(exc, DeliveryError) and exc.retry_after is not None:
-            return exc.retry_after
-        delay = min(self.policy.max_delay_s, self.policy.first_delay_s * 2 ** (state.attempt_number - 1))
-        return delay * (0.5 + random.random() / 2)
 
 
 @dataclass
@@ -114,15 +100,18 @@ class DeliveryWorker:
     on_idle: Callable[[str], None] = lambda chat_key: None  # the chat's lane ended with nothing left
     on_posted: Callable[[str], None] = lambda chat_key: None  # a question's posting is recorded: wake its chat
     logs: ChatLogContext | None = None  # a lane's log lines name its chat (BOT_LOG_FORMAT=json)
+    breaker: PlatformBreaker | None = None
     _lanes: dict[str, _Lane] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _stopped: bool = False
 
     def __post_init__(self) -> None:
         self._backlog = asyncio.Semaphore(self.policy.backlog_lanes)
+        if self.breaker is None:
+            self.breaker = PlatformBreaker(self.policy.breaker_trip_after, max_pause_s=self.policy.max_delay_s)
         # one long-lived retry object per policy: a call leaves no retry machinery behind
         self._retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.policy.attempts), wait=_Wait(self.policy),
+            stop=StopAtDeadline(self.policy), wait=Backoff(self.policy),
             retry=retry_if_exception(is_transient), reraise=True,
         )
 
@@ -248,22 +237,46 @@ class DeliveryWorker:
     async def _attempt(self, surface: Surface, chat: ChatKey, row: OutboxRow, run: RunInfo, parts: _RowParts) -> None:
         if not self.owns(row.chat_key):  # checked before every attempt: a retry can come late
             raise LeaseLost(row.chat_key, 0, None, None)
+        assert self.breaker is not None
+        # the deadline in the breaker's clock: the wall time left, from now
+        left = row_deadline(self.policy, row) - time.time()
+        if not await self.breaker.admit(chat.platform, self.breaker.clock() + left):
+            raise DeadlinePassed(row.kind, left if left > 0 else 0.0)
+        if not self.owns(row.chat_key):  # the wait can be long: ask again
+            self.breaker.abandoned(chat.platform)
+            raise LeaseLost(row.chat_key, 0, None, None)
         try:
-            if row.kind == "question":
-                # read before every attempt: the one that reached the chat sets what may answer it
-                parts.watermark = await self.store.question_watermark()
-                await surface.post_question(chat, question_from_body(row.body), run, parts)
-            elif row.kind == "answer":
-                answer, verdict = answer_from_body(row.body)
-                await surface.post_answer(chat, answer, verdict, run, parts)
-            elif row.kind == "file":
-                await surface.post_file(chat, file_from_body(row.body), parts)
-            else:
-                await surface.post_notice(chat, notice_from_body(row.body), parts)
+            await self._send(surface, chat, row, run, parts)
         except LeaseLost:
+            self.breaker.abandoned(chat.platform)
             raise
-        except Exception as exc:
-            reason = exc.reason if isinstance(exc, DeliveryError) else f"{type(exc).__name__}: {exc}"
-            await self.store.outbox_attempt_failed(row.id, reason)
-            self.metrics.delivery_retries.labels(row.kind).inc()
+        except DeliveryError as exc:
+            if exc.outage:
+                self.breaker.unreachable(chat.platform)
+            else:  # refused or flood-waited: the platform answers
+                self.breaker.answered(chat.platform)
+            await self._attempt_failed(row, exc.reason)
             raise
+        except BaseException as exc:
+            self.breaker.abandoned(chat.platform)
+            if isinstance(exc, Exception):
+                await self._attempt_failed(row, f"{type(exc).__name__}: {exc}")
+            raise
+        self.breaker.answered(chat.platform)
+
+    async def _attempt_failed(self, row: OutboxRow, reason: str) -> None:
+        await self.store.outbox_attempt_failed(row.id, reason)
+        self.metrics.delivery_retries.labels(row.kind).inc()
+
+    async def _send(self, surface: Surface, chat: ChatKey, row: OutboxRow, run: RunInfo, parts: _RowParts) -> None:
+        if row.kind == "question":
+            # read before every attempt: the one that reached the chat sets what may answer it
+            parts.watermark = await self.store.question_watermark()
+            await surface.post_question(chat, question_from_body(row.body), run, parts)
+        elif row.kind == "answer":
+            answer, verdict = answer_from_body(row.body)
+            await surface.post_answer(chat, answer, verdict, run, parts)
+        elif row.kind == "file":
+            await surface.post_file(chat, file_from_body(row.body), parts)
+        else:
+            await surface.post_notice(chat, notice_from_body(row.body), parts)

@@ -2,8 +2,9 @@
 
 The calendar has one event per leg, stay and visit, in the destination's time zone (the plan's
 `timezone`, else the bot's); on a team trip each traveller's own legs are events of their own,
-named after them. The cost sheet has one row per person and item — their legs, their share of
-what the party shares, their tickets — and a total row equal to the plan's total.
+named after them. The cost sheet has the rows of the plan's card (tools.plan_costs, worded by
+agent_core.plan_words): one per priced item, or on a team trip one per traveller and item (their
+legs, their part of what the party shares, their tickets), and a total row equal to the card's.
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ import csv
 import hashlib
 import io
 import json
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from agent_core.lang import plural
+from agent_core.plan_words import place, priced, total_text
 from bot.surface import Attachment
 from tools.plan import Leg, TripPlan
+from tools.plan_costs import CostLine, plan_costs
 
 if TYPE_CHECKING:
     from icalendar import Event
@@ -25,11 +30,12 @@ if TYPE_CHECKING:
 VISIT_MINUTES = 60  # a visit without a duration still takes an hour in the calendar
 
 
-def plan_files(plan: TripPlan, default_tz: str) -> list[Attachment]:
+def plan_files(plan: TripPlan, default_tz: str, lang: str = "en") -> list[Attachment]:
+    """`lang`: the conversation's; an English plan's places have their English names beside."""
     stem = "team-trip" if plan.party else "trip"
     return [
-        Attachment(f"{stem}-{plan.start_date}.ics", "text/calendar", calendar_text(plan, default_tz), plan.title),
-        Attachment(f"{stem}-{plan.start_date}-costs.csv", "text/csv", cost_sheet(plan), plan.title),
+        Attachment(f"{stem}-{plan.start_date}.ics", "text/calendar", calendar_text(plan, default_tz, lang), plan.title),
+        Attachment(f"{stem}-{plan.start_date}-costs.csv", "text/csv", cost_sheet(plan, lang), plan.title),
     ]
 
 
@@ -44,7 +50,7 @@ def file_from_body(body: str) -> Attachment:
     return Attachment(data["filename"], data["mime"], data["content"], data.get("title") or "")
 
 
-def calendar_text(plan: TripPlan, default_tz: str) -> str:
+def calendar_text(plan: TripPlan, default_tz: str, lang: str = "en") -> str:
     # imported when the first calendar is made, not at start: it costs a few hundred ms there,
     # and the bot must say why it cannot start within 5 s (tests/test_startup.py)
     from icalendar import Calendar
@@ -58,14 +64,14 @@ def calendar_text(plan: TripPlan, default_tz: str) -> str:
     cal.add("x-wr-timezone", tz.key)
     events: list[Event] = []
     for i, leg in enumerate(plan.legs):
-        events.append(_leg_event(leg, tz, f"{uid}-leg-{i}", who=""))
+        events.append(_leg_event(leg, tz, f"{uid}-leg-{i}", who="", lang=lang))
     for k, person in enumerate(plan.party):
         for i, leg in enumerate(person.legs):
-            events.append(_leg_event(leg, tz, f"{uid}-p{k}-leg-{i}", who=person.name))
+            events.append(_leg_event(leg, tz, f"{uid}-p{k}-leg-{i}", who=person.name, lang=lang))
     for i, stay in enumerate(plan.stays):
         ev = _event()
         ev.add("uid", f"{uid}-stay-{i}@tripbot")
-        ev.add("summary", f"🏨 {stay.name}")
+        ev.add("summary", f"🏨 {place(stay.name, lang)} ({plural(stay.nights, 'night', lang)})")
         ev.add("location", f"{stay.name}, {stay.city}")
         ev.add("dtstart", date.fromisoformat(stay.checkin_date))
         ev.add("dtend", date.fromisoformat(stay.checkout_date))
@@ -74,7 +80,7 @@ def calendar_text(plan: TripPlan, default_tz: str) -> str:
         start = datetime.strptime(f"{visit.date} {visit.start or '09:00'}", "%Y-%m-%d %H:%M").replace(tzinfo=tz)
         ev = _event()
         ev.add("uid", f"{uid}-visit-{i}@tripbot")
-        ev.add("summary", f"📍 {visit.name}")
+        ev.add("summary", f"📍 {place(visit.name, lang)}")
         ev.add("location", f"{visit.name}, {visit.city}")
         ev.add("dtstart", start)
         ev.add("dtend", start + timedelta(minutes=visit.duration_min or VISIT_MINUTES))
@@ -87,8 +93,9 @@ def calendar_text(plan: TripPlan, default_tz: str) -> str:
     return cal.to_ical().decode()
 
 
-def _leg_event(leg: Leg, tz: ZoneInfo, uid: str, who: str) -> Event:
-    what = " ".join(p for p in (leg.number or leg.kind, f"{leg.origin} → {leg.destination}") if p)
+def _leg_event(leg: Leg, tz: ZoneInfo, uid: str, who: str, lang: str) -> Event:
+    route = f"{place(leg.origin, lang)} → {place(leg.destination, lang)}"
+    what = " ".join(p for p in (leg.number or leg.kind, route) if p)
     ev = _event()
     ev.add("uid", f"{uid}@tripbot")
     ev.add("summary", f"{who}: {what}" if who else what)
@@ -106,44 +113,48 @@ def _event() -> Event:
     return Event()
 
 
-def cost_rows(plan: TripPlan) -> list[tuple[str, str, str, str, float]]:
-    """(person, item, kind, date, CNY) for every person and item; the shares add up to the total."""
-    people = [p.name for p in plan.party] or ["all"]
-    n = len(people) if plan.party else 1
-    rows: list[tuple[str, str, str, str, float]] = []
-    for person in plan.party:
-        for leg in person.legs:
-            rows.append((person.name, f"{leg.number or leg.kind} {leg.origin} → {leg.destination}", leg.kind,
-                         leg.depart[:10], round(leg.price, 2)))
-    shared: list[tuple[str, str, str, float]] = [(f"{leg.number or leg.kind} {leg.origin} → {leg.destination}", leg.kind, leg.depart[:10], leg.price)
-              for leg in plan.legs]
-    shared += [(f"{s.name} ({s.nights} nights)", "stay", s.checkin_date, s.total) for s in plan.stays]
-    for item, kind, day, price in shared:
-        for i, share in enumerate(_split(price, n)):
-            rows.append((people[i], item, kind, day, share))
-    for v in plan.visits:
-        tickets = v.ticket_price if plan.party else v.ticket_price * plan.travellers
-        if tickets:
-            for name in people:
-                rows.append((name, v.name, "ticket", v.date, round(tickets, 2)))
-    return rows
+@dataclass(frozen=True, slots=True)
+class CostRow:
+    person: str  # the traveller who pays it; "all" when a plan has no party (everyone pays the same)
+    item: str
+    kind: str  # leg's kind (train, flight, ...) | stay | ticket
+    date: str
+    counted: str  # how the line's amount comes about: "¥553 × 2 people = ¥1,106"
+    cost: float  # what this row adds to the total
 
 
-def cost_sheet(plan: TripPlan) -> str:
+def cost_rows(plan: TripPlan, lang: str = "en") -> list[CostRow]:
+    """The card's rows (tools.plan_costs): one per line; on a team trip one per traveller and line,
+    each traveller's rows adding up to what the card says they pay."""
+    costs = plan_costs(plan)
+    if not plan.party:
+        return [_row("all", line, plan, lang, line.amount) for line in costs.lines]
+    return [_row(part.who, part.line, plan, lang, part.amount) for part in costs.parts]
+
+
+def _row(person: str, line: CostLine, plan: TripPlan, lang: str, cost: float) -> CostRow:
+    if line.kind == "stay":
+        stay = plan.stays[line.index]
+        item, kind, day = place(stay.name, lang), "stay", stay.checkin_date
+    elif line.kind == "ticket":
+        visit = plan.visits[line.index]
+        item, kind, day = place(visit.name, lang), "ticket", visit.date
+    else:
+        legs = next(p.legs for p in plan.party if p.name == line.who) if line.who else plan.legs
+        leg = legs[line.index]
+        item = f"{leg.number or leg.kind} {place(leg.origin, lang)} → {place(leg.destination, lang)}"
+        kind, day = leg.kind, leg.depart[:10]
+    return CostRow(person, item, kind, day, priced(line, lang, plan.currency), cost)
+
+
+def cost_sheet(plan: TripPlan, lang: str = "en") -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["person", "item", "kind", "date", f"cost_{plan.currency.lower()}"])
-    rows = cost_rows(plan)
-    writer.writerows((p, item, kind, day, f"{cost:.2f}") for p, item, kind, day, cost in rows)
-    writer.writerow(["total", "", "total", "", f"{sum(r[4] for r in rows):.2f}"])
+    writer.writerow(["person", "item", "kind", "date", "counted", f"cost_{plan.currency.lower()}"])
+    writer.writerows((r.person, r.item, r.kind, r.date, r.counted, f"{r.cost:.2f}") for r in cost_rows(plan, lang))
+    costs = plan_costs(plan)
+    writer.writerow(["total", "", "total", "", total_text(costs, lang, plan.currency), f"{costs.total:.2f}"])
     return out.getvalue()
-
-
-def _split(amount: float, n: int) -> list[float]:
-    """Even shares in cents; the cents that do not divide go to the first ones, so they add up."""
-    cents = round(amount * 100)
-    base, extra = divmod(cents, n)
-    return [(base + (1 if i < extra else 0)) / 100 for i in range(n)]
 
 
 def _zone(name: str | None, default: str) -> ZoneInfo:

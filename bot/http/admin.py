@@ -6,7 +6,8 @@ the page's form sets (SameSite=Strict, so another site cannot make a browser pre
 
 What it shows is read from the store when the page is asked for: open chats with their state,
 questions waiting (oldest first, with their age and deadline), failed deliveries with their
-reason and a retry button, recent runs with steps, tokens and cost, a chat's transcript.
+reason and a retry button, recent runs with steps, tokens and cost, the latest 👍 / 👎 on plans
+(who, which run, when, and the counts), a chat's transcript.
 "Retry" puts the row back in the queue and wakes the chat's delivery lane.
 """
 
@@ -23,7 +24,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from agent_core.schema import Message
 from bot.settings import Settings
-from bot.store.base import OutboxRow, QuestionRow, RunRow, SessionRow, Store
+from bot.store.base import FeedbackRow, OutboxRow, QuestionRow, RunRow, SessionRow, Store
 
 COOKIE = "tripbot_admin"
 CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
@@ -64,12 +65,14 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
 
 class AdminPage:
     def __init__(self, settings: Settings, store: Store, redeliver: Callable[[str], None],
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 outages: Callable[[], dict[str, tuple[int, float | None]]] = dict) -> None:
         assert settings.admin_token, "the page is served only with BOT_ADMIN_TOKEN"
         self._token = settings.admin_token.encode()
         self.store = store
         self.redeliver = redeliver  # wake the chat's delivery lane (SessionManager.redeliver)
         self.clock = clock
+        self.outages = outages  # platforms deliveries wait for (SessionManager.platform_outages)
 
     def router(self) -> APIRouter:
         r = APIRouter(include_in_schema=False)
@@ -112,8 +115,15 @@ class AdminPage:
         questions = sorted(await self.store.waiting_questions(), key=lambda q: q.asked_at)[:SHOWN]
         failed = await self.store.failed_deliveries(SHOWN)
         runs = await self.store.recent_runs(SHOWN)
+        feedback = await self.store.recent_feedback(SHOWN)
+        ups = sum(f.rating == "up" for f in feedback)
+        outages = self.outages()
         body = "".join([
             "<h1>Operator's page</h1>",
+            *([f"<h2 id=outages>Waiting for a platform to come back ({len(outages)})</h2>",
+               _table(["platform", "chats waiting", "unreachable for"],
+                      [[_e(name), str(waiting), ago(now - since) if since else "?"]
+                       for name, (waiting, since) in sorted(outages.items())], "")] if outages else []),
             f"<h2 id=questions>Questions waiting ({len(questions)})</h2>",
             _table(["chat", "question", "waiting for", "deadline"],
                    [self._question_row(q, chat_of, now) for q in questions], "No question is waiting."),
@@ -123,6 +133,9 @@ class AdminPage:
             "<h2 id=runs>Recent runs</h2>",
             _table(["chat", "run", "model", "segments", "steps", "tokens in / out", "calls", "cost (USD)", "outcome",
                     "last change"], [self._run_row(r, now) for r in runs], "No run yet."),
+            f"<h2 id=feedback>Feedback on plans (👍 {ups} · 👎 {len(feedback) - ups})</h2>",
+            _table(["chat", "run", "rating", "by", "when"], [self._feedback_row(f, now) for f in feedback],
+                   "No plan has been rated yet."),
             f"<h2 id=chats>Chats ({len(sessions)})</h2>",
             _table(["chat", "state", "runs", "steps", "tokens in / out", "cost (USD)", "last change"],
                    [self._chat_row(s, now) for s in sessions], "No open chat."),
@@ -169,6 +182,10 @@ class AdminPage:
         return [_chat_link(r.session_id, r.chat_key), str(r.run_no), _e(r.model), str(r.segments), str(r.steps),
                 f"{r.prompt_tokens} / {r.completion_tokens}", str(r.llm_calls), f"{r.cost_usd:.4f}", _e(r.outcome),
                 _e(ago(now - r.updated_at) + " ago")]
+
+    def _feedback_row(self, f: FeedbackRow, now: float) -> list[str]:
+        return [_chat_link(f.session_id, f.chat_key), str(f.run_no), "👍" if f.rating == "up" else "👎", _e(f.user_id),
+                _e(ago(now - f.at) + " ago")]
 
     def _chat_row(self, s: SessionRow, now: float) -> list[str]:
         return [_chat_link(s.id, s.chat_key), _e(s.state), str(s.run_no), str(s.run_steps),

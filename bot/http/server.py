@@ -23,135 +23,21 @@ from typing import Any
 import uvicorn
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bot.http.api_docs import api_docs_router
+from bot.http.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, SecurityHeadersMiddleware
 from bot.observe.metrics import Metrics
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
 
 HealthCheck = Callable[[], Awaitable[bool]]
-MAX_BODY_BYTES = 64 * 1024
-DRAIN_LIMIT_BYTES = 1024 * 1024  # past this, the connection is simply closed
-
-
 class HttpServerError(Exception):
     def __init__(self, host: str, port: int, detail: str) -> None:
         super().__init__(f"cannot serve HTTP on {host}:{port}: {detail}")
         self.host = host
         self.port = port
         self.detail = detail
-
-
-class BodyLimitMiddleware:
-    """413 for request bodies over `limit` bytes, decided before the app sees the request.
-
-    A declared Content-Length is checked up front; otherwise the body is read (at most
-    `limit` bytes are ever held) and replayed to the app, so a chunked upload cannot make
-    anything behind this middleware buffer more than the limit.
-    """
-
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = _content_length(scope)
-        if declared is not None and declared > self.limit:
-            await _too_large(send, self.limit)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client left before sending its body
-            body = message.get("body", b"")
-            size += len(body)
-            if size > self.limit:
-                await self._drain(receive, message, size)
-                await _too_large(send, self.limit)
-                return
-            chunks.append(body)
-            if not message.get("more_body", False):
-                break
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-            return await receive()  # later calls wait for the disconnect, as streams expect
-
-        await self.app(scope, replay, send)
-
-    async def _drain(self, receive: Receive, message: Message, size: int) -> None:
-        """Discard the rest of a small-enough upload so the client can read the 413 cleanly."""
-        while message.get("more_body", False) and size <= DRAIN_LIMIT_BYTES:
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            size += len(message.get("body", b""))
-
-
-def _content_length(scope: Scope) -> int | None:
-    for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    body = f'{{"detail":"request body over {limit} bytes"}}'.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-SECURITY_HEADERS = [
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-    (b"permissions-policy", b"geolocation=(self), camera=(), microphone=(), payment=(), usb=()"),
-]
-
-
-class SecurityHeadersMiddleware:
-    """The headers every response carries (the page adds its Content-Security-Policy itself)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                present = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in present]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -186,14 +72,15 @@ class HttpServer:
         self._health_timeout_s = health_timeout_s
         self._shutdown_timeout_s = shutdown_timeout_s
         self._max_body_bytes = max_body_bytes
-        # /docs: FastAPI's OpenAPI page for the web API that others may build on (the Swagger UI
-        # assets come from FastAPI's default CDN; /openapi.json is served from here)
+        # /docs: the OpenAPI page for the web API that others may build on, with its assets served
+        # from here (bot.http.api_docs), so it works without internet
         self.app = FastAPI(
-            title="travel-agent-bot", version=_version(), docs_url="/docs", redoc_url=None, openapi_url="/openapi.json",
+            title="travel-agent-bot", version=_version(), docs_url=None, redoc_url=None, openapi_url="/openapi.json",
             description="The web chat's API: send messages, answer questions, read a session's history and "
             "follow its Server-Sent Events. With BOT_WEB_TOKEN set, every /api request needs "
             "`Authorization: Bearer <token>` (or the cookie `POST /api/login` sets).",
         )
+        self.app.include_router(api_docs_router(self.app.title))
         self.app.add_api_route("/healthz", self._healthz, methods=["GET"], include_in_schema=False)
         self.app.add_api_route("/metrics", self._metrics_route, methods=["GET"], include_in_schema=False)
         self._server: _EmbeddedServer | None = None
@@ -304,7 +191,7 @@ class HttpServer:
         for name, check in self._checks.items():
             results[name] = await self._run_check(name, check)
         ok = all(results.values())
-        body: dict[str, Any] = {"ok": ok, "checks": results}
+        body: dict[str, Any] = {"ok": ok, "checks": results, "unhealthy": [name for name, good in results.items() if not good]}
         return JSONResponse(body, status_code=200 if ok else 503)
 
     async def _run_check(self, name: str, check: HealthCheck) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 from dataclasses import dataclass
 
+from bot.observe.trip_trace import trace_id_of
 from bot.store.base import SessionRow
 
 
@@ -20,12 +21,6 @@ class ChatFields:
     session_id: str = ""
     run_no: int = 0
     trace_id: str = ""  # the trip's trace (32 hex digits), '' when tracing is off
-
-
-def trace_id_of(traceparent: str) -> str:
-    """The trace id of a W3C traceparent (`00-<trace id>-<span id>-<flags>`)."""
-    parts = traceparent.split("-")
-    return parts[1] if len(parts) == 4 and len(parts[1]) == 32 else ""
 
 
 class ChatLogContext:

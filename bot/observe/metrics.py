@@ -30,6 +30,14 @@ class Metrics:
         self.outbox_failed = Gauge("bot_outbox_failed", "Outbox rows given up on (see /status and the log)", registry=r)
         self.deliveries = Counter("bot_deliveries", "Outbox rows by kind and outcome", ["kind", "outcome"], registry=r)
         self.delivery_retries = Counter("bot_delivery_retries", "Failed delivery attempts by kind", ["kind"], registry=r)
+        self.platform_unreachable = Gauge(
+            "bot_platform_unreachable", "1 while a platform's deliveries wait for it to come back (an outage)",
+            ["platform"], registry=r,
+        )
+        self.delivery_waiting_chats = Gauge(
+            "bot_delivery_waiting_chats", "Chats whose next delivery waits for its platform to come back",
+            ["platform"], registry=r,
+        )
         self.inbox_set_aside = Counter("bot_inbox_set_aside", "Inbox rows set aside after repeated failures", registry=r)
         self.llm_tokens = Counter("bot_llm_tokens", "LLM tokens by kind", ["kind"], registry=r)
         self.llm_errors = Counter("bot_llm_errors", "LLM errors by kind", ["kind"], registry=r)
@@ -40,6 +48,10 @@ class Metrics:
         self.chat_tokens = Counter(
             "bot_chat_llm_tokens", "Model tokens of chats' runs by platform, model and kind", ["platform", "model", "kind"],
             registry=r,
+        )
+        self.feedback = Counter(
+            "bot_plan_feedback", "👍 / 👎 presses under plans by platform and rating (up, down; refused: no such run)",
+            ["platform", "rating"], registry=r,
         )
         self.messages_in = Counter("bot_messages_in", "Incoming messages by platform and outcome", ["platform", "outcome"], registry=r)
         self.step_seconds = Histogram(

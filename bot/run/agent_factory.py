@@ -10,6 +10,7 @@ from opentelemetry.trace import Tracer
 from agent_core.agents import ToolCallAgent
 from agent_core.memory import Memory
 from agent_core.model import ChatModel
+from agent_core.prompts.request_note import RequestNote
 from agent_core.travel_agent import TravelAgent
 from bot.run.records import RunSpec
 from bot.settings import Settings
@@ -23,8 +24,9 @@ class TravelAgentFactory:
     """One model and one tool set for every run; the per-run parts come from the RunSpec."""
 
     def __init__(self, *, model: ChatModel, tools: ToolCollection, settings: Settings, prompt: PromptBuilder,
-                 tracer: Tracer | None = None) -> None:
+                 tracer: Tracer | None = None, requests: RequestNote | None = None) -> None:
         self.tracer = tracer
+        self.requests = requests  # the request state shown to a real model on every turn
         self.model = model
         self.tools = tools
         self.settings = settings
@@ -39,7 +41,7 @@ class TravelAgentFactory:
             tool_call_id="", now=spec.now, lang=spec.lang, location=loc, home_city=self.settings.home_city,
             travellers=spec.travellers,
         )
-        return TravelAgent(
+        agent = TravelAgent(
             model=self.model,
             tools=self.tools,
             system_prompt=self.prompt(spec.lang, spec.now, self.settings.timezone, location_text),
@@ -50,3 +52,5 @@ class TravelAgentFactory:
             usage=spec.usage,
             tracer=self.tracer,
         )
+        agent.requests = self.requests
+        return agent

@@ -32,6 +32,7 @@ from agent_core.events import (
     RunFailed,
     StepStarted,
     TextDelta,
+    TextReset,
     Thought,
     ToolCalled,
     ToolFinished,
@@ -39,7 +40,8 @@ from agent_core.events import (
 )
 from agent_core.journal import PendingAsk
 from agent_core.party import read_party
-from agent_core.schema import AgentState, Message, Role
+from agent_core.schema import AgentState, Message, Origin, Role
+from agent_core.visible_stream import ShownText
 from bot.delivery.bodies import Progress
 from bot.observe.metrics import Metrics
 from bot.observe.model_prices import PriceTable
@@ -84,6 +86,8 @@ class RunWatch:
     def see(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             self.partial.append(event.text)
+        elif isinstance(event, TextReset):  # withdrawn: a Stop now keeps none of it
+            self.partial = []
         elif isinstance(event, StepStarted | Thought | AnswerReady):  # the step's text is stored from here
             self.tool, self.partial = "", []
         elif isinstance(event, ToolCalled):
@@ -187,8 +191,6 @@ class StoreJournal:
 _OUTCOME_NAMES = {"Paused": "paused", "Finished": "answered", "Failed": "failed", "Crashed": "crashed"}
 
 
-
-
 def _record_outcome(span: Span, outcome: RunOutcome) -> None:
     # one set_attributes call: each call on a span takes its lock and checks every value again
     attributes: dict[str, AttributeValue] = {"run.outcome": _OUTCOME_NAMES[type(outcome).__name__]}
@@ -286,12 +288,15 @@ class RunDriver:
     async def _drive(self, chat: ChatKey, session: SessionRow, agent: ToolCallAgent, journal: StoreJournal,
                      watch: RunWatch) -> RunOutcome:
         run = RunInfo(session.id, session.lang, session.asker_id, session.asker_name, agent.max_steps,
-                      run_ref(session.id, session.run_no))
+                      run_ref(session.id, session.run_no), request=session.request)
         rounds = 0
+        shown = ShownText()  # a text streamed and then not taken is withdrawn (TextReset) first
+        reviewed: tuple[AnswerReady, Verdict | None] | None = None  # the answer the last review sent back
         while True:
             answer: AnswerReady | None = None
             failure: RunFailed | None = None
             async for event in agent.run(journal):
+                await self._withdraw(chat, run, watch, shown.see(event))
                 watch.see(event)
                 if isinstance(event, AnswerReady):
                     answer = event
@@ -304,10 +309,15 @@ class RunDriver:
             if failure is not None or answer is None:
                 pending, done = journal.take()
                 return Failed(failure or RunFailed("internal", "the run ended without an answer"), pending, done)
-            verdict, feedback = await self._review(session, agent, answer, rounds)
+            if reviewed is not None and same_answer(answer, reviewed[0]):
+                verdict, feedback = reviewed[1], None  # a re-plan that changed nothing: not reviewed, nor asked for, again
+            else:
+                verdict, feedback = await self._review(session, agent, answer, rounds)
             if feedback is not None:
+                await self._withdraw(chat, run, watch, shown.withdraw())  # the answer shown is not the one
                 rounds += 1
-                note = Message.user(f"[review] {feedback}")
+                reviewed = (answer, verdict)
+                note = Message.user(f"[review] {feedback}", origin=Origin.REVIEW)  # the bot's note, not the person's words
                 agent.memory.add(note)
                 await journal.record([note], step=agent.current_step)
                 continue
@@ -316,6 +326,11 @@ class RunDriver:
             if tail is None or tail.role is not Role.ASSISTANT or tail.tool_calls:
                 pending.append(Message.assistant(answer.text))
             return Finished(pending, answer, verdict, agent.current_step, done)
+
+    async def _withdraw(self, chat: ChatKey, run: RunInfo, watch: RunWatch, reset: TextReset | None) -> None:
+        if reset is not None:
+            watch.see(reset)
+            await self.progress.show(chat, reset, run)
 
     async def _build(self, session: SessionRow, history: list[Message] | None = None) -> ToolCallAgent:
         messages = history if history is not None else await self.store.load_messages(session.id)
@@ -339,3 +354,10 @@ class RunDriver:
         if outcome.replan_feedback and rounds < self.settings.validate_rounds:
             return outcome.verdict, outcome.replan_feedback
         return outcome.verdict, None
+
+
+def same_answer(a: AnswerReady, b: AnswerReady) -> bool:
+    """The same plan (or, without one, the same text): a re-plan that changed nothing."""
+    if a.plan is not None and b.plan is not None:
+        return bool(a.plan.model_dump() == b.plan.model_dump())
+    return a.plan is None and b.plan is None and a.text.strip() == b.text.strip()

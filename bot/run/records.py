@@ -11,6 +11,7 @@ from typing import Protocol
 from agent_core.agents import ToolCallAgent
 from agent_core.agents.toolcall import visible_text
 from agent_core.model import TokenUsage
+from agent_core.notes import said_by_person
 from agent_core.schema import Message, Role
 from bot.surface import ChatKey, IncomingMessage, MessageKind
 from tools.base import SharedLocation
@@ -79,6 +80,8 @@ def message_to_json(msg: IncomingMessage) -> str:
             "question_id": msg.question_id,
             "handle": msg.handle,
             "run": msg.run,
+            "quoting": msg.quoting,
+            "adopted_by": msg.adopted_by,
         },
         ensure_ascii=False,
     )
@@ -102,6 +105,8 @@ def message_from_json(raw: str) -> IncomingMessage:
         question_id=data.get("question_id"),
         handle=data.get("handle", ""),
         run=data.get("run"),
+        quoting=data.get("quoting", ""),
+        adopted_by=data.get("adopted_by", ""),
     )
 
 
@@ -124,7 +129,7 @@ def history_from_messages(messages: Sequence[Message]) -> list[HistoryEntry]:
     questions: dict[str, str] = {}
     last_plan: TripPlan | None = None
     for msg in messages:
-        if msg.role is Role.USER and msg.content and not msg.content.startswith("[review]"):
+        if msg.role is Role.USER and msg.content and said_by_person(msg):  # the bot's own notes are never shown
             out.append(HistoryEntry("user", msg.content))
         elif msg.role is Role.ASSISTANT and msg.tool_calls:
             for call in msg.tool_calls:

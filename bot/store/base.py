@@ -16,6 +16,7 @@ from bot.store.errors import LeaseLost, StoreClosed, StoreError, StoreUnavailabl
 from bot.store.rows import (
     ChatEvent,
     ChatView,
+    FeedbackRow,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -24,12 +25,14 @@ from bot.store.rows import (
     SessionRow,
     SignoffRow,
     StoreCounts,
+    SuggestionRow,
     TurnStart,
 )
 
 __all__ = [
-    "ChatEvent", "ChatView", "InboxRow", "LeaseLost", "OutboxRow", "QuestionRow", "RunRow", "RunUsage", "SessionLock",
-    "SessionRow", "SignoffRow", "Store", "StoreClosed", "StoreCounts", "StoreError", "StoreUnavailable", "TurnStart",
+    "ChatEvent", "ChatView", "FeedbackRow", "InboxRow", "LeaseLost", "OutboxRow", "QuestionRow", "RunRow", "RunUsage",
+    "SessionLock", "SessionRow", "SignoffRow", "Store", "StoreClosed", "StoreCounts", "StoreError", "StoreUnavailable",
+    "SuggestionRow", "TurnStart",
 ]
 
 
@@ -160,6 +163,27 @@ class Store(Protocol):
         """Open sign-offs whose reminder or deadline is due."""
     async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None: ...
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]: ...
+
+    # suggestions: messages kept until the person who may make their change decides (bot.chat.suggestions)
+    async def add_suggestion(self, suggestion: SuggestionRow, *, inbox_id: int,
+                             outbox: Sequence[tuple[str, str]] = ()) -> list[int]:
+        """Keep the suggestion, close the inbox row it came in, queue `outbox`: one transaction."""
+    async def get_suggestion(self, suggestion_id: str) -> SuggestionRow | None: ...
+    async def decide_suggestion(
+        self, suggestion_id: str, status: str, by: str, *, inbox_id: int | None,
+        adopted: ChatEvent | None = None, outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        """Record Yes (`accepted`, with `adopted`: the suggestion as a message the chat applies next,
+        written to its inbox) or No (`declined`) on a waiting suggestion; close the press's inbox
+        row and queue `outbox`, one transaction. None when it was no longer waiting."""
+
+    # 👍 / 👎 under plans, stored with their run
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        """Keep the person's rating of the run (their latest press replaces an earlier one); False,
+        nothing written, when the chat has no such run on record."""
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        """The latest ratings, newest first."""
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_core.schema import Message
 from bot.store.rows import (
+    FeedbackRow,
     InboxRow,
     OutboxRow,
     QuestionRow,
@@ -21,6 +22,7 @@ from bot.store.rows import (
     SessionRow,
     SignoffRow,
     StoreCounts,
+    SuggestionRow,
     columns,
     loaded,
 )
@@ -133,6 +135,17 @@ class StoreReads:
             float(now), scan=True,
         )
         return [loaded(SignoffRow, r) for r in rows]
+
+    async def get_suggestion(self, suggestion_id: str) -> SuggestionRow | None:
+        row = await self._row(f"SELECT {columns(SuggestionRow)} FROM suggestions WHERE id = $1", suggestion_id)
+        return loaded(SuggestionRow, row) if row else None
+
+    async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
+        rows = await self._rows(
+            "SELECT f.session_id, f.run_no, r.chat_key, f.user_id, f.rating, f.at FROM run_feedback f "
+            "JOIN runs r ON r.session_id = f.session_id AND r.run_no = f.run_no ORDER BY f.at DESC LIMIT $1",
+            limit, scan=True)
+        return [loaded(FeedbackRow, r) for r in rows]
 
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
         rows = await self._rows(

@@ -78,6 +78,18 @@ class RunRow:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedbackRow:
+    """A person's 👍 / 👎 on a run's plan (their latest press), with the run's chat."""
+
+    session_id: str
+    run_no: int
+    chat_key: str
+    user_id: str
+    rating: str  # up | down
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionRow:
     session_id: str
     tool_call_id: str
@@ -113,6 +125,23 @@ class SignoffRow:
     @property
     def open(self) -> bool:
         return self.status in ("waiting", "rejecting")
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionRow:
+    """A message from someone who may not make the change it asks for (bot.chat.rights), kept
+    until the person who may make it says Yes (it becomes their change) or No."""
+
+    id: str
+    session_id: str
+    chat_key: str
+    status: str  # waiting | accepted | declined
+    body: str  # the message, as its inbox row had it (IncomingMessage JSON): nothing of it is lost
+    sender_id: str  # who suggested it
+    asked_of: str  # who is asked to decide (the requester)
+    created_at: float
+    decided_by: str | None = None
+    decided_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +235,8 @@ def _kinds_of(cls: type) -> tuple[tuple[str, str], ...]:
 
 
 _KINDS: Mapping[type, tuple[tuple[str, str], ...]] = MappingProxyType({
-    cls: _kinds_of(cls) for cls in (SessionRow, RunUsage, RunRow, QuestionRow, SignoffRow, InboxRow, ChatEvent,
-                                    OutboxRow, TurnStart)})
+    cls: _kinds_of(cls) for cls in (SessionRow, RunUsage, RunRow, FeedbackRow, QuestionRow, SignoffRow,
+                                    SuggestionRow, InboxRow, ChatEvent, OutboxRow, TurnStart)})
 
 
 def _kinds(cls: type) -> tuple[tuple[str, str], ...]:

@@ -32,6 +32,7 @@ from bot.store.rows import (
     RunUsage,
     SessionRow,
     SignoffRow,
+    SuggestionRow,
     TurnStart,
     loaded,
     message_body,
@@ -153,6 +154,27 @@ class StoreWrites:
     async def add_approver(self, platform: str, channel_id: str, user_id: str, added_by: str) -> None:
         await self._write("add_approver", {"platform": platform, "channel_id": channel_id, "user_id": user_id,
                                            "added_by": added_by, "now": time.time()})
+
+    # -- suggestions (bot.chat.suggestions) and the ratings of plans -------------------------------
+    async def add_suggestion(self, suggestion: SuggestionRow, *, inbox_id: int,
+                             outbox: Sequence[tuple[str, str]] = ()) -> list[int]:
+        return _ids(await self._write("add_suggestion", {"suggestion": suggestion, "inbox_id": inbox_id,
+                                                         "outbox": [list(o) for o in outbox], "now": time.time()}))
+
+    async def decide_suggestion(
+        self, suggestion_id: str, status: str, by: str, *, inbox_id: int | None,
+        adopted: ChatEvent | None = None, outbox: Sequence[tuple[str, str]] = (),
+    ) -> list[int] | None:
+        ids = await self._write("decide_suggestion", {
+            "suggestion_id": suggestion_id, "status": status, "by": by, "inbox_id": inbox_id, "adopted": adopted,
+            "outbox": [list(o) for o in outbox], "now": time.time()})
+        return None if ids is None else _ids(ids)
+
+    async def record_feedback(self, chat_key: str, session_id: str, run_no: int, user_id: str, rating: str,
+                              at: float) -> bool:
+        return bool(await self._write("record_feedback", {"chat_key": chat_key, "session_id": session_id,
+                                                          "run_no": run_no, "user_id": user_id, "rating": rating,
+                                                          "at": at}))
 
     # -- the outbox ----------------------------------------------------------------------------
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int:

@@ -4,7 +4,9 @@ A finished team plan in a chat that has approvers (`BOT_APPROVERS`, or a Slack c
 set with `/trip approver @who`) is posted with a sign-off request that carries Approve / Reject
 buttons. Only an approver's press counts; Reject asks that approver why, and their next message
 is the reason the plan is made again with. Each decision — who, when, why — is stored before
-it is shown; the request has its own reminder and deadline, watched like a question's.
+it is shown; the request has its own reminder and deadline, watched like a question's. A
+decision's notice is of kind `decided` and replies to the card that was pressed, so a surface
+can close that card (Slack edits it: no buttons, who decided and when).
 
 The chat's actor (bot.chat.actor) decides *whether* (bot.chat.machine); this desk does the store
 writes and words for each action and returns the outbox rows to deliver.
@@ -23,16 +25,17 @@ from bot import texts
 from bot.delivery.bodies import notice_body
 from bot.settings import Settings
 from bot.store.base import OutboxRow, SessionRow, SignoffRow, Store
-from bot.surface import ChatKey, IncomingMessage, Notice
+from bot.surface import ChatKey, IncomingMessage, Notice, mention
 
 _MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]+)?>|(?<![\w@])@([A-Za-z0-9_]{2,32})|\b(\d{4,})\b")
 
 
-def display(platform: str, ident: str) -> str:
-    """How the chat names a person: a Slack mention, a @handle, or the id itself."""
-    if platform == "slack" and ident and not ident.startswith("@"):
-        return f"<@{ident}>"
-    return ident
+def display(platform: str, ident: str, name: str = "") -> str:
+    """How the chat names a person: a mention every surface renders as one (a Slack mention, a
+    Telegram @handle or tg://user link: bot.surface.mention), or the id itself."""
+    if not ident or ident.startswith("@"):
+        return ident
+    return mention(platform, ident, name)
 
 
 def is_approver(msg: IncomingMessage, approvers: Sequence[str]) -> bool:
@@ -70,13 +73,14 @@ class SignoffDesk:
 
     async def approve(self, signoff: SignoffRow, msg: IncomingMessage, inbox_id: int, lang: str,
                       extra: Sequence[tuple[str, str]] = ()) -> list[OutboxRow]:
-        text = texts.text("signoff_approved", lang, who=display(self.chat.platform, msg.user_id),
+        text = texts.text("signoff_approved", lang, who=display(self.chat.platform, msg.user_id, msg.user_name),
                           at=self._when(self.clock()))
-        return await self._decide(signoff, "approved", msg.user_id, inbox_id, [("notice", _info(text)), *extra])
+        return await self._decide(signoff, "approved", msg.user_id, inbox_id,
+                                  [("notice", _decided(text, msg)), *extra])
 
     async def ask_reason(self, signoff: SignoffRow, msg: IncomingMessage, inbox_id: int, lang: str) -> list[OutboxRow]:
-        text = texts.text("signoff_ask_reason", lang, who=display(self.chat.platform, msg.user_id))
-        return await self._decide(signoff, "rejecting", msg.user_id, inbox_id, [("notice", _info(text))])
+        text = texts.text("signoff_ask_reason", lang, who=display(self.chat.platform, msg.user_id, msg.user_name))
+        return await self._decide(signoff, "rejecting", msg.user_id, inbox_id, [("notice", _decided(text, msg))])
 
     async def expire(self, signoff: SignoffRow, inbox_id: int, lang: str) -> list[OutboxRow]:
         text = texts.text("signoff_expired", lang, deadline=self._when(signoff.deadline))
@@ -136,3 +140,8 @@ class SignoffDesk:
 
 def _info(text: str) -> str:
     return notice_body(Notice("info", text))
+
+
+def _decided(text: str, press: IncomingMessage) -> str:
+    """A decision's notice, replying to the card pressed (its platform message)."""
+    return notice_body(Notice("decided", text, reply_to=press.reply_to))

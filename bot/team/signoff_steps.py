@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent_core.schema import Message
+from agent_core.schema import Message, Origin
 from bot import texts
 from bot.chat.actor_deps import ActorDeps
 from bot.chat.machine import Action, Transition
@@ -62,7 +62,7 @@ class SignoffSteps:
         who = display(self.key.platform, msg.user_id)
         turn = TurnStart(
             chat_key=str(self.key), inbox_id=row.id, lang=session.lang, asker_id=session.asker_id,
-            message=Message.user(texts.REJECTED.format(who=who, reason=msg.text.strip())),
+            message=Message.user(texts.REJECTED.format(who=who, reason=msg.text.strip()), origin=Origin.SIGNOFF),
             asker_name=session.asker_name, request=session.request, location=None,
             rejected_by=msg.user_id, reason=msg.text.strip()[:500],
         )
@@ -79,4 +79,4 @@ class SignoffSteps:
 
     def files(self, plan: TripPlan, lang: str) -> list[tuple[str, str]]:
         """The calendar and the cost sheet of a plan, as outbox rows."""
-        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone)]
+        return [("file", file_body(f, lang)) for f in plan_files(plan, self.d.settings.timezone, lang)]

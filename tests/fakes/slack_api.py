@@ -25,7 +25,8 @@ type (``apps.connections.open`` takes the app-level token and only it; every oth
 token: ``not_allowed_token_type``), and rate
 limits: HTTP 429 with ``Retry-After`` on demand and when one channel receives more than about one
 chat.postMessage per second sustained (a token bucket: `post_burst` at once, `post_rate` per
-second after that). Chat streaming: ``chat.startStream`` only in a thread and, outside DMs, for
+second after that; Slack's seconds, each `time_scale` of ours: BOT_PLATFORM_TIME_SCALE,
+tests/fakes/pace.py; `Retry-After` counts them). Chat streaming: ``chat.startStream`` only in a thread and, outside DMs, for
 one recipient (``missing_thread_ts``, ``missing_recipient_user_id``, ``missing_recipient_team_id``),
 ``task_display_mode`` "timeline" or "plan"; ``chat.appendStream`` / ``chat.stopStream`` only on
 an open stream (``message_not_in_streaming_state``), an append with text (``markdown_text``, at
@@ -33,7 +34,12 @@ most 12,000 characters) or ``chunks``. Chunks are checked as chat.appendStream d
 (``invalid_chunks``): a non-empty array of objects of a known type with exactly its fields —
 ``markdown_text`` {text}, ``task_update`` {id, title, status: pending | in_progress | complete |
 error, details?, output?, sources?: [{type: "url", url, text}]}, ``plan_update`` {title},
-``blocks`` {blocks: valid Block Kit}.
+``blocks`` {blocks: valid Block Kit}; a workspace may refuse the plan display (`refuse_plan_display`:
+``task_display_mode: "plan"`` answers ``invalid_arguments``, a ``plan_update`` chunk ``invalid_chunks``).
+``chat.postEphemeral`` (seen by one person only: kept in `ephemeral`, not in the channel) needs the
+person in the channel (``user_not_in_channel``). Agent sessions (``agents.sessions.*``,
+``session_status`` on ``chat.stopStream``, the stop button): tests.fakes.slack_agents, with its
+sources.
 """
 
 from __future__ import annotations
@@ -50,7 +56,9 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from tests.fakes import pace
 from tests.fakes.process import serve_until_signalled
+from tests.fakes.slack_agents import AgentsApiError, AgentSessions
 from tests.fakes.slack_blocks import BlockError, validate_blocks
 
 MAX_TEXT = 40_000
@@ -75,6 +83,8 @@ class SlackMessage:
     appends: list[str] = field(default_factory=list)  # the markdown_text pieces a stream received
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_update chunks: the latest per id
     task_updates: list[dict[str, Any]] = field(default_factory=list)  # every task_update, in order
+    display_mode: str | None = None  # chat.startStream's task_display_mode
+    plan_title: str | None = None  # the last plan_update chunk's title
     posted_at: float = field(default_factory=time.monotonic)
     files: list[UploadedFile] = field(default_factory=list)  # shared by files.completeUploadExternal
 
@@ -111,6 +121,17 @@ class UploadedFile:
     content: bytes | None = None  # None until its upload URL received exactly `length` bytes
     title: str = ""
     shared: bool = False
+
+
+@dataclass(frozen=True)
+class Ephemeral:
+    """A chat.postEphemeral message: seen by `user` only, gone when they reload."""
+
+    channel: str
+    user: str
+    text: str
+    thread_ts: str | None = None
+    blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -187,6 +208,8 @@ def _streamed(msg: SlackMessage, text: str, chunks: list[dict[str, Any]] | None)
         elif chunk["type"] == "task_update":
             msg.task_updates.append(chunk)
             msg.tasks[chunk["id"]] = chunk
+        elif chunk["type"] == "plan_update":
+            msg.plan_title = chunk["title"]
     for piece in pieces:
         msg.text += piece
         msg.appends.append(piece)
@@ -223,6 +246,7 @@ class FakeSlack:
         latency_ms: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        time_scale: float | None = None,
     ) -> None:
         self.channels: dict[str, str] = dict(channels or {})  # id -> "channel" | "im"
         self.bot_token = bot_token
@@ -234,6 +258,7 @@ class FakeSlack:
         self.team_id = team_id
         self.post_rate = post_rate
         self.post_burst = post_burst
+        self.time_scale = pace.time_scale(time_scale)
         self.latency_ms = latency_ms
         self._host = host
         self._port = port
@@ -246,7 +271,11 @@ class FakeSlack:
         self.titles: list[tuple[str, str, str]] = []  # assistant.threads.setTitle (channel, thread, title)
         self.suggested: list[tuple[str, str, list[dict[str, str]]]] = []  # setSuggestedPrompts (channel, thread, prompts)
         self.user_locales: dict[str, str] = {}  # users.info locale per user id (default en-US)
+        self.user_names: dict[str, str] = {}  # users.info display name per user id (default: none set)
         self.refuse_streams = False  # chat.startStream answers an error (a workspace without streaming)
+        self.refuse_plan_display = False  # a workspace that shows a stream's tasks only as a timeline
+        self.ephemeral: list[Ephemeral] = []
+        self.agents = AgentSessions(self, self._channel)
         self._forced: dict[str, list[int]] = {}  # method -> Retry-After of the next forced 429s
         self._buckets: dict[str, _Bucket] = {}
         self._last_ts = 0.0
@@ -316,6 +345,10 @@ class FakeSlack:
     def find(self, channel: str, ts: str) -> SlackMessage | None:
         return next((m for m in self.messages.get(channel, []) if m.ts == ts), None)
 
+    def press_stop(self, channel: str, thread_ts: str, user: str) -> dict[str, Any]:
+        """A person presses the stop button of the thread's agent session: the event to deliver."""
+        return self.agents.press_stop(channel, thread_ts, user)
+
     def calls_of(self, method: str) -> list[ApiCall]:
         return [c for c in self.calls if c.method == method]
 
@@ -330,6 +363,26 @@ class FakeSlack:
         now = max(time.time(), self._last_ts + 0.000001)
         self._last_ts = round(now, 6)
         return f"{self._last_ts:.6f}"
+
+    # what tests.fakes.slack_agents needs of the messages
+    def thread_root(self, channel: str, ts: str) -> str:
+        return self._thread_root(channel, ts)
+
+    def open_streams(self, channel: str, thread_ts: str) -> list[SlackMessage]:
+        return [m for m in self.thread(channel, thread_ts) if m.is_bot and m.stream == "open"]
+
+    def channel_members(self, channel: str) -> list[str]:
+        """conversations.members' list: as set in `members`, or everyone who wrote in the channel."""
+        everyone = self.members.get(channel)
+        if everyone is None:
+            everyone = list(dict.fromkeys([self.bot_user_id, *(m.user for m in self.messages.get(channel, []))]))
+        return everyone
+
+    def _chunks(self, args: dict[str, Any]) -> list[dict[str, Any]] | None:
+        chunks = _stream_chunks(args)
+        if self.refuse_plan_display and any(c["type"] == "plan_update" for c in chunks or []):
+            raise _ApiError("invalid_chunks")
+        return chunks
 
     def _thread_root(self, channel: str, ts: str) -> str:
         parent = self.find(channel, ts)
@@ -362,6 +415,9 @@ class FakeSlack:
             call.status, call.error = exc.status, exc.error
             headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
             return web.json_response({"ok": False, "error": exc.error}, status=exc.status, headers=headers)
+        except AgentsApiError as exc:
+            call.error = exc.error
+            return web.json_response({"ok": False, "error": exc.error, **exc.extra})
         finally:
             await self._notify()
 
@@ -403,7 +459,8 @@ class FakeSlack:
             return None
         now = time.monotonic()
         bucket = self._buckets.setdefault(args["channel"], _Bucket(float(self.post_burst), now))
-        bucket.tokens = min(float(self.post_burst), bucket.tokens + (now - bucket.updated) * self.post_rate)
+        refilled = (now - bucket.updated) / self.time_scale * self.post_rate
+        bucket.tokens = min(float(self.post_burst), bucket.tokens + refilled)
         bucket.updated = now
         if bucket.tokens < 1:
             wait = max(1, math.ceil((1 - bucket.tokens) / self.post_rate))
@@ -427,6 +484,9 @@ class FakeSlack:
             "files.getUploadURLExternal": self._get_upload_url,
             "conversations.members": self._conversations_members,
             "files.completeUploadExternal": self._complete_upload,
+            "chat.postEphemeral": self._post_ephemeral,
+            "agents.sessions.setStatus": self.agents.set_status,
+            "agents.sessions.rename": self.agents.rename,
         }
 
     def _channel(self, args: dict[str, Any], key: str = "channel") -> str:
@@ -497,9 +557,7 @@ class FakeSlack:
     def _conversations_members(self, args: dict[str, Any]) -> dict[str, Any]:
         """Paged like Slack's: `limit` (1-1000) per page, the next page's `cursor` in response_metadata."""
         channel = self._channel(args)
-        everyone = self.members.get(channel)
-        if everyone is None:
-            everyone = list(dict.fromkeys([self.bot_user_id, *(m.user for m in self.messages.get(channel, []))]))
+        everyone = self.channel_members(channel)
         limit = str(args.get("limit") or "100")
         if not limit.isdigit() or not 1 <= int(limit) <= 1000:
             raise _ApiError("invalid_limit")
@@ -584,11 +642,15 @@ class FakeSlack:
         self.statuses.append((channel, thread_ts, status))
         return {}
 
-    def _assistant_thread(self, args: dict[str, Any]) -> tuple[str, str]:
+    def _assistant_thread(self, args: dict[str, Any], *, whole_dm: bool = False) -> tuple[str, str]:
+        """An assistant thread (a DM with the app); `whole_dm`: the thread may be left out, for the
+        app's Messages tab as a whole (the Agent experience: slack-sdk 3.48 makes it optional)."""
         channel = self._channel(args, "channel_id")
         if self.channels[channel] != "im":
             raise _ApiError("not_allowed")
         thread_ts = args.get("thread_ts")
+        if thread_ts is None and whole_dm:
+            return channel, ""
         if not isinstance(thread_ts, str):
             raise _ApiError("invalid_arguments")
         return channel, thread_ts
@@ -602,7 +664,7 @@ class FakeSlack:
         return {}
 
     def _set_suggested_prompts(self, args: dict[str, Any]) -> dict[str, Any]:
-        channel, thread_ts = self._assistant_thread(args)
+        channel, thread_ts = self._assistant_thread(args, whole_dm=True)
         prompts = args.get("prompts")
         if isinstance(prompts, str):
             prompts = json.loads(prompts)
@@ -613,11 +675,28 @@ class FakeSlack:
         self.suggested.append((channel, thread_ts, prompts))
         return {}
 
+    def _post_ephemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(args)
+        user = args.get("user")
+        if not isinstance(user, str) or not user:
+            raise _ApiError("user_not_found")
+        if user not in self.channel_members(channel):
+            raise _ApiError("user_not_in_channel")
+        text, blocks = self._content(args)
+        thread_ts = args.get("thread_ts") or None
+        if thread_ts is not None:
+            thread_ts = self._thread_root(channel, str(thread_ts))
+        self.ephemeral.append(Ephemeral(channel, user, text, thread_ts, blocks))
+        return {"message_ts": self._next_ts()}
+
     def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
         user = args.get("user")
         if not isinstance(user, str) or not user:
             raise _ApiError("user_not_found")
-        out: dict[str, Any] = {"id": user, "team_id": self.team_id, "name": user.lower()}
+        # as Slack answers: `name` is the handle; the names people see are in the profile (empty when unset)
+        shown = self.user_names.get(user, "")
+        out: dict[str, Any] = {"id": user, "team_id": self.team_id, "name": user.lower(), "real_name": shown,
+                               "profile": {"display_name": shown, "real_name": shown}}
         if str(args.get("include_locale", "")).lower() in ("1", "true"):
             out["locale"] = self.user_locales.get(user, "en-US")
         return {"user": out}
@@ -639,11 +718,12 @@ class FakeSlack:
         text = args.get("markdown_text") or ""
         if not isinstance(text, str) or len(text) > 12_000:
             raise _ApiError("invalid_arguments")
-        if args.get("task_display_mode") not in (None, "timeline", "plan"):
+        mode = args.get("task_display_mode")
+        if mode not in (None, "timeline", "plan") or (mode == "plan" and self.refuse_plan_display):
             raise _ApiError("invalid_arguments")
-        chunks = _stream_chunks(args)
+        chunks = self._chunks(args)
         msg = SlackMessage(channel=channel, ts=self._next_ts(), text="", user=self.bot_user_id,
-                           bot_id=self.bot_id, thread_ts=root, stream="open")
+                           bot_id=self.bot_id, thread_ts=root, stream="open", display_mode=mode)
         _streamed(msg, text, chunks)
         self.messages.setdefault(channel, []).append(msg)
         return {"channel": channel, "ts": msg.ts}
@@ -660,7 +740,7 @@ class FakeSlack:
     def _append_stream(self, args: dict[str, Any]) -> dict[str, Any]:
         msg = self._open_stream(args)
         text = args.get("markdown_text")
-        chunks = _stream_chunks(args)
+        chunks = self._chunks(args)
         if chunks is None and (not isinstance(text, str) or not text):
             raise _ApiError("invalid_arguments")
         if text is not None and (not isinstance(text, str) or len(text) > 12_000):
@@ -673,7 +753,9 @@ class FakeSlack:
         text = args.get("markdown_text")
         if text is not None and (not isinstance(text, str) or len(text) > 12_000):
             raise _ApiError("invalid_arguments")
-        _streamed(msg, text or "", _stream_chunks(args))
+        chunks = self._chunks(args)
+        self.agents.stream_stopped(msg.channel, msg.thread_ts or msg.ts, args.get("session_status"))
+        _streamed(msg, text or "", chunks)
         msg.stream = "stopped"
         return {"channel": msg.channel, "ts": msg.ts, "message": msg.wire()}
 

@@ -3,6 +3,12 @@
 Slack answers `invalid_blocks` for a malformed or oversized block and `msg_blocks_too_long`
 when the blocks of one message carry too much text in total (observed near 13,000
 characters; we use 12,000 to stay on the safe side of an undocumented limit).
+
+`context_actions` (messages only; 1 to 5 `feedback_buttons` or `icon_button` elements) and the
+`feedback_buttons` element (an action_id of at most 255 characters; a positive and a negative
+button, each plain text of at most 75 characters, a value of at most 2000 and an optional
+accessibility_label of at most 75) follow Slack's Block Kit reference and slack-sdk 3.48's
+ContextActionsBlock, FeedbackButtonsElement and FeedbackButtonObject.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ MAX_ID = 255
 MAX_ACTION_ELEMENTS = 25
 MAX_CONTEXT_ELEMENTS = 10
 MAX_TOTAL_BLOCK_TEXT = 12_000
+MAX_CONTEXT_ACTIONS = 5
 
 
 class BlockError(Exception):
@@ -58,6 +65,30 @@ def _button(el: dict[str, Any], where: str) -> int:
         raise BlockError("invalid_blocks", f"{where}.value: at most {MAX_BUTTON_VALUE} characters")
     if el.get("style") not in (None, "primary", "danger"):
         raise BlockError("invalid_blocks", f"{where}.style: must be primary or danger")
+    return size
+
+
+def _feedback_buttons(el: dict[str, Any], where: str) -> int:
+    extra = set(el) - {"type", "action_id", "positive_button", "negative_button"}
+    if extra:
+        raise BlockError("invalid_blocks", f"{where}: unknown fields {sorted(extra)}")
+    action_id = el.get("action_id")
+    if not isinstance(action_id, str) or not action_id or len(action_id) > MAX_ID:
+        raise BlockError("invalid_blocks", f"{where}.action_id: 1 to {MAX_ID} characters")
+    size = 0
+    for side in ("positive_button", "negative_button"):
+        button = el.get(side)
+        if not isinstance(button, dict):
+            raise BlockError("invalid_blocks", f"{where}.{side}: required")
+        if set(button) - {"text", "value", "accessibility_label"}:
+            raise BlockError("invalid_blocks", f"{where}.{side}: unknown fields")
+        size += _text_object(button.get("text"), f"{where}.{side}.text", limit=MAX_BUTTON_TEXT, plain_only=True)
+        value = button.get("value")
+        if not isinstance(value, str) or not value or len(value) > MAX_BUTTON_VALUE:
+            raise BlockError("invalid_blocks", f"{where}.{side}.value: 1 to {MAX_BUTTON_VALUE} characters")
+        label = button.get("accessibility_label")
+        if label is not None and (not isinstance(label, str) or len(label) > MAX_BUTTON_TEXT):
+            raise BlockError("invalid_blocks", f"{where}.{side}.accessibility_label: at most {MAX_BUTTON_TEXT}")
     return size
 
 
@@ -111,6 +142,17 @@ def _block(block: object, i: int) -> int:
                 if aid in action_ids:
                     raise BlockError("invalid_blocks", f"{where}: duplicate action_id {aid!r}")
                 action_ids.add(aid)
+        return size
+    if kind == "context_actions":
+        elements = block.get("elements")
+        if not isinstance(elements, list) or not 1 <= len(elements) <= MAX_CONTEXT_ACTIONS:
+            raise BlockError("invalid_blocks", f"{where}.elements: 1 to {MAX_CONTEXT_ACTIONS} items")
+        size = 0
+        for j, el in enumerate(elements):
+            if not isinstance(el, dict) or el.get("type") not in ("feedback_buttons", "icon_button"):
+                raise BlockError("invalid_blocks", f"{where}.elements[{j}]: feedback_buttons or icon_button only")
+            if el["type"] == "feedback_buttons":
+                size += _feedback_buttons(el, f"{where}.elements[{j}]")
         return size
     raise BlockError("invalid_blocks", f"{where}: unsupported block type {kind!r}")
 

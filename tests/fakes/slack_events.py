@@ -5,9 +5,14 @@
     resp = await events.app_mention(msg)                               # -> Delivery(status, seconds)
     await events.message(msg)                                          # the same mention as `message`
     await events.block_action(question_msg, user="U1", value="上海虹桥")
+    await events.event(slack.press_stop("C1", msg.ts, "U1"))          # the agent session's stop button
+    await events.app_home_opened("U1", "D1", tab="messages")           # the Agent experience's Messages tab
 
 Envelopes, headers and the signature scheme (v0 HMAC-SHA256 over "v0:{ts}:{body}") are
-Slack's. `retry_num` adds X-Slack-Retry-Num/Reason like a redelivery; `timestamp` and
+Slack's. A press of a `feedback_buttons` element (in a `context_actions` block) is an action
+of type "feedback_buttons" whose value is the pressed button's (Slack's block_actions payload,
+as Bolt's BlockFeedbackButtonsAction types it). `app_home_opened` carries `tab` ("home" or
+"messages"; Slack's event reference). `retry_num` adds X-Slack-Retry-Num/Reason like a redelivery; `timestamp` and
 `signature` override the headers to forge or age a request.
 """
 
@@ -117,14 +122,23 @@ class SlackEvents:
         body = json.dumps({"token": "legacy", "challenge": challenge, "type": "url_verification"}).encode()
         return await self.post(body, "application/json", **kw)
 
+    async def app_home_opened(self, user: str, channel: str, *, tab: str = "messages", **kw: Any) -> Delivery:
+        return await self.event({"type": "app_home_opened", "user": user, "channel": channel, "tab": tab,
+                                 "event_ts": f"{time.time():.6f}"}, **kw)
+
     async def block_action(self, question: SlackMessage, *, user: str, value: str,
                            action_id: str | None = None, **kw: Any) -> Delivery:
-        """A person clicks the button whose value is `value` on the bot's message `question`."""
-        block_id = ""
+        """A person clicks the button whose value is `value` on the bot's message `question`
+        (an actions block's button, or one side of a context_actions block's feedback buttons)."""
+        block_id, kind = "", "button"
         for block in question.blocks:
             for el in block.get("elements", []) if block.get("type") == "actions" else []:
                 if el.get("value") == value:
                     block_id, action_id = block.get("block_id", ""), action_id or el.get("action_id")
+            for el in block.get("elements", []) if block.get("type") == "context_actions" else []:
+                sides = [el.get("positive_button") or {}, el.get("negative_button") or {}]
+                if el.get("type") == "feedback_buttons" and any(b.get("value") == value for b in sides):
+                    block_id, action_id, kind = block.get("block_id", ""), action_id or el.get("action_id"), el["type"]
         if action_id is None:
             raise AssertionError(f"no button with value {value!r} on message {question.ts}")
         container: dict[str, Any] = {"type": "message", "message_ts": question.ts,
@@ -137,8 +151,8 @@ class SlackEvents:
             "trigger_id": f"{int(time.time())}.{uuid.uuid4().int % 10**12}",
             "team": {"id": self.team_id, "domain": "fake"}, "channel": {"id": question.channel, "name": "travel"},
             "message": question.wire(), "state": {"values": {}}, "response_url": "http://127.0.0.1:9/unused",
-            "actions": [{"type": "button", "action_id": action_id, "block_id": block_id, "value": value,
-                         "text": {"type": "plain_text", "text": value[:75]},
+            "actions": [{"type": kind, "action_id": action_id, "block_id": block_id, "value": value,
+                         **({"text": {"type": "plain_text", "text": value[:75]}} if kind == "button" else {}),
                          "action_ts": f"{time.time():.6f}"}],
         }
         body = urlencode({"payload": json.dumps(payload)}).encode()

@@ -20,7 +20,9 @@ found", "message to be replied not found"; callback_data of 1-64 bytes; 409 for 
 while a webhook is set or while another getUpdates is pending; 429 with
 ``parameters.retry_after`` on demand (`flood`) and, with ``flood_control=True``, whenever a
 chat gets more than one message or edit per second (20 per minute in groups) or the bot sends
-more than 30 per second overall. Violations of those limits are always recorded.
+more than 30 per second overall. Violations of those limits are always recorded. Those seconds
+are Telegram's: each lasts `time_scale` of ours (BOT_PLATFORM_TIME_SCALE, tests/fakes/pace.py), and
+`retry_after` counts them. Drafts, forum topics and guest mode: tests.fakes.telegram_native.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -38,8 +39,10 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from tests.fakes import pace
 from tests.fakes.process import serve_until_signalled
-from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_len
+from tests.fakes.telegram_html import utf16_len
+from tests.fakes.telegram_native import NativeMethods, member_of, topic
 from tests.fakes.telegram_state import (
     ChatState,
     Document,
@@ -50,6 +53,16 @@ from tests.fakes.telegram_state import (
     Violation,
 )
 from tests.fakes.telegram_updates import UpdateFactory
+from tests.fakes.telegram_wire import (
+    ApiError,
+    _bad,
+    _json_field,
+    _maybe_int,
+    _message_text,
+    _reply_markup,
+    _reply_to,
+    _truthy,
+)
 
 DEFAULT_TOKEN = "123456789:TEST-fake-token_for-tests"
 _MESSAGE_METHODS = {"sendmessage", "editmessagetext"}
@@ -59,25 +72,7 @@ _ACTIONS = {
 }
 
 
-class ApiError(Exception):
-    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
-        super().__init__(description)
-        self.code = code
-        self.description = description
-        self.retry_after = retry_after
-
-    def body(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"ok": False, "error_code": self.code, "description": self.description}
-        if self.retry_after is not None:
-            out["parameters"] = {"retry_after": self.retry_after}
-        return out
-
-
-def _bad(description: str) -> ApiError:
-    return ApiError(400, f"Bad Request: {description}")
-
-
-class FakeTelegram(UpdateFactory):
+class FakeTelegram(NativeMethods, UpdateFactory):
     def __init__(
         self,
         *,
@@ -87,6 +82,7 @@ class FakeTelegram(UpdateFactory):
         port: int = 0,
         flood_control: bool = False,
         webhook_connections: int = 1,
+        time_scale: float | None = None,
     ) -> None:
         super().__init__(bot_id=int(token.split(":", 1)[0]), bot_username=bot_username)
         self.token = token
@@ -96,15 +92,18 @@ class FakeTelegram(UpdateFactory):
         # Telegram's setWebhook `max_connections` (40 by default there): updates of different chats
         # are posted this many at a time, one chat's in order. 1 (the default here): one at a time.
         self.webhook_connections = webhook_connections
-        self.rates = RateBook()
+        self.time_scale = pace.time_scale(time_scale)
+        self.rates = RateBook(self.time_scale)
         self.requests: list[RequestRecord] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
         self.callback_answers: dict[str, dict[str, Any]] = {}
         self.drafts: dict[int, list[tuple[int, str, float]]] = {}  # chat -> (draft_id, text, monotonic time)
         self.refuse_drafts: set[int] = set()  # chats where sendMessageDraft answers 400 (as for a peer without drafts)
+        self.outage_error: ApiError | None = None  # set: every call answers it (outage() / recover())
         self.webhook_url = ""
         self.webhook_secret: str | None = None
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
+        self.webhook_last_error: tuple[int, str] | None = None  # (unix time, message) of the last failed delivery
         self._poll_generation = 0
         self._changed = asyncio.Event()  # replaced by a fresh one on every change
         self._runner: web.AppRunner | None = None
@@ -178,9 +177,9 @@ class FakeTelegram(UpdateFactory):
     # ------------------------------------------------------------------ test API: faults
 
     def flood(self, chat_id: int, seconds: float) -> None:
-        """Every message or edit to `chat_id` gets 429 with retry_after for `seconds` from now."""
+        """Every message or edit to `chat_id` gets 429 with retry_after for `seconds` (Telegram's) from now."""
         chat = self._chat(chat_id)
-        chat.flood_until = time.monotonic() + seconds
+        chat.flood_until = time.monotonic() + seconds * self.time_scale
         chat.flood_told = False
 
     def block(self, chat_id: int) -> None:
@@ -192,6 +191,14 @@ class FakeTelegram(UpdateFactory):
         chat = self._chat(chat_id)
         chat.fail_sends = count
         chat.fail_containing = containing
+
+    def outage(self, code: int = 500, description: str = "Internal Server Error") -> None:
+        """Every Bot API call answers `code` until `recover()`: what clients see while Telegram's
+        servers are down (500 Internal Server Error, or 502 Bad Gateway from its front)."""
+        self.outage_error = ApiError(code, description)
+
+    def recover(self) -> None:
+        self.outage_error = None
 
     # ------------------------------------------------------------------ updates
 
@@ -232,6 +239,10 @@ class FakeTelegram(UpdateFactory):
             except aiohttp.ClientError:
                 status = 0
             self.webhook_deliveries.append((update["update_id"], status))
+            if not 200 <= status < 300:  # what getWebhookInfo reports afterwards (last_error_*)
+                self.webhook_last_error = (int(time.time()), f"Wrong response from the webhook: {status}"
+                                           if status else "Connection refused")
+                self._notify()
             if 200 <= status < 300:
                 if self.pending and self.pending[0] is update:
                     self.pending.pop(0)
@@ -289,6 +300,8 @@ class FakeTelegram(UpdateFactory):
         params = await _read_params(request)
         chat_id = _maybe_int(params.get("chat_id"))
         try:
+            if self.outage_error is not None:
+                raise self.outage_error
             if handler is None:
                 raise ApiError(404, "Not Found")
             result = await handler(params)
@@ -305,6 +318,7 @@ class FakeTelegram(UpdateFactory):
             "id": self.bot_id, "is_bot": True, "first_name": "Trip Test", "username": self.bot_username,
             "can_join_groups": True, "can_read_all_group_messages": False,
             "supports_inline_queries": False, "can_connect_to_business": False, "has_main_web_app": False,
+            "has_topics_enabled": True, "allows_users_to_create_topics": True, "supports_guest_queries": True,
         }
 
     async def _m_getupdates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
@@ -361,7 +375,11 @@ class FakeTelegram(UpdateFactory):
         return True
 
     async def _m_getwebhookinfo(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"url": self.webhook_url, "has_custom_certificate": False, "pending_update_count": len(self.pending)}
+        info: dict[str, Any] = {"url": self.webhook_url, "has_custom_certificate": False,
+                                "pending_update_count": len(self.pending)}
+        if self.webhook_url and self.webhook_last_error is not None:
+            info["last_error_date"], info["last_error_message"] = self.webhook_last_error
+        return info
 
     async def _m_setmycommands(self, p: dict[str, Any]) -> bool:
         commands = _json_field(p, "commands")
@@ -379,10 +397,12 @@ class FakeTelegram(UpdateFactory):
 
     async def _m_sendchataction(self, p: dict[str, Any]) -> bool:
         chat = self._known_chat(p)
+        thread = topic(chat, p)
         action = str(p.get("action") or "")
         if action not in _ACTIONS:
             raise _bad("wrong parameter action in request")
         chat.actions.append((time.monotonic(), action))
+        chat.action_threads.append(thread)
         return True
 
     async def _m_answercallbackquery(self, p: dict[str, Any]) -> bool:
@@ -397,6 +417,7 @@ class FakeTelegram(UpdateFactory):
 
     async def _m_sendmessage(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._known_chat(p)
+        thread = topic(chat, p)
         text, raw, parse_mode, entities = _message_text(p)
         if chat.fail_sends > 0 and chat.fail_containing in text:
             chat.fail_sends -= 1
@@ -410,30 +431,16 @@ class FakeTelegram(UpdateFactory):
             message_id=chat.new_id(), chat_id=chat.id, from_bot=True, text=text, raw=raw,
             parse_mode=parse_mode, entities=entities, reply_markup=markup,
             reply_to=reply_to[0] if reply_to and reply_to[0] in chat.messages else None,
-            user=self.bot_user,
+            user=self.bot_user, thread=thread,
         )
         chat.messages[msg.message_id] = msg
         return self.message_wire(chat, msg)
-
-    async def _m_sendmessagedraft(self, p: dict[str, Any]) -> bool:
-        """Bot API 9.5: a preview of a message being written, private chats only, with a
-        non-zero draft_id and 1-4096 characters of text; nothing is stored in the chat."""
-        chat = self._known_chat(p)
-        if chat.type != "private":
-            raise _bad("TEXTDRAFT_PEER_INVALID")
-        if chat.id in self.refuse_drafts:
-            raise _bad("TEXTDRAFT_PEER_INVALID")
-        draft_id = _maybe_int(p.get("draft_id"))
-        if draft_id is None or draft_id == 0:
-            raise _bad("draft_id must be non-zero")
-        text, _raw, _mode, _entities = _message_text(p)  # the same 1-4096 characters as a message
-        self.drafts.setdefault(chat.id, []).append((draft_id, text, time.monotonic()))
-        return True
 
     async def _m_senddocument(self, p: dict[str, Any]) -> dict[str, Any]:
         """A document uploaded as multipart/form-data (a file_id or URL of a file this fake never
         stored is refused, as Telegram refuses one it cannot find)."""
         chat = self._known_chat(p)
+        thread = topic(chat, p)
         upload = p.get("_files", {}).get("document")
         if upload is None:
             raise _bad("wrong file identifier/HTTP URL specified" if p.get("document") else "there is no document in the request")
@@ -449,13 +456,13 @@ class FakeTelegram(UpdateFactory):
         doc = Document(f"BQACAgIAAx{len(chat.messages):06d}", file_name or "document", mime or "application/octet-stream",
                        content)
         msg = StoredMessage(message_id=chat.new_id(), chat_id=chat.id, from_bot=True, text=caption, raw=caption,
-                            kind="document", user=self.bot_user, document=doc)
+                            kind="document", user=self.bot_user, document=doc, thread=thread)
         chat.messages[msg.message_id] = msg
         return self.message_wire(chat, msg)
 
-    async def _m_editmessagetext(self, p: dict[str, Any]) -> dict[str, Any]:
+    async def _m_editmessagetext(self, p: dict[str, Any]) -> dict[str, Any] | bool:
         if p.get("inline_message_id"):
-            raise _bad("inline messages are not supported by this fake")
+            return await self._edit_inline(p)
         chat = self._known_chat(p)
         mid = _maybe_int(p.get("message_id"))
         if mid is None:
@@ -487,6 +494,7 @@ class FakeTelegram(UpdateFactory):
             raise _bad("chat not found")
         if chat.blocked:
             raise ApiError(403, "Forbidden: bot was blocked by the user")
+        member_of(chat)
         return chat
 
     def _rate_check(self, chat: ChatState, method: str) -> None:
@@ -495,12 +503,12 @@ class FakeTelegram(UpdateFactory):
             if chat.flood_told:
                 self.rates.violations.append(Violation("ignored_retry_after", chat.id, method, now))
             chat.flood_told = True
-            raise ApiError(429, f"Too Many Requests: retry after {math.ceil(chat.flood_until - now)}",
-                           retry_after=math.ceil(chat.flood_until - now))
+            left = pace.platform_seconds(chat.flood_until - now, self.time_scale)
+            raise ApiError(429, f"Too Many Requests: retry after {left}", retry_after=left)
         wait = self.rates.record(chat, method, now)
         if wait is not None and self.flood_control:
-            seconds = max(1, math.ceil(wait))
-            chat.flood_until = now + seconds
+            seconds = pace.platform_seconds(wait, self.time_scale)
+            chat.flood_until = now + seconds * self.time_scale
             chat.flood_told = True
             raise ApiError(429, f"Too Many Requests: retry after {seconds}", retry_after=seconds)
 
@@ -600,87 +608,6 @@ async def _read_params(request: web.Request) -> dict[str, Any]:
     return params
 
 
-def _maybe_int(value: object) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        return int(str(value))
-    except ValueError:
-        return None
-
-
-def _truthy(value: object) -> bool:
-    return value is True or str(value).lower() in {"true", "1"}
-
-
-def _json_field(p: dict[str, Any], name: str) -> Any:
-    value = p.get(name)
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            raise _bad(f"can't parse {name} JSON object") from None
-    return value
-
-
-def _message_text(p: dict[str, Any]) -> tuple[str, str, str | None, list[Any]]:
-    raw = str(p.get("text") or "")
-    mode = p.get("parse_mode")
-    parse_mode = str(mode) if mode else None
-    if parse_mode and parse_mode.lower() == "html":
-        try:
-            text, entities = parse_html(raw)
-        except EntityParseError as exc:
-            raise _bad(str(exc).removeprefix("Bad Request: ")) from None
-    elif parse_mode and parse_mode.lower() not in {"markdown", "markdownv2"}:
-        raise _bad(f"unsupported parse_mode {parse_mode}")
-    else:
-        text, entities = raw, []
-    if not text.strip():
-        raise _bad("message text is empty")
-    if utf16_len(text) > 4096:
-        raise _bad("message is too long")
-    return text, raw, parse_mode, entities
-
-
-def _reply_markup(p: dict[str, Any]) -> dict[str, Any] | None:
-    if not p.get("reply_markup"):
-        return None
-    markup = _json_field(p, "reply_markup")
-    if not isinstance(markup, dict):
-        raise _bad("can't parse reply keyboard markup JSON object")
-    if "inline_keyboard" in markup:
-        rows = markup["inline_keyboard"]
-        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
-            raise _bad("can't parse inline keyboard button: InlineKeyboardMarkup must be an Array of Arrays")
-        for row in rows:
-            for button in row:
-                if not isinstance(button, dict) or not str(button.get("text") or "").strip():
-                    raise _bad("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
-                data = button.get("callback_data")
-                if data is not None and not (1 <= len(str(data).encode("utf-8")) <= 64):
-                    raise _bad("BUTTON_DATA_INVALID")
-                if data is None and not button.get("url"):
-                    raise _bad("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
-    elif "force_reply" in markup:
-        if markup["force_reply"] is not True:
-            raise _bad("can't parse reply keyboard markup JSON object")
-    elif "keyboard" not in markup and "remove_keyboard" not in markup:
-        raise _bad("can't parse reply keyboard markup JSON object")
-    return markup
-
-
-def _reply_to(p: dict[str, Any]) -> tuple[int, bool] | None:
-    if p.get("reply_parameters"):
-        rp = _json_field(p, "reply_parameters")
-        mid = _maybe_int(rp.get("message_id")) if isinstance(rp, dict) else None
-        if mid is None:
-            raise _bad("can't parse reply parameters JSON object")
-        return mid, bool(rp.get("allow_sending_without_reply"))
-    mid = _maybe_int(p.get("reply_to_message_id"))
-    return (mid, _truthy(p.get("allow_sending_without_reply"))) if mid is not None else None
-
-
 # ---------------------------------------------------------------------- process entry point
 
 
@@ -703,7 +630,8 @@ if __name__ == "__main__":
 
 def _update_chat(update: dict[str, Any]) -> int:
     """The chat an update belongs to (0 when it names none)."""
-    for field in ("message", "edited_message", "channel_post", "edited_channel_post"):
+    for field in ("message", "edited_message", "channel_post", "edited_channel_post", "guest_message",
+                  "stopped_message_generation"):
         if isinstance(update.get(field), dict):
             return int(update[field]["chat"]["id"])
     query = update.get("callback_query")

@@ -60,6 +60,9 @@ class StoredMessage:
     edits: list[str] = field(default_factory=list)  # earlier texts, oldest first
     sent_at: float = field(default_factory=time.monotonic)
     document: Document | None = None  # sendDocument: the file as uploaded
+    thread: int | None = None  # the forum topic it is in (message_thread_id); None: the chat itself
+    topic_name: str | None = None  # kind "topic_created": the service message that opened a topic
+    inline_id: str | None = None  # a guest bot's answer (answerGuestQuery): its inline_message_id
 
     @property
     def buttons(self) -> list[str]:
@@ -74,7 +77,7 @@ class StoredMessage:
         return {
             "message_id": self.message_id, "from_bot": self.from_bot, "text": self.text, "raw": self.raw,
             "parse_mode": self.parse_mode, "reply_markup": self.reply_markup, "reply_to": self.reply_to,
-            "edits": list(self.edits), "kind": self.kind,
+            "edits": list(self.edits), "kind": self.kind, "thread": self.thread,
         }
 
 
@@ -93,6 +96,11 @@ class ChatState:
     fail_sends: int = 0  # sendMessage calls (with `fail_containing` in the text) still to answer 502
     fail_containing: str = ""
     actions: list[tuple[float, str]] = field(default_factory=list)
+    action_threads: list[int | None] = field(default_factory=list)  # the topic each action named
+    forum: bool = False  # a supergroup with topics (or a private chat with the bot's topics on)
+    topics: dict[int, str] = field(default_factory=dict)  # open topics: message_thread_id -> name
+    deleted_topics: set[int] = field(default_factory=set)
+    member: bool = True  # False: the bot is used there as a guest only (Bot API 10.0)
 
     def wire(self, user: FakeUser | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "type": self.type}
@@ -101,12 +109,36 @@ class ChatState:
                 out["first_name"] = user.first_name
         else:
             out["title"] = self.title or f"Group {self.id}"
+            if self.forum:
+                out["is_forum"] = True
         return out
+
+    def topic_of(self, thread: int | None) -> int | None:
+        """The topic a send names, checked as Telegram checks it: a deleted topic, or one this
+        chat does not have, is "message thread not found" (raised as LookupError)."""
+        if thread is None:
+            return None
+        if thread in self.deleted_topics or thread not in self.topics:
+            raise LookupError("message thread not found")
+        return thread
 
     def new_id(self) -> int:
         mid = self.next_message_id
         self.next_message_id += 1
         return mid
+
+
+@dataclass(frozen=True, slots=True)
+class DraftCall:
+    """One sendMessageDraft the fake accepted."""
+
+    chat_id: int
+    draft_id: int
+    text: str  # "": the "Thinking…" placeholder (Bot API 10.0)
+    thread: int | None
+    can_stop: bool  # Bot API 10.3: a stop button on the draft
+    keep_on_stop: bool
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,30 +159,34 @@ class RequestRecord:
 
 
 class RateBook:
-    """Counts what Telegram would call flooding. Times are monotonic seconds of arrival."""
+    """Counts what Telegram would call flooding. Times are monotonic seconds of arrival; Telegram's
+    seconds last `time_scale` of ours (tests/fakes/pace.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, time_scale: float = 1.0) -> None:
         self.global_ops: deque[float] = deque()
         self.violations: list[Violation] = []
+        self.chat_interval = PER_CHAT_INTERVAL_S * time_scale
+        self.minute = 60 * time_scale
+        self.second = 1.0 * time_scale
 
     def record(self, chat: ChatState, method: str, now: float) -> float | None:
-        """Register one message or edit; returns the wait Telegram would demand, or None."""
+        """Register one message or edit; returns the wait Telegram would demand (our seconds), or None."""
         wait: float | None = None
-        if chat.last_op_at is not None and now - chat.last_op_at < PER_CHAT_INTERVAL_S:
+        if chat.last_op_at is not None and now - chat.last_op_at < self.chat_interval:
             self.violations.append(Violation("chat", chat.id, method, now))
-            wait = PER_CHAT_INTERVAL_S - (now - chat.last_op_at)
+            wait = self.chat_interval - (now - chat.last_op_at)
         if chat.type != "private":
-            while chat.recent_ops and now - chat.recent_ops[0] >= 60:
+            while chat.recent_ops and now - chat.recent_ops[0] >= self.minute:
                 chat.recent_ops.popleft()
             if len(chat.recent_ops) >= GROUP_PER_MINUTE:
                 self.violations.append(Violation("group", chat.id, method, now))
-                wait = max(wait or 0, 60 - (now - chat.recent_ops[0]))
+                wait = max(wait or 0, self.minute - (now - chat.recent_ops[0]))
             chat.recent_ops.append(now)
-        while self.global_ops and now - self.global_ops[0] >= 1.0:
+        while self.global_ops and now - self.global_ops[0] >= self.second:
             self.global_ops.popleft()
         if len(self.global_ops) >= GLOBAL_PER_SECOND:
             self.violations.append(Violation("global", chat.id, method, now))
-            wait = max(wait or 0, 1.0 - (now - self.global_ops[0]))
+            wait = max(wait or 0, self.second - (now - self.global_ops[0]))
         self.global_ops.append(now)
         chat.last_op_at = now
         return wait

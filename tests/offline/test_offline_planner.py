@@ -59,12 +59,14 @@ class Drive:
                 for tc in m.tool_calls or [] if tc.function.name == tool]
 
 
-async def drive(planner: OfflinePlanner, tools: ToolCollection, text: str, answers: list[str] | None = None,
+async def drive(planner: OfflinePlanner, tools: ToolCollection, text: str | None, answers: list[str] | None = None,
                 lang: str = "zh", messages: list[Message] | None = None) -> Drive:
+    """`text` None: no new words from the person (the planner goes on, e.g. after a review note)."""
     answers = list(answers or [])
     if messages is None:
         messages = [Message.system(build_system_prompt(lang, NOW, "Asia/Shanghai", None))]
-    messages.append(Message.user(text))
+    if text is not None:
+        messages.append(Message.user(text))
     d = Drive(messages)
     for _ in range(15):
         reply = await planner.ask_tool(messages, tools=tools.to_params())
@@ -326,7 +328,10 @@ async def test_a_three_day_request_gets_three_days_with_a_hotel_and_sights(plann
 
 
 async def test_a_long_weekend_is_three_days(planner, tools):
-    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing", answers=["2026-12-05"], lang="en")
+    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing", lang="en")
+    assert not d.questions  # the coming long weekend: Friday to Sunday
+    assert d.plan is not None and (d.plan.start_date, d.plan.end_date) == ("2026-12-04", "2026-12-06")
+    d = await drive(planner, tools, "A long weekend in Shanghai from Beijing, leaving 2026-12-05", lang="en")
     assert d.plan is not None and (d.plan.start_date, d.plan.end_date) == ("2026-12-05", "2026-12-07")
 
 

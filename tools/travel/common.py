@@ -83,6 +83,7 @@ def render(
     limit: int,
     summary: str,
     extra: dict[str, Any] | None = None,
+    caveats: list[str] | None = None,
 ) -> ToolResult:
     """The compact JSON a model reads and can cite: source, note, query, counts, results."""
     shown = items[:limit]
@@ -95,6 +96,13 @@ def render(
     }
     payload.update(extra or {})
     payload.update(found.extra)
+    caveats = [*found.caveats, *(caveats or [])]
+    if caveats:
+        # "what the plan could not know": the model is asked to carry these into the plan's unknowns
+        payload["caveats"] = caveats
     payload["results"] = [i.model_dump(exclude_none=True) if isinstance(i, BaseModel) else i for i in shown]
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return ToolResult(output=text, summary=summary, meta={"source": found.source, "matched": str(len(items))})
+    meta = {"source": found.source, "matched": str(len(items))}
+    if caveats:
+        meta["caveats"] = " | ".join(caveats)
+    return ToolResult(output=text, summary=summary, meta=meta)

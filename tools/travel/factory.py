@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Protocol, TypeVar
 
 import httpx
@@ -20,6 +21,7 @@ from tools.travel.live import (
     SearxngWeb,
     TavilyWeb,
 )
+from tools.travel.live.telecodes import StationTable
 from tools.travel.location import CurrentLocation
 from tools.travel.models import (
     Flight,
@@ -32,6 +34,7 @@ from tools.travel.models import (
     TrainTransfer,
     WebHit,
 )
+from tools.travel.money import Rates
 from tools.travel.places import PoiAroundSearch, PoiSearch
 from tools.travel.provider import (
     FlightProvider,
@@ -67,7 +70,8 @@ class TravelConfig(Protocol):
 
 
 def _noted(found: Found[T], note: str) -> Found[T]:
-    return replace(found, note=f"{note}; {found.note}")
+    # the plan must say which facts came from the sandbox and why
+    return replace(found, note=f"{note}; {found.note}", caveats=[*found.caveats, f"sandbox data, not live: {note}"])
 
 
 class SandboxFallback:
@@ -112,13 +116,15 @@ def make_provider(
     *,
     http: httpx.AsyncClient | None = None,
     endpoints: LiveEndpoints | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> TravelProviders:
     """Sandbox by default; with travel_data == "live", a live provider per capability whose key is
     set, and the sandbox (with a visible note) for each one that is not.
 
     `http` is the client the live providers share (the caller owns and closes it; one with
     sensible timeouts is made when none is given); `endpoints` overrides the services' base URLs
-    (default: optional *_base_url settings fields, else the real services)."""
+    (default: optional *_base_url settings fields, else the real services); `clock` is what the
+    12306 provider takes as now for its sale window (default: the system clock)."""
     sb = sandbox or SandboxProvider(gazetteer)
     if config.travel_data != "live":
         return TravelProviders(trains=sb.trains, flights=sb.flights, hotels=sb.hotels, places=sb.places,
@@ -146,13 +152,20 @@ def make_provider(
         web = TavilyWeb(client, config.tavily_api_key, base_url=urls.tavily)
     else:
         web = fallback("neither SEARXNG_URL nor TAVILY_API_KEY is set")
-    flights: FlightProvider = (DuffelFlights(client, config.duffel_token, gazetteer, base_url=urls.duffel)
+    flights: FlightProvider = (DuffelFlights(client, config.duffel_token, gazetteer, base_url=urls.duffel,
+                                             rates=rates_of(config))
                                if config.duffel_token else fallback("DUFFEL_TOKEN is not set"))
-    rail = Rail12306(client, gazetteer, base_url=urls.rail12306,
-                     outside=fallback("12306 has no code for a station of this trip in this bot's table"))
+    rail = Rail12306(client, gazetteer, stations=StationTable.load(), base_url=urls.rail12306, clock=clock,
+                     outside=fallback("12306 has no station for a city of this trip"))
     hotels = fallback("there is no live hotel provider")
     return TravelProviders(trains=rail, flights=flights, hotels=hotels, places=places, routes=routes, web=web,
                            mode="live")
+
+
+def rates_of(config: object) -> Rates:
+    """The rate table from an optional `fx_rates` setting ("GBP=9.80,...@2025-06-30"), else the default."""
+    text = getattr(config, "fx_rates", None)
+    return Rates.parse(str(text)) if text else Rates.default()
 
 
 def build_travel_tools(gazetteer: Gazetteer, providers: TravelProviders) -> list[BaseTool[Any]]:
@@ -177,6 +190,7 @@ class TravelSettings:
     searxng_url: str | None = None
     tavily_api_key: str | None = None
     duffel_token: str | None = None
+    fx_rates: str | None = None
 
 
 def build_sandbox_tools(gazetteer: Gazetteer, sandbox: SandboxProvider | None = None) -> list[BaseTool[Any]]:

@@ -39,7 +39,8 @@ class FlightSearch(BaseTool[FlightSearchParams]):
     name = "flight_search"
     description = (
         "Search flights between two cities on a date: flight numbers, airlines, airports, local departure and "
-        "arrival times, duration and fares in CNY. is_transfer=1 searches connections through a hub."
+        "arrival times, duration and fares (in CNY; a fare converted from another currency keeps its original "
+        "quote). is_transfer=1 searches connections through a hub."
     )
     params_model = FlightSearchParams
     read_only = True
@@ -81,11 +82,11 @@ class FlightSearch(BaseTool[FlightSearchParams]):
             found_t = await self._provider.flight_transfers(q, self._limit * 2)
             items_t = [t for t in found_t.items if self._keep(t.legs[0], params, airlines, now, first=True)
                        and all(self._keep(leg, params, airlines, now, first=False) for leg in t.legs[1:])
-                       and self._price_ok(t.price, params)]
+                       and self._price_ok(t.price, t.currency, params)]
             return render(found_t, params, items_t, limit=self._limit,
                           summary=f"{len(items_t)} connections {origin.name_zh}->{dest.name_zh} {day}")
         found = await self._provider.flights(q)
-        items = [f for f in found.items if self._keep(f, params, airlines, now, first=True) and self._price_ok(f.price, params)]
+        items = [f for f in found.items if self._keep(f, params, airlines, now, first=True) and self._price_ok(f.price, f.currency, params)]
         hint = {} if items else {"hint": "nothing matched; relax the filters, try is_transfer=1, or train_search"}
         return render(found, params, items, limit=self._limit,
                       summary=f"{len(items)} flights {origin.name_zh}->{dest.name_zh} {day}", extra=hint)
@@ -105,5 +106,9 @@ class FlightSearch(BaseTool[FlightSearchParams]):
         return not (p.depart_time_latest and minute > minutes_of(p.depart_time_latest))
 
     @staticmethod
-    def _price_ok(price: float, p: FlightSearchParams) -> bool:
+    def _price_ok(price: float, currency: str, p: FlightSearchParams) -> bool:
+        """min/max_sale_price are CNY; providers convert what they can. A fare still in another
+        currency (no rate known) is kept, and the provider's caveat says the limits were not applied."""
+        if currency != "CNY":
+            return True
         return (p.min_sale_price is None or price >= p.min_sale_price) and (p.max_sale_price is None or price <= p.max_sale_price)

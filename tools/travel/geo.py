@@ -12,7 +12,6 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz, process
 
 from tools.travel.errors import UnknownCityError, UnknownPlaceError
+from tools.travel.geo_records import Airport, City, Place, Poi, Station
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATLON = re.compile(r"^\s*(-?\d{1,2}(?:\.\d+)?)\s*,\s*(-?\d{1,3}(?:\.\d+)?)\s*$")
@@ -28,80 +28,9 @@ _ZH_SUFFIXES = ("特别行政区", "火车站", "高铁站", "站", "市")
 _EN_SUFFIXES = (" city", " shi")
 
 
-@dataclass(frozen=True, slots=True)
-class Station:
-    id: str
-    name: str
-    city_id: str
-    lat: float
-    lon: float
-    lines: tuple[str, ...]
+__all__ = ["Airport", "City", "Gazetteer", "Place", "Poi", "Station", "haversine_km", "normalize"]
 
 
-@dataclass(frozen=True, slots=True)
-class Airport:
-    iata: str
-    name_zh: str
-    name_en: str
-    city_id: str
-    lat: float
-    lon: float
-    tz: str
-
-
-@dataclass(frozen=True, slots=True)
-class Poi:
-    id: str
-    city_id: str
-    name_zh: str
-    name_en: str
-    category: str
-    lat: float
-    lon: float
-    hours: str
-    visit_min: int
-    price: float
-
-
-@dataclass(frozen=True, slots=True)
-class City:
-    id: str
-    name_zh: str
-    name_en: str
-    pinyin: str
-    province: str
-    country: str
-    country_code: str
-    lat: float
-    lon: float
-    tz: str
-    population: int
-    tier: int
-    stations: tuple[str, ...]
-    airports: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        return f"{self.name_zh} ({self.name_en})"
-
-    @property
-    def in_mainland(self) -> bool:
-        return self.country_code == "CN"
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Any point a route or a 'near X' search can start from."""
-
-    name: str
-    lat: float
-    lon: float
-    kind: str  # poi | station | airport | city | point
-    city_id: str | None
-    id: str | None = None
-
-
-# Words that mean "what is there to see" rather than a place's name.
 _SIGHTSEEING = frozenset({
     "景点", "景区", "旅游景点", "必去景点", "好玩的地方", "玩", "旅游", "观光", "名胜",
     "sights", "sightseeing", "attractions", "things to do", "tourist attractions", "places to visit",

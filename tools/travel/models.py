@@ -1,7 +1,10 @@
 """What providers return and tools print: compact, citable records with stable ids.
 
-Times are local "YYYY-MM-DD HH:MM"; prices are CNY. Every answer records its source
-("sandbox" or the live provider's name) so plans can say where their facts came from.
+Times are local "YYYY-MM-DD HH:MM". Every price carries its currency (CNY unless a record says
+otherwise; a price converted from another currency keeps the quote it came from). Every answer
+records its source ("sandbox" or the live provider's name) and the caveats a plan must pass on:
+what the tool could not know (trains not on sale yet, converted prices, a provider that failed,
+facts from the sandbox instead of live data).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ T = TypeVar("T")
 class Seat(BaseModel):
     seat: str  # 商务座 一等座 二等座 硬座 软座 硬卧 软卧 / 经济舱 公务舱 头等舱
     price: float
-    left: int  # 0 = sold out
+    left: int  # 0 = sold out (or not on sale yet, see Train.sale_opens)
+    currency: str = "CNY"
 
 
 class Train(BaseModel):
@@ -33,9 +37,13 @@ class Train(BaseModel):
     distance_km: int
     stops: list[str]  # stations called at between from_station and to_station
     seats: list[Seat]
+    sale_opens: str | None = None  # "YYYY-MM-DD HH:MM" when tickets are not on sale yet
+    note: str | None = None  # what the source could not say about this train
 
     def cheapest(self, seat_name: str | None = None) -> float | None:
-        prices = [s.price for s in self.seats if s.left > 0 and (seat_name is None or s.seat == seat_name)]
+        """The lowest fare with seats left; for a train not on sale yet, the lowest listed fare
+        (its seats are unknown until the sale opens, not sold out)."""
+        prices = [s.price for s in self.seats if (s.left > 0 or self.sale_opens) and (seat_name is None or s.seat == seat_name)]
         return min(prices) if prices else None
 
 
@@ -60,8 +68,10 @@ class Flight(BaseModel):
     arrive: str
     duration_min: int
     aircraft: str
-    price: float  # cheapest economy fare
+    price: float  # cheapest economy fare, in `currency`
     cabins: list[Seat]
+    currency: str = "CNY"
+    quoted: str | None = None  # the seller's own price when converted: "45.00 GBP = 441.00 CNY at 9.8 (...)"
 
 
 class FlightTransfer(BaseModel):
@@ -71,6 +81,8 @@ class FlightTransfer(BaseModel):
     total_min: int
     price: float
     legs: list[Flight]
+    currency: str = "CNY"
+    quoted: str | None = None
 
 
 class Hotel(BaseModel):
@@ -90,6 +102,7 @@ class Hotel(BaseModel):
     rating: float
     rooms_left: int
     distance_m: int | None = None  # to the landmark asked for
+    currency: str = "CNY"
 
 
 class PlaceHit(BaseModel):
@@ -105,6 +118,7 @@ class PlaceHit(BaseModel):
     ticket_price: float | None = None
     address: str = ""
     distance_m: int | None = None
+    currency: str | None = None  # of ticket_price, set with it
 
 
 class RouteMode(BaseModel):
@@ -113,6 +127,7 @@ class RouteMode(BaseModel):
     duration_min: int
     cost: float
     note: str = ""
+    currency: str = "CNY"
 
 
 class Route(BaseModel):
@@ -137,3 +152,4 @@ class Found(Generic[T]):
     source: str
     note: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    caveats: list[str] = field(default_factory=list)  # what the answer could not know; plans repeat these

@@ -28,6 +28,8 @@ class TrainQuery:
     day: date
     from_stations: tuple[str, ...]  # the stations asked for; all of the city's when a city was named
     to_stations: tuple[str, ...]
+    exact_from: bool = False  # a station was named (北京南), not a city (北京)
+    exact_to: bool = False
 
 
 @dataclass(frozen=True, slots=True)

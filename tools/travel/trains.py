@@ -60,7 +60,8 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         dest, tos = self._endpoint(params.arrive_station, "arrive_station")
         if origin.id == dest.id:
             raise ToolArgumentError("departure and arrival are in the same city; use route_plan for trips inside a city")
-        q = TrainQuery(origin, dest, day, froms, tos)
+        q = TrainQuery(origin, dest, day, froms, tos, exact_from=self._named_station(params.depart_station),
+                       exact_to=self._named_station(params.arrive_station))
         now = ctx.now.replace(tzinfo=None)
         if params.is_transfer:
             middle = None
@@ -70,14 +71,19 @@ class TrainSearch(BaseTool[TrainSearchParams]):
             items_t = [t for t in found_t.items if self._keep(t.legs[0], params, now)
                        and self._keep_arrival(t.legs[-1], params) and self._fits_price(t.legs, params)]
             label = f"{len(items_t)} transfer options {origin.name_zh}->{dest.name_zh} {day}"
-            hint = {} if items_t else {"hint": "nothing matched; relax the limits or name another middle_station_name"}
+            hint = {} if items_t or "not_on_sale_until" in found_t.extra else {
+                "hint": "nothing matched; relax the limits or name another middle_station_name"}
             return render(found_t, params, items_t, limit=self._limit, summary=label, extra=hint)
         found = await self._provider.trains(q)
         items = [t for t in found.items if self._keep(t, params, now) and self._keep_arrival(t, params)
                  and self._fits_price([t], params)]
         label = f"{len(items)} trains {origin.name_zh}->{dest.name_zh} {day}"
-        hint = {} if items else {"hint": "nothing matched; relax the time or price limits, try is_transfer=1, or flight_search"}
+        hint = {} if items or "not_on_sale_until" in found.extra else {
+            "hint": "nothing matched; relax the time or price limits, try is_transfer=1, or flight_search"}
         return render(found, params, items, limit=self._limit, summary=label, extra=hint)
+
+    def _named_station(self, name: str) -> bool:
+        return self._gaz.resolve_station(name) is not None
 
     def _keep(self, t: Train, p: TrainSearchParams, now: datetime) -> bool:
         dep = parse_dt(t.depart)

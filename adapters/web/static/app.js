@@ -11,16 +11,13 @@
       answeredSteps: (n) => `${n} step${n === 1 ? "" : "s"} · then your answer`,
       working: "Working", done: (n) => `Done in ${n} step${n === 1 ? "" : "s"}`, stopped: "Stopped",
       step: (s, m) => `Step ${s}${m ? " / " + m : ""}`, thinking: "Thinking", failed: "Failed",
-      legs: "Getting there", stay: "Where to stay", sights: "Things to see", total: "Total", alternatives: "Backups", notes: "Notes",
-      travellers: (n) => `${n} traveller${n === 1 ? "" : "s"}`, nights: (n) => `${n} night${n === 1 ? "" : "s"}`, perNight: "/night",
-      breakfast: "breakfast included", minutes: (n) => `${n} min`, ticket: "ticket", free: "Free",
-      sandbox: "Sandbox data: timetables, prices and hotels are simulated for the offline demo and cannot be booked.",
       verdict: "Review", reasons: "Why", connecting: "Reconnecting…", connected: "",
       locOn: "Your location will be sent with the next message.", locOff: "Share my location",
       locFail: "Location unavailable.", locAsk: "Getting your location…",
       sendFail: "Could not send. Check the connection and try again.", answered: "Answered",
-      refused: "This bot is not open to you.", kinds: { train: "Train", flight: "Flight", taxi: "Taxi", drive: "Drive", transit: "Transit", walk: "Walk" },
+      refused: "This bot is not open to you.",
       asText: "Plan as text", copy: "Copy as text", copied: "Copied",
+      rateUp: "This plan helps", rateDown: "This plan does not help", rated: "Thanks for the feedback!",
       limited: (n) => `Too many messages. Please wait ${n} s and try again.`,
       token: "Access token", unlock: "Unlock", tokenWrong: "That token is not right.", tokenNeeded: "This bot needs its access token (BOT_WEB_TOKEN).",
     },
@@ -33,16 +30,13 @@
       waiting: (n) => `已进行 ${n} 步 · 等待你的回答`, answeredSteps: (n) => `${n} 步 · 之后收到你的回答`,
       working: "进行中", done: (n) => `已完成，共 ${n} 步`, stopped: "已停止",
       step: (s, m) => `第 ${s}${m ? " / " + m : ""} 步`, thinking: "思考", failed: "失败",
-      legs: "交通", stay: "住宿", sights: "游览", total: "合计", alternatives: "备选方案", notes: "备注",
-      travellers: (n) => `${n} 人`, nights: (n) => `${n} 晚`, perNight: "/晚",
-      breakfast: "含早餐", minutes: (n) => `${n} 分钟`, ticket: "门票", free: "免费",
-      sandbox: "沙盒数据：车次、价格和酒店均为离线演示的模拟数据，无法预订。",
       verdict: "评审", reasons: "理由", connecting: "正在重新连接…", connected: "",
       locOn: "下一条消息会附带你的位置。", locOff: "共享我的位置",
       locFail: "无法获取位置。", locAsk: "正在获取位置…",
       sendFail: "发送失败，请检查网络后重试。", answered: "已回答",
-      refused: "你没有使用此机器人的权限。", kinds: { train: "火车", flight: "航班", taxi: "打车", drive: "自驾", transit: "公交地铁", walk: "步行" },
+      refused: "你没有使用此机器人的权限。",
       asText: "文字版行程", copy: "复制文字版", copied: "已复制",
+      rateUp: "这份行程有帮助", rateDown: "这份行程没帮上忙", rated: "谢谢你的反馈！",
       limited: (n) => `消息发得太快了，请 ${n} 秒后再试。`,
       token: "访问令牌", unlock: "解锁", tokenWrong: "令牌不正确。", tokenNeeded: "此机器人需要访问令牌（BOT_WEB_TOKEN）。",
     },
@@ -68,8 +62,9 @@
   locBtn.setAttribute("aria-label", t.locOff);
 
   const KEY = "travelbot.session";
-  // The commands every surface shares: they get a notice back, never a run.
-  const COMMAND = /^\/(help|start|status|cancel|new|stop)(@\S+)?(\s|$)/i;
+  // A command (one every surface shares, or one nobody has: the help says so) gets a notice
+  // back, never a run; the server reads a command the same way (bot/chat/commands.py).
+  const COMMAND = /^\/[a-z][a-z0-9_]*(@\S+)?(\s|$)/i;
   const state = {
     sessionId: localStorage.getItem(KEY) || null,
     source: null,
@@ -124,7 +119,6 @@
     }
     return Date.now().toString(36) + Math.random().toString(36).slice(2);
   }
-  const money = (v) => "¥" + (Math.round(Number(v || 0) * 100) / 100).toLocaleString(lang === "zh" ? "zh-CN" : "en-US");
   const cleanText = (s) => String(s || "").replace(/<\/?answer>/gi, "").trim();
 
   // ---------------------------------------------------------------- input state
@@ -245,54 +239,6 @@
     state.pending = null;
   }
 
-  function row(what, price, sub) {
-    const r = el("div", "row");
-    const priceEl = price === null ? el("span", "price", "")
-      : price === "free" ? el("span", "price free", t.free) : el("span", "price", money(price));
-    r.append(el("span", "what", what), priceEl);
-    if (sub) r.append(el("span", "sub", sub));
-    return r;
-  }
-  function planCard(p) {
-    const card = el("section", "plan-card");
-    card.append(el("h2", null, p.title || `${p.origin_city} → ${p.destination_city}`));
-    card.append(el("div", "meta", `${p.origin_city} → ${p.destination_city} · ${p.start_date}${p.end_date && p.end_date !== p.start_date ? " – " + p.end_date : ""} · ${t.travellers(p.travellers || 1)}`));
-    if (p.legs && p.legs.length) {
-      card.append(el("h3", null, t.legs));
-      for (const l of p.legs) {
-        const kind = (t.kinds[l.kind] || l.kind) + (l.number ? " " + l.number : "");
-        const extra = [l.airline, l.seat].filter(Boolean).join(" · ");
-        card.append(row(`${kind}: ${l.origin} → ${l.destination}`, l.price, `${l.depart} → ${l.arrive}${extra ? " · " + extra : ""}`));
-      }
-    }
-    if (p.stays && p.stays.length) {
-      card.append(el("h3", null, t.stay));
-      for (const s of p.stays) {
-        const sub = `${s.city} · ${s.checkin_date} → ${s.checkout_date} · ${t.nights(s.nights)} · ${money(s.price_per_night)}${t.perNight}${s.breakfast ? " · " + t.breakfast : ""}`;
-        card.append(row(s.name, s.total, sub));
-      }
-    }
-    if (p.visits && p.visits.length) {
-      card.append(el("h3", null, t.sights));
-      for (const v of p.visits) {
-        const sub = [v.city, v.date + (v.start ? " " + v.start : ""), v.duration_min ? t.minutes(v.duration_min) : ""].filter(Boolean).join(" · ");
-        card.append(row(v.name, Number(v.ticket_price || 0) > 0 ? v.ticket_price : "free", sub));
-      }
-    }
-    const total = el("div", "total");
-    total.append(el("span", null, t.total), el("span", "price", money(p.total_cost) + (p.currency && p.currency !== "CNY" ? " " + p.currency : "")));
-    card.append(total);
-    for (const [key, items] of [["alternatives", p.alternatives], ["notes", p.notes]]) {
-      if (items && items.length) {
-        card.append(el("h3", null, t[key]));
-        const ul = el("ul");
-        for (const it of items) ul.appendChild(el("li", null, it));
-        card.append(ul);
-      }
-    }
-    if (p.data_source === "sandbox" || p.data_source === "mixed") card.append(el("div", "sandbox", t.sandbox));
-    return card;
-  }
   function planText(body) {
     // The text stays for copying (and is what surfaces without cards show), folded away.
     const actions = el("div", "plan-actions");
@@ -307,11 +253,36 @@
     actions.append(copy, details);
     return actions;
   }
-  function addAnswer(text, plan) {
+  function feedbackPair(run) {
+    // Thumbs up / down under a plan (icons, not emoji): the person's latest press is kept with the plan's run.
+    const box = el("div", "plan-feedback");
+    const note = el("span", "note", "");
+    for (const [rating, label] of [["up", t.rateUp], ["down", t.rateDown]]) {
+      const b = el("button", "rate");
+      b.type = "button";
+      b.append(icon(rating));
+      b.dataset.rating = rating;
+      b.title = label;
+      b.setAttribute("aria-label", label);
+      b.addEventListener("click", async () => {
+        try {
+          const ack = await post(`/api/sessions/${encodeURIComponent(state.sessionId)}/feedback`, { run, rating });
+          if (!ack) return;
+          for (const other of box.querySelectorAll("button.rate")) other.setAttribute("aria-pressed", String(other === b));
+          note.textContent = t.rated;
+        } catch (_) { note.textContent = t.sendFail; }
+      });
+      box.append(b);
+    }
+    box.append(note);
+    return box;
+  }
+  function addAnswer(text, plan, costs, places, run) {
     const body = cleanText(text);
     if (plan) {
-      const card = planCard(plan);
+      const card = PlanCard.render(plan, costs, places, lang);
       if (body) card.append(planText(body));
+      if (run) card.append(feedbackPair(run));
       append(card);
     } else if (body) append(el("div", "msg assistant", body));
   }
@@ -331,9 +302,21 @@
     }
   }
 
+  function addFile(d) {
+    const link = el("a", "file", "📎 " + d.filename);
+    link.href = d.url;
+    link.download = d.filename;
+    append(link);
+  }
+
   function addDelta(d) {
     // One element per step: a step whose text turns out to be a thought (tool calls follow)
-    // or the answer (the answer event follows) gives it up then.
+    // or the answer (the answer event follows) gives it up then. A withdrawn text's element
+    // (text_reset) takes the next step's text in its place.
+    if (state.draft && state.draft.reset) {
+      state.draft.step = d.step;
+      state.draft.reset = false;
+    }
     if (!state.draft || state.draft.step !== d.step) {
       dropDraft();
       state.draft = { step: d.step, el: append(el("div", "msg assistant streaming", "")) };
@@ -341,6 +324,12 @@
     const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
     state.draft.el.textContent += d.text;
     if (nearBottom) scroller.scrollTop = scroller.scrollHeight;
+  }
+  function resetDraft(d) {
+    // the text so far is withdrawn: the element stays, empty, for the text that replaces it
+    if (!state.draft || state.draft.step !== d.step) return;
+    state.draft.el.textContent = "";
+    state.draft.reset = true;
   }
   function dropDraft() {
     if (state.draft) state.draft.el.remove();
@@ -373,6 +362,7 @@
   const handlers = {
     step: (d) => { setBusy(true); state.run = d.run || null; addStep(d); },
     delta: (d) => { setBusy(true); addDelta(d); },
+    text_reset: (d) => resetDraft(d),
     tool: (d) => { setBusy(true); dropDraft(); addTool(d); },
     human_input_request: (d) => {
       if (state.timeline) {
@@ -383,14 +373,9 @@
       askPending(d);
       setBusy(false);
     },
-    answer: (d) => { settleWaitingTimeline(); dropDraft(); addAnswer(d.text, d.plan); },
+    answer: (d) => { settleWaitingTimeline(); dropDraft(); addAnswer(d.text, d.plan, d.costs, d.places, d.run); },
     verdict: (d) => addVerdict(d),
-    file: (d) => {
-      const link = el("a", "file", "📎 " + d.filename);
-      link.href = d.url;
-      link.download = d.filename;
-      append(link);
-    },
+    file: (d) => addFile(d),
     error: (d) => { settleWaitingTimeline(); keepDraft(); closeTimeline(t.failed); addNotice(d.message, "error"); setBusy(false); },
     notice: onNotice,
     done: (d) => {
@@ -474,13 +459,23 @@
       else if (e.role === "question") addQuestion({ question: e.text }, true);
       else if (e.role === "answer") append(el("div", "msg user", e.text));
       else if (e.role === "notice") addNotice(e.text);
-      else addAnswer(e.text, e.plan);
+      else {
+        // the review and the file links shown after the answer come back with it
+        addAnswer(e.text, e.plan, e.costs, e.places);
+        if (e.verdict) addVerdict(e.verdict);
+        for (const f of e.files || []) addFile(f);
+      }
     });
     if (view.pending) askPending(view.pending);
     if (!logEl.children.length) showWelcome();
     setBusy(view.state === "working");
     state.run = view.run || null;
-    if (state.busy) timeline();
+    state.draft = null;
+    if (state.busy) {
+      // the run's steps so far, and the answer as far as it is written: the stream goes on from there
+      for (const p of view.progress || []) if (handlers[p.event]) handlers[p.event](p.data);
+      timeline();
+    }
     connect(view.last_event_id);
   }
   function resetSession() {
@@ -590,7 +585,14 @@
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); form.requestSubmit(); }
   });
   input.addEventListener("input", () => { input.style.height = ""; input.style.height = Math.min(input.scrollHeight, 144) + "px"; });
-  $("new").addEventListener("click", resetSession);
+  $("new").addEventListener("click", async () => {
+    // the old trip is closed on the server too: its question stops waiting (and leaves /admin)
+    const old = state.sessionId;
+    resetSession();
+    if (old) {
+      try { await post("/api/chat", { message: "/new", client_message_id: clientId(), lang, session_id: old }); } catch (_) { /* the page has moved on */ }
+    }
+  });
   stopBtn.addEventListener("click", async () => {
     if (!state.sessionId) return;
     stopBtn.disabled = true;  // the notice event says what was stopped and ends the run

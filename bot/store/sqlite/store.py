@@ -23,12 +23,13 @@ from bot.store.errors import StoreClosed
 from bot.store.migrate import MIGRATIONS_DIR, Migration, apply_migrations, discover
 from bot.store.reads import CHAT_QUESTIONS, OPEN_SESSION, PENDING_INBOX, Row, StoreReads
 from bot.store.rows import ChatView, InboxRow, QuestionRow, SessionRow, loaded
-from bot.store.sqlite import run_writes, writes
+from bot.store.sqlite import run_writes, suggestions, writes
 from bot.store.sqlite.reader import SqliteReader, in_snapshot
 from bot.store.sqlite.writer import GroupCommitWriter
 from bot.store.writes import Record, StoreWrites
 
-_WRITES: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (*writes.WRITES, *run_writes.WRITES)}
+_WRITES: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (*writes.WRITES, *run_writes.WRITES,
+                                                                     *suggestions.WRITES)}
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 
 

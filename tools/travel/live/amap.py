@@ -30,6 +30,15 @@ def _num(text: str, default: float = 0.0) -> float:
         return default
 
 
+def _price(text: str) -> float | None:
+    """A fare Amap gave, or None for none ("", [] read as "", "--", garbage)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
 class AmapProvider:
     """Places and routes from Amap; cities outside China go to `outside` (the sandbox) when given."""
 
@@ -69,7 +78,8 @@ class AmapProvider:
             poi_id=p.id, name=p.name, city=p.cityname or (city.name_zh if city else ""),
             category=[t for t in p.type.split(";") if t][-1] if p.type else "",
             lat=lat, lon=lon, opening_hours=biz.opentime2 or biz.open_time,
-            ticket_price=_num(biz.cost) if sight and biz.cost else None,
+            ticket_price=_price(biz.cost) if sight else None,
+            currency="CNY" if sight and _price(biz.cost) is not None else None,
             address=f"{p.adname}{p.address}" if p.adname and not p.address.startswith(p.adname) else p.address,
             distance_m=int(_num(p.distance)) if p.distance else None,
         )
@@ -102,7 +112,8 @@ class AmapProvider:
                 "destination": amap_location(destination.lat, destination.lon)}
         straight = haversine_km(origin.lat, origin.lon, destination.lat, destination.lon)
         calls: list[Any] = [
-            self._get("/v3/direction/driving", {**ends, "extensions": "base", "strategy": "0"}, m.DriveAnswer),
+            # the taxi fare (route.taxi_cost) is only in the full answer: extensions=all
+            self._get("/v3/direction/driving", {**ends, "extensions": "all", "strategy": "0"}, m.DriveAnswer),
             self._get("/v3/direction/transit/integrated", {**ends, "city": city.name_zh, "cityd": city.name_zh,
                                                            "extensions": "base", "strategy": "0"}, m.TransitAnswer),
         ]
@@ -112,21 +123,26 @@ class AmapProvider:
         if isinstance(drive, BaseException):
             raise drive
         modes = self._drive_modes(drive)
-        notes = [NOTE]
+        notes, caveats = [NOTE], []
+        if not any(m.mode == "taxi" for m in modes):
+            caveats.append("Amap gave no taxi fare for this route; the taxi cost is unknown")
         for label, answer in zip(("transit", "walking"), others, strict=False):
             if isinstance(answer, ProviderError):
                 notes.append(f"{label} route unavailable: {answer.message}")
+                caveats.append(f"no {label} route from Amap: {answer.message}")
             elif isinstance(answer, BaseException):
                 raise answer
             elif isinstance(answer, m.TransitAnswer):
-                modes += self._transit_modes(answer)
+                transit = self._transit_modes(answer)
+                modes += transit
+                caveats += [f"Amap gave no fare for the transit route ({t.note})" for t in transit if "no fare" in t.note]
             elif isinstance(answer, m.WalkAnswer) and isinstance(answer.route, m.WalkRoute) and answer.route.paths:
                 w = answer.route.paths[0]
                 modes.append(RouteMode(mode="walk", distance_km=round(_num(w.distance) / 1000, 1),
                                        duration_min=max(1, round(_num(w.duration) / 60)), cost=0.0))
         route = Route(origin=origin.name, destination=destination.name, city=city.name_zh,
                       straight_km=round(straight, 2), modes=modes)
-        return Found([route], PROVIDER, "; ".join(notes))
+        return Found([route], PROVIDER, "; ".join(notes), caveats=caveats)
 
     @staticmethod
     def _drive_modes(answer: m.DriveAnswer) -> list[RouteMode]:
@@ -135,8 +151,9 @@ class AmapProvider:
         path = answer.route.paths[0]
         km, minutes = round(_num(path.distance) / 1000, 1), max(1, round(_num(path.duration) / 60))
         modes = []
-        if answer.route.taxi_cost:
-            modes.append(RouteMode(mode="taxi", distance_km=km, duration_min=minutes, cost=round(_num(answer.route.taxi_cost)),
+        taxi = _price(answer.route.taxi_cost)
+        if taxi is not None:  # real answers carry it as a string, sometimes "39.76049999999999"
+            modes.append(RouteMode(mode="taxi", distance_km=km, duration_min=minutes, cost=round(taxi),
                                    note="Amap's taxi fare estimate at current traffic"))
         modes.append(RouteMode(mode="drive", distance_km=km, duration_min=minutes, cost=_num(path.tolls),
                                note="cost is road tolls; fuel and parking extra"))
@@ -148,7 +165,11 @@ class AmapProvider:
             return []
         t = answer.route.transits[0]
         lines = [s.bus.buslines[0].name for s in t.segments if isinstance(s.bus, m.Bus) and s.bus.buslines]
-        km = _num(t.distance) or _num(answer.route.distance)
-        note = " -> ".join(lines) + f"; walking {round(_num(t.walking_distance))} m"
+        # a transit's own distance when given, else its rides plus its walking (route.distance is the walk
+        # between the two ends, not the trip)
+        rides = sum(_num(b.distance) for s in t.segments if isinstance(s.bus, m.Bus) for b in s.bus.buslines[:1])
+        km = _num(t.distance) or (rides + _num(t.walking_distance) if rides else _num(answer.route.distance))
+        fare = _price(t.cost)
+        note = " -> ".join(lines) + f"; walking {round(_num(t.walking_distance))} m" + ("" if fare is not None else "; no fare given")
         return [RouteMode(mode="transit", distance_km=round(km / 1000, 1), duration_min=max(1, round(_num(t.duration) / 60)),
-                          cost=_num(t.cost), note=note)]
+                          cost=fare or 0.0, note=note)]

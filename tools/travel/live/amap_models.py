@@ -94,6 +94,7 @@ class DriveAnswer(Envelope):
 
 class BusLine(BaseModel):
     name: Text = ""
+    distance: Text = ""
 
 
 class Bus(BaseModel):

@@ -14,6 +14,7 @@ from tools.errors import ProviderError
 from tools.travel.geo import Gazetteer
 from tools.travel.live.http import DUFFEL_BASE_URL, Reply, body, join, parse, send, server_error
 from tools.travel.models import Flight, FlightTransfer, Found, Seat
+from tools.travel.money import BASE, Rates
 from tools.travel.provider import FlightQuery
 
 PROVIDER = "duffel"
@@ -91,17 +92,26 @@ def minutes(iso: str | None, start: str, end: str) -> int:
     return int((datetime.fromisoformat(end[:19]) - datetime.fromisoformat(start[:19])).total_seconds() // 60)
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def local(ts: str) -> str:
     return datetime.fromisoformat(ts[:19]).strftime("%Y-%m-%d %H:%M")
 
 
 class DuffelFlights:
     def __init__(self, client: httpx.AsyncClient, token: str, gazetteer: Gazetteer, *,
-                 base_url: str = DUFFEL_BASE_URL) -> None:
+                 base_url: str = DUFFEL_BASE_URL, rates: Rates | None = None) -> None:
         self._http = client
         self._token = token
         self._gaz = gazetteer
         self._base = base_url
+        self._rates = rates or Rates.default()
 
     def _error(self, reply: Reply) -> ProviderError:
         first = ApiError()
@@ -140,7 +150,30 @@ class DuffelFlights:
         answer = parse(OfferRequestAnswer, body(reply, provider=PROVIDER, label=LABEL), provider=PROVIDER, label=LABEL)
         return answer.data.offers
 
-    def _flight(self, s: Segment, q: FlightQuery, price: float) -> Flight:
+    def _price(self, o: Offer) -> tuple[float, str, str | None] | None:
+        """The offer's total in CNY when the rate table knows its currency (with the quote it came
+        from), else as quoted; None for a total that is not a number ("--")."""
+        try:
+            amount = float(o.total_amount)
+        except ValueError:
+            return None
+        currency = o.total_currency.upper()
+        if currency == BASE:
+            return amount, BASE, None
+        converted = self._rates.convert(amount, currency)
+        if converted is None:
+            return amount, currency, None
+        return converted.amount, BASE, converted.quote()
+
+    @staticmethod
+    def _unpriced(offers: list[Offer]) -> list[str]:
+        bad = [o for o in offers if not _is_number(o.total_amount)]
+        if not bad:
+            return []
+        return [f"{len(bad)} Duffel offer(s) came without a usable price ({bad[0].total_amount!r}) and are left out"]
+
+    def _flight(self, s: Segment, q: FlightQuery, price: float, currency: str = BASE,
+                quoted: str | None = None) -> Flight:
         code = s.marketing_carrier.iata_code or ""
         dep, arr = self._gaz.airport(s.origin.iata_code or ""), self._gaz.airport(s.destination.iata_code or "")
         cabin = s.passengers[0].cabin_class_marketing_name if s.passengers else ""
@@ -152,8 +185,9 @@ class DuffelFlights:
             to_city=self._gaz.city(arr.city_id).name_zh if arr else q.destination.name_zh,
             depart=local(s.departing_at), arrive=local(s.arriving_at),
             duration_min=minutes(s.duration, s.departing_at, s.arriving_at),
-            aircraft=s.aircraft.name if s.aircraft else "", price=price,
-            cabins=[Seat(seat="经济舱" + (f" ({cabin})" if cabin and cabin.lower() != "economy" else ""), price=price, left=1)],
+            aircraft=s.aircraft.name if s.aircraft else "", price=price, currency=currency, quoted=quoted,
+            cabins=[Seat(seat="经济舱" + (f" ({cabin})" if cabin and cabin.lower() != "economy" else ""), price=price, left=1,
+                         currency=currency)],
         )
 
     async def _search(self, q: FlightQuery, connections: int) -> tuple[list[Offer], set[str]]:
@@ -162,11 +196,24 @@ class DuffelFlights:
         offers = [o for g in groups for o in g]
         return offers, {o.total_currency for o in offers}
 
-    @staticmethod
-    def _note(currencies: set[str]) -> str:
+    def _money(self, currencies: set[str]) -> tuple[str, list[str]]:
+        """The note and the caveats for the currencies Duffel quoted in."""
         note = "live offers from Duffel (economy, one adult); left 1 means bookable, Duffel gives no seat count"
-        other = sorted(currencies - {"CNY"})
-        return note + (f"; fares are in {', '.join(other)} as quoted, not converted to CNY" if other else "")
+        foreign = sorted(c.upper() for c in currencies) if currencies else []
+        foreign = [c for c in foreign if c != BASE]
+        known = {c for c in foreign if self._rates.knows(c)}
+        caveats = []
+        if known:
+            used = self._rates.describe(known)
+            note += f"; fares quoted in {', '.join(sorted(known))} are shown in CNY ({used}); `quoted` keeps Duffel's own price"
+            caveats.append(f"flight fares converted to CNY from {', '.join(sorted(known))} ({used}); the amount charged "
+                           "depends on the rate on the day of booking")
+        unknown = [c for c in foreign if c not in known]
+        if unknown:
+            note += f"; fares in {', '.join(unknown)} stay as quoted: no rate for them in the rate table"
+            caveats.append(f"fares in {', '.join(unknown)} are not converted (no rate in BOT_FX_RATES); CNY price "
+                           "limits were not applied to them")
+        return note, caveats
 
     async def flights(self, q: FlightQuery) -> Found[Flight]:
         offers, currencies = await self._search(q, 0)
@@ -175,12 +222,16 @@ class DuffelFlights:
             segs = o.slices[0].segments if o.slices else []
             if len(segs) != 1:
                 continue
-            f = self._flight(segs[0], q, float(o.total_amount))
+            priced = self._price(o)
+            if priced is None:
+                continue
+            f = self._flight(segs[0], q, *priced)
             key = (f.number, f.depart)
             if key not in best or f.price < best[key].price:
                 best[key] = f
         items = sorted(best.values(), key=lambda f: (f.depart, f.price, f.number))
-        return Found(items, PROVIDER, self._note(currencies))
+        note, caveats = self._money(currencies)
+        return Found(items, PROVIDER, note, caveats=caveats + self._unpriced(offers))
 
     async def flight_transfers(self, q: FlightQuery, limit: int) -> Found[FlightTransfer]:
         offers, currencies = await self._search(q, 1)
@@ -189,13 +240,19 @@ class DuffelFlights:
             segs = o.slices[0].segments if o.slices else []
             if len(segs) != 2:
                 continue
-            price = float(o.total_amount)
-            legs = [self._flight(s, q, 0.0) for s in segs]
+            priced = self._price(o)
+            if priced is None:
+                continue
+            price, currency, quoted = priced
+            legs = [self._flight(s, q, 0.0, currency) for s in segs]
             layover = minutes(None, segs[0].arriving_at, segs[1].departing_at)
             total = minutes(None, segs[0].departing_at, segs[1].arriving_at)
             t = FlightTransfer(id="+".join(leg.number for leg in legs), via_airport=legs[0].to_airport,
-                               layover_min=layover, total_min=total, price=price, legs=legs)
+                               layover_min=layover, total_min=total, price=price, legs=legs, currency=currency,
+                               quoted=quoted)
             if t.id not in best or price < best[t.id].price:
                 best[t.id] = t
         items = sorted(best.values(), key=lambda t: (t.price, t.total_min, t.id))[:limit]
-        return Found(items, PROVIDER, self._note(currencies) + "; a connection's price covers both legs")
+        note, caveats = self._money(currencies)
+        return Found(items, PROVIDER, note + "; a connection's price covers both legs",
+                     caveats=caveats + self._unpriced(offers))

@@ -36,6 +36,18 @@ class TavilyAnswer(BaseModel):
     results: list[TavilyResult] = Field(default_factory=list)
 
 
+def _engines(unresponsive: list[Any]) -> str:
+    """SearXNG lists [engine, reason] pairs: 'brave (Suspended: too many requests), duckduckgo (timeout)'."""
+    out = []
+    for item in unresponsive:
+        if isinstance(item, list | tuple) and item:
+            name, reason = str(item[0]), " ".join(str(x) for x in item[1:])
+            out.append(f"{name} ({reason})" if reason else name)
+        elif isinstance(item, str):
+            out.append(item)
+    return ", ".join(out)
+
+
 def _snippet(text: str | None) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= 400 else text[:397] + "..."
@@ -66,7 +78,15 @@ class SearxngWeb:
         answer = parse(SearxAnswer, body(reply, provider=self.PROVIDER, label=self.LABEL),
                        provider=self.PROVIDER, label=self.LABEL)
         hits = [WebHit(title=r.title, snippet=_snippet(r.content), url=r.url) for r in answer.results if r.url][:limit]
-        return Found(hits, self.PROVIDER, "live web search through SearXNG; check facts on the linked pages")
+        failed = _engines(answer.unresponsive_engines)
+        if failed and not hits:
+            # SearXNG answers 200 with no results when every engine failed: that is not "nothing exists"
+            raise ProviderError(f"{self.LABEL} found nothing because its search engines failed ({failed}); this says "
+                                "nothing about whether such pages exist. Try again in a few minutes or rephrase",
+                                provider=self.PROVIDER, status_code=reply.status, retryable=True)
+        caveats = [f"some web search engines failed ({failed}); results may be incomplete"] if failed else []
+        return Found(hits, self.PROVIDER, "live web search through SearXNG; check facts on the linked pages",
+                     caveats=caveats)
 
 
 class TavilyWeb:

@@ -21,7 +21,7 @@ class SandboxPlaces:
         return PlaceHit(
             poi_id=p.id, name=p.name_zh, name_en=p.name_en, city=self._gaz.city(p.city_id).name_zh,
             category=p.category, lat=p.lat, lon=p.lon, opening_hours=p.hours, visit_min=p.visit_min,
-            ticket_price=p.price, distance_m=None if distance_m is None else round(distance_m),
+            ticket_price=p.price, currency="CNY", distance_m=None if distance_m is None else round(distance_m),
         )
 
     def eateries(self, parent: Poi) -> list[Poi]:

@@ -1,17 +1,16 @@
-"""The model client's aiohttp transport (agent_core.model_transport), seen through the LLM client
+"""The model client's connections (the openai SDK's own HTTP client), seen through the LLM client
 against raw HTTP servers on 127.0.0.1 that do what real endpoints do at the connection level:
 keep connections alive, compress bodies, hang up, speak garbage, stream and notice a reader that
-left."""
+left. Each fault must reach the retry policy as the kind it is (a dropped connection is a
+connection fault, not a timeout), since that is what is retried and counted."""
 
 from __future__ import annotations
 
 import asyncio
 import gzip
 import json
-import queue
 import socket
 import ssl
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -125,7 +124,7 @@ async def test_a_tls_endpoint_signed_by_an_authority_the_machine_trusts_is_reach
 
     bundle = tmp_path / "ca.pem"
     authority.cert_pem.write_to_path(str(bundle))
-    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))  # the trust httpx2 would have used
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))  # the standard variable: the SDK's client honours it
     async with endpoint(handler, server_tls(authority)) as url:
         llm = make_llm(url)
         try:
@@ -189,6 +188,55 @@ async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
     assert errors.errors == ["connection", "unavailable"]  # the attempt, then the call given up
 
 
+async def hang_up_first(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                        served: list[str]) -> None:
+    """The first connection is closed once its request arrived, with no answer (a server that
+    restarted, a proxy that gave up); later ones are answered."""
+    request = await reader.readuntil(b"\r\n\r\n")
+    length = int(next((line.split(b":")[1] for line in request.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), b"0"))
+    await reader.readexactly(length)
+    served.append("dropped" if not served else "answered")
+    if served[-1] == "answered":
+        body = json.dumps(completion("after the drop")).encode()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                     + str(len(body)).encode() + b"\r\n\r\n" + body)
+        await writer.drain()
+    writer.close()
+
+
+async def test_a_dropped_connection_is_a_connection_fault_and_retried_as_one() -> None:
+    served: list[str] = []
+    server = await asyncio.start_server(lambda r, w: hang_up_first(r, w, served), "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    errors = Recorder()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors, max_retries=1, backoff_base_s=0.01, backoff_cap_s=0.02)
+    try:
+        assert await llm.ask(HELLO) == "after the drop"
+    finally:
+        await llm.aclose()
+        server.close()
+        await server.wait_closed()
+    assert served == ["dropped", "answered"] and errors.errors == ["connection"]
+
+
+async def test_a_dropped_connection_with_no_retries_left_is_given_up_as_a_connection_fault() -> None:
+    served: list[str] = []
+    server = await asyncio.start_server(lambda r, w: hang_up_first(r, w, served), "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    errors = Recorder()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors)
+    try:
+        with pytest.raises(LLMUnavailable) as raised:
+            await llm.ask(HELLO)
+    finally:
+        await llm.aclose()
+        server.close()
+        await server.wait_closed()
+    assert served == ["dropped"] and errors.errors == ["connection", "unavailable"]
+    assert "APIConnectionError" in str(raised.value)
+
+
 async def test_a_reply_that_never_comes_is_a_timeout() -> None:
     released = asyncio.Event()
 
@@ -233,28 +281,3 @@ async def test_a_stream_left_early_hangs_up_so_the_model_stops_writing() -> None
             await asyncio.wait_for(ended.wait(), timeout=5)
         finally:
             await llm.aclose()
-
-
-def test_one_client_serves_one_event_loop_after_another() -> None:
-    async def handler(request: web.Request) -> web.Response:
-        return web.json_response(completion("again"))
-
-    urls: queue.Queue[str] = queue.Queue()
-    stop = threading.Event()
-
-    async def serve() -> None:
-        async with endpoint(handler) as url:
-            urls.put(url)
-            while not stop.is_set():
-                await asyncio.sleep(0.01)
-
-    server = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
-    server.start()
-    try:
-        llm = make_llm(urls.get(timeout=10))
-        assert asyncio.run(llm.ask(HELLO)) == "again"
-        assert asyncio.run(llm.ask(HELLO)) == "again"  # a new loop: the first loop's connections went with it
-        asyncio.run(llm.aclose())
-    finally:
-        stop.set()
-        server.join(timeout=10)

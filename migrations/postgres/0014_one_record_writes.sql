@@ -439,6 +439,57 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- suggestions (bot.chat.suggestions) and the ratings of plans -----------------------------------
+
+-- `suggestion`: bot.store.rows.SuggestionRow, stored whole; `outbox`: [kind, body] each.
+CREATE FUNCTION bot_add_suggestion(w jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    s suggestions := jsonb_populate_record(NULL::suggestions, w->'suggestion');
+BEGIN
+    PERFORM bot_check_fence(w);
+    INSERT INTO suggestions SELECT (s).*;
+    UPDATE inbox SET status = 'done' WHERE id = (w->>'inbox_id')::bigint;
+    RETURN bot_outbox_rows(s.session_id, s.chat_key, w->'outbox', (w->>'now')::float8);
+END $$;
+
+-- `adopted`: a Yes's suggestion as the requester's message (bot.store.rows.ChatEvent), or null.
+CREATE FUNCTION bot_decide_suggestion(w jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now DOUBLE PRECISION := (w->>'now')::float8;
+    v_session TEXT;
+    v_chat TEXT;
+    v_found BOOLEAN;
+BEGIN
+    PERFORM bot_check_fence(w);
+    UPDATE suggestions SET status = w->>'status', decided_by = w->>'by', decided_at = v_now
+     WHERE id = w->>'suggestion_id' AND status = 'waiting' RETURNING session_id, chat_key INTO v_session, v_chat;
+    v_found := FOUND;
+    IF jsonb_typeof(w->'inbox_id') = 'number' THEN
+        UPDATE inbox SET status = 'done' WHERE id = (w->>'inbox_id')::bigint;
+    END IF;
+    IF NOT v_found THEN
+        RETURN NULL;
+    END IF;
+    IF jsonb_typeof(w->'adopted') = 'object' THEN
+        PERFORM bot_store_events(jsonb_build_array(w->'adopted'), v_now);
+    END IF;
+    RETURN bot_outbox_rows(v_session, v_chat, w->'outbox', v_now);
+END $$;
+
+-- Only a run of this chat on record takes a rating; a person's later press replaces theirs.
+CREATE FUNCTION bot_record_feedback(w jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM bot_check_fence(w);
+    INSERT INTO run_feedback (session_id, run_no, user_id, rating, at)
+    SELECT session_id, run_no, w->>'user_id', w->>'rating', (w->>'at')::float8 FROM runs
+     WHERE session_id = w->>'session_id' AND run_no = (w->>'run_no')::int AND chat_key = w->>'chat_key'
+    ON CONFLICT (session_id, run_no, user_id) DO UPDATE SET rating = EXCLUDED.rating, at = EXCLUDED.at;
+    RETURN to_jsonb(FOUND);
+END $$;
+
 -- the outbox -----------------------------------------------------------------------------------
 
 CREATE FUNCTION bot_queue_outbox(w jsonb) RETURNS jsonb
