@@ -36,8 +36,9 @@ from adapters.telegram.errors import (
     not_the_bot_api,
 )
 from adapters.telegram.guests import GuestPlaces
+from adapters.telegram.lane import Observer
 from adapters.telegram.live import LiveRuns
-from adapters.telegram.pacing import Observer, Outbox
+from adapters.telegram.pacing import Outbox
 from adapters.telegram.places import PLATFORM, Place
 from adapters.telegram.polling import Poller
 from adapters.telegram.posting import Poster
