@@ -5,7 +5,7 @@ fan-out benchmark (the bot must not share an event loop with the fake it is meas
                                          [--deliveries FILE]
 
 prints one JSON line once it polls; SIGTERM stops it. `--deliveries` appends one JSON line per
-message the adapter delivered (adapters.telegram.pacing.Delivery, monotonic seconds).
+message the adapter delivered (adapters.telegram.lane.Delivery, monotonic seconds).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from adapters.runtime import build_runtime, freeze_startup_heap
 from adapters.telegram import TelegramAdapter
-from adapters.telegram.pacing import Delivery
+from adapters.telegram.lane import Delivery
 from bot.settings import Settings
 from tests.fakes.process import until_signalled
 from tests.scripted_trip import ScriptedTrip

@@ -19,7 +19,8 @@ from telegram import Bot
 from telegram.error import RetryAfter
 
 from adapters.slack.rate_limits import ScaledRateLimitRetryHandler, rate_limit_retries
-from adapters.telegram.pacing import Outbox, retry_seconds
+from adapters.telegram.lane import retry_seconds
+from adapters.telegram.pacing import Outbox
 from adapters.telegram.transport import Transport
 from bot.settings import Settings
 from tests.fakes import pace

@@ -11,7 +11,7 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Conflict, Forbidden, InvalidToken, RetryAfter
 
-from adapters.telegram.pacing import retry_seconds
+from adapters.telegram.lane import retry_seconds
 from adapters.telegram.updates import Route, map_update, stop_data
 from bot.surface import MessageKind, run_ref
 from tests.fakes.telegram_api import FakeTelegram, FakeTelegramClient

@@ -14,7 +14,8 @@ from telegram import Bot
 
 from adapters.telegram.budget import BudgetShare, share
 from adapters.telegram.errors import AdapterStopped
-from adapters.telegram.pacing import Delivery, Outbox
+from adapters.telegram.lane import Delivery
+from adapters.telegram.pacing import Outbox
 from adapters.telegram.progress import RunProgress
 from adapters.telegram.transport import Transport
 from agent_core.events import RunFinished, StepStarted, ToolCalled, ToolFinished

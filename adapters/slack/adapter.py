@@ -1,7 +1,8 @@
 """The Slack surface: Bolt (async) receives events, the SDK's AsyncWebClient talks back.
 
 Events arrive over HTTP (`POST /slack/events`, verified, stored, then acked) or Socket Mode:
-adapters.slack.intake. What each event means: adapters.slack.listeners.
+adapters.slack.intake. What each event means: adapters.slack.listeners. What is posted in the
+thread, and the status message a run's progress edits: adapters.slack.posting.
 
 Every Web API call goes through one AsyncWebClient with the SDK's rate-limit retry handler,
 which sleeps for the `Retry-After` Slack sends with a 429 and tries again (on the platform's
@@ -14,15 +15,13 @@ when the answer streamed, chat.stopStream carries the status.
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import aiohttp
 from fastapi import APIRouter
 from slack_bolt.app.async_app import AsyncApp
-from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
@@ -34,11 +33,12 @@ from adapters.slack.errors import SlackCallFailed, SlackNotConfigured
 from adapters.slack.inbound import PLATFORM
 from adapters.slack.intake import SlackIntake
 from adapters.slack.listeners import SlackListeners
+from adapters.slack.posting import SlackPoster
 from adapters.slack.progress import ProgressBoard
 from adapters.slack.rate_limits import rate_limit_retries as rate_limit_handler
 from adapters.slack.stream_calls import SlackStreamCalls, without_streamed
 from adapters.slack.streaming import AnswerStreams, Streamed
-from adapters.slack.texts import lang_of, t
+from adapters.slack.texts import t
 from adapters.slack.titles import request_title, task_title, trip_title
 from agent_core.events import (
     AnswerReady,
@@ -66,7 +66,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 MEMBER_PAGES = 50  # conversations.members pages (200 each) read before giving up on a huge channel
 
-STOP_ACTION = "stop_run"
 _STOPPING_NOTICES = {"error", "cancelled", "new"}
 _NOT_TASKS = {"ask_human", "terminate"}  # shown otherwise: the question is a message, the end is the answer
 # the agent session after a notice: a stop or a failure leaves the conversation open, /new closes
@@ -106,28 +105,15 @@ class SlackAdapter:
                              request_verification_enabled=False, process_before_response=True)
         self.intake = SlackIntake(self._app, self._client, secret, app_token)
         scale = settings.platform_time_scale  # the intervals are in Slack's seconds
-        self._board = ProgressBoard(self._post_status, self._edit_status, interval=progress_interval * scale)
+        self.poster = SlackPoster(self._client, self._call, manager, settings.timezone)
+        self._board = ProgressBoard(self.poster.post_status, self.poster.edit_status, interval=progress_interval * scale)
         self.streams = AnswerStreams(SlackStreamCalls(self._client, self._call, lambda: self.team_id),
                                      interval=stream_interval * scale)
         self.sessions = AgentSessions(self._client, self._call)
         self.team_id = ""
         self.bot_user_id = ""
         self.listeners = SlackListeners(manager, self._client, self._call, lambda: self.bot_user_id, settings.timezone)
-        on = self.listeners
-        self._app.event("app_mention")(on.on_event)
-        self._app.event("message")(on.on_event)
-        self._app.event("agent_session_stopped")(on.on_session_stopped)
-        self._app.event("app_home_opened")(on.on_messages_tab)
-        self._app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(on.on_button)
-        self._app.action(STOP_ACTION)(on.on_stop)
-        self._app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(on.on_decision)
-        self._app.action(re.compile(f"^{render.SUGGESTION_ACTION_PREFIX}"))(on.on_decision)
-        self._app.action(render.FEEDBACK_ACTION)(on.on_feedback)
-        # apps still on the Assistant experience: suggested prompts when an assistant thread opens
-        # (its other messages go on to the `message` listener above)
-        assistant = AsyncAssistant(logger=log)
-        assistant.thread_started(on.on_assistant_thread)
-        self._app.use(assistant)
+        self.listeners.attach(self._app)
 
     @property
     def inbound(self) -> Counter[str]:
@@ -193,11 +179,7 @@ class SlackAdapter:
     async def post_question(self, chat: ChatKey, question: QuestionAsked, run: RunInfo, parts: PartLog) -> None:
         streamed = await self._end_stream(chat, SessionStatus.SUSPENDED)
         await self._board.settle(chat, "paused")
-        post = render.question(question, run.user_id, run.lang)
-        resp = await self._call("chat.postMessage", self._client.chat_postMessage(
-            channel=chat.chat_id, thread_ts=chat.thread_id or None, text=post.text, blocks=post.blocks,
-            unfurl_links=False))
-        await parts.sent(str(resp["ts"]), more=False)
+        await self.poster.question(chat, render.question(question, run.user_id, run.lang), parts)
         self._session_after(chat, SessionStatus.SUSPENDED, streamed)
 
     async def post_answer(self, chat: ChatKey, answer: AnswerReady, verdict: PlanVerdict | None,
@@ -208,10 +190,8 @@ class SlackAdapter:
         if streamed is not None and streamed.ts and parts.done == 0 and (
                 streamed.revised or streamed.text.strip() == answer.text.strip()):
             # the streamed message becomes the answer's first part (the plan card, the verdict)
-            await self._call("chat.update", self._client.chat_update(
-                channel=chat.chat_id, ts=streamed.ts, text=posts[0].text, blocks=posts[0].blocks or None))
-            await parts.sent(streamed.ts, more=len(posts) > 1)
-        await self._post_parts(chat, posts, parts)
+            await self.poster.first_part_in(chat, streamed.ts, posts, parts)
+        await self.poster.parts(chat, posts, parts)
         self._session_after(chat, SessionStatus.ACTIVE, streamed)
         if answer.plan is not None:  # the session is named after its trip
             self.sessions.rename(chat, trip_title(answer.plan, run.lang))
@@ -224,32 +204,11 @@ class SlackAdapter:
             await self._board.settle(chat, "stopped")
             notice = without_streamed(notice, streamed)
         if notice.kind == "decided" and notice.reply_to:
-            await self._close_card(chat, notice, parts)
+            await self.poster.close_card(chat, notice, parts)
         else:
-            await self._post_parts(chat, render.notice(notice), parts)
+            await self.poster.parts(chat, render.notice(notice), parts)
         if after is not None:
             self._session_after(chat, after, streamed)
-
-    async def _close_card(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
-        """A sign-off decided: its card loses its buttons and says who decided and when; the
-        notice itself follows unless the card says it all (an approval)."""
-        assert notice.reply_to is not None
-        signoff = await self._manager.signoff(chat)
-        posts = [] if signoff is not None and signoff.status == "approved" else render.notice(notice)
-        if parts.done == 0:
-            card = render.closed_card(render.decided_line(signoff, lang_of(notice.text), self._settings.timezone))
-            try:
-                await self._call("chat.update", self._client.chat_update(
-                    channel=chat.chat_id, ts=notice.reply_to, text=card.text, blocks=card.blocks))
-            except SlackCallFailed as exc:  # the card is gone: the decision is said in a message instead
-                log.info("slack: the sign-off card in %s was not closed: %s", chat, exc)
-                posts = render.notice(notice)
-            await parts.sent(notice.reply_to, more=bool(posts))
-        for i in range(max(parts.done - 1, 0), len(posts)):
-            resp = await self._call("chat.postMessage", self._client.chat_postMessage(
-                channel=chat.chat_id, thread_ts=chat.thread_id or None, text=posts[i].text,
-                blocks=posts[i].blocks or None, unfurl_links=False))
-            await parts.sent(str(resp.get("ts", "")), more=i < len(posts) - 1)
 
     async def _end_stream(self, chat: ChatKey, status: SessionStatus | None) -> Streamed | None:
         """End the thread's stream; once the session's earlier updates landed, its stop carries `status`."""
@@ -281,30 +240,4 @@ class SlackAdapter:
         return frozenset(found)  # a very large channel: the pages read so far
 
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
-        if parts.done:  # shared already by an earlier attempt
-            return
-        resp = await self._call("files.upload_v2", self._client.files_upload_v2(
-            channel=chat.chat_id, thread_ts=chat.thread_id or None, content=file.content.encode(),
-            filename=file.filename, title=file.title or file.filename))
-        shared = resp.get("files") or [{}]
-        await parts.sent(str(shared[0].get("id", "")), more=False)
-
-    async def _post_parts(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog) -> None:
-        """The parts an earlier attempt posted are in the thread already: never posted twice."""
-        for i in range(parts.done, len(posts)):
-            resp = await self._call("chat.postMessage", self._client.chat_postMessage(
-                channel=chat.chat_id, thread_ts=chat.thread_id or None, text=posts[i].text,
-                blocks=posts[i].blocks or None, unfurl_links=False))
-            await parts.sent(str(resp.get("ts", "")), more=i < len(posts) - 1)
-
-    # -- the status message -------------------------------------------------------------------
-    async def _post_status(self, chat: ChatKey, text: str, stop: str | None) -> str:
-        resp = await self._call("chat.postMessage", self._client.chat_postMessage(
-            channel=chat.chat_id, thread_ts=chat.thread_id or None, text=text, unfurl_links=False,
-            blocks=render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else None))
-        return str(resp["ts"])
-
-    async def _edit_status(self, chat: ChatKey, ts: str, text: str, stop: str | None) -> None:
-        """`stop`: the run the Stop button names while it works; None once it ended (no button)."""
-        blocks = render.status(text, t("stop_button", lang_of(text)), STOP_ACTION, stop) if stop is not None else []
-        await self._call("chat.update", self._client.chat_update(channel=chat.chat_id, ts=ts, text=text, blocks=blocks))
+        await self.poster.file(chat, file, parts)

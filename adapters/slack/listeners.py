@@ -21,15 +21,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.set_suggested_prompts.async_set_suggested_prompts import (
     AsyncSetSuggestedPrompts,
 )
+from slack_bolt.middleware.assistant.async_assistant import AsyncAssistant
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -69,6 +72,23 @@ class SlackListeners:
         self._order: dict[str, tuple[asyncio.Lock, int]] = {}
         self.inbound: Counter[str] = Counter()
         self._inbound_changed = asyncio.Condition()
+
+    def attach(self, app: AsyncApp) -> None:
+        """Each event and action of `app` to its listener."""
+        app.event("app_mention")(self.on_event)
+        app.event("message")(self.on_event)
+        app.event("agent_session_stopped")(self.on_session_stopped)
+        app.event("app_home_opened")(self.on_messages_tab)
+        app.action(re.compile(f"^{render.OPTION_ACTION_PREFIX}"))(self.on_button)
+        app.action(render.STOP_ACTION)(self.on_stop)
+        app.action(re.compile(f"^{render.SIGNOFF_ACTION_PREFIX}"))(self.on_decision)
+        app.action(re.compile(f"^{render.SUGGESTION_ACTION_PREFIX}"))(self.on_decision)
+        app.action(render.FEEDBACK_ACTION)(self.on_feedback)
+        # apps still on the Assistant experience: suggested prompts when an assistant thread opens
+        # (its other messages go on to the `message` listener above)
+        assistant = AsyncAssistant(logger=app.logger)
+        assistant.thread_started(self.on_assistant_thread)
+        app.use(assistant)
 
     # -- messages and mentions ---------------------------------------------------------------
     async def on_event(self, event: dict[str, Any], context: AsyncBoltContext) -> None:

@@ -92,6 +92,7 @@ def _post(blocks: list[Block]) -> SlackPost:
     return SlackPost(text=text or " ", blocks=blocks)
 
 
+STOP_ACTION = "stop_run"  # the Stop button on a status message
 STOP_VALUE = "stop"  # a Stop button's value naming no run (buttons posted before runs were named)
 
 

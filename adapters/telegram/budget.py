@@ -1,7 +1,7 @@
 """The bot-wide send budget, shared by the bot's processes.
 
 Telegram takes about 30 messages a second from one bot, however many processes send them. Each
-process paces its own sends (pacing.GlobalPacer); with several processes on one PostgreSQL,
+process paces its own sends (pacer.GlobalPacer); with several processes on one PostgreSQL,
 each takes its share: the bot-wide limit divided by the processes serving now, counted again
 every few seconds (a process that joins or dies changes everyone's share within that time).
 """
@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from adapters.telegram.pacing import GlobalPacer
+from adapters.telegram.pacer import GlobalPacer
 from bot.background import stop_task
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@ their topics).
 
 A draft is a preview only: Telegram shows it for a while and drops it, and the answer is then
 sent as real messages (the outbox row). So a draft that fails costs nothing but the preview.
-`AnswerDraft` is a pacing.ProgressSource on the chat's draft lane: however many pieces arrive
+`AnswerDraft` is a lane.ProgressSource on the chat's draft lane: however many pieces arrive
 during a wait, one request carries the latest text. When Telegram refuses drafts in a chat
 (`BadRequest`, `Forbidden`), `on_refused` is told once and the adapter shows the text in the
 edited progress message instead, as in groups.
@@ -96,7 +96,7 @@ class AnswerDraft:
         text = self.text.strip()
         return text if len(text) <= DRAFT_LIMIT else "…" + text[-(DRAFT_LIMIT - 1):]
 
-    # -- pacing.ProgressSource ----------------------------------------------------------------
+    # -- lane.ProgressSource ----------------------------------------------------------------
     def has_work(self) -> bool:
         view = self.view()
         return not (self.refused or self.closed) and view != self.sent and bool(view or self.sent)

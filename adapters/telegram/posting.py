@@ -25,7 +25,8 @@ from telegram.error import (
 
 from adapters.telegram.errors import AdapterStopped, DeliveryFailed
 from adapters.telegram.guests import GuestPlaces
-from adapters.telegram.pacing import Outbox, retry_seconds
+from adapters.telegram.lane import retry_seconds
+from adapters.telegram.pacing import Outbox
 from adapters.telegram.places import Place, thread_gone
 from adapters.telegram.split import split_html
 from adapters.telegram.transport import Markup, Transport

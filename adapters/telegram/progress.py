@@ -1,6 +1,6 @@
 """The live progress message of one run: state from agent events, one message edited in place.
 
-`RunProgress` is a pacing.ProgressSource: the chat's lane asks it for work when the chat may
+`RunProgress` is a lane.ProgressSource: the chat's lane asks it for work when the chat may
 send again, so however many events arrive during a wait, only the latest state is sent, and a
 text identical to the one on screen is never sent at all. A run's progress message is created
 only after `grace` seconds, so a quick run shows the typing indicator and then its reply.
@@ -183,7 +183,7 @@ class RunProgress:
             return None
         return InlineKeyboardMarkup([[InlineKeyboardButton(texts.text("stop_button", self.lang), callback_data=stop_data(self.run))]])
 
-    # -- pacing.ProgressSource ----------------------------------------------------------------
+    # -- lane.ProgressSource ----------------------------------------------------------------
     def has_work(self) -> bool:
         if self.gave_up or not self.ours():
             return False

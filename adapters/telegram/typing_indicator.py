@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from telegram.error import RetryAfter, TelegramError
 
-from adapters.telegram.pacing import retry_seconds
+from adapters.telegram.lane import retry_seconds
 from adapters.telegram.places import Place
 from adapters.telegram.transport import Transport
 
