@@ -7,7 +7,7 @@ store's one primitive, abstract here, `_write(name, record)`:
 - SQLite runs the function of that name in bot.store.sqlite.writes with the record as keyword
   arguments, on its writer thread;
 - PostgreSQL calls the server function `bot_<name>(record)` with the record as one jsonb
-  argument (migrations/postgres/0011_one_record_writes.sql), carrying the chat's fence.
+  argument (migrations/postgres/0014_one_record_writes.sql), carrying the chat's fence.
 
 So a write is stated once in Python, once in each database's own language, and a new column of a
 row is its field in bot.store.rows (SQLite inserts a row's columns by name, PostgreSQL fills the
