@@ -1,6 +1,6 @@
 """The platform-neutral runtime, a folder per concern.
 
-    settings.py   every setting, read from the environment and .env
+    settings/     every setting, read from the environment and .env: a group per concern
     sessions.py   SessionManager: the front door (a message is stored in the chat's inbox first)
     surface.py    what adapters implement and hand in: chat keys, incoming messages, Surface
     chat/         the chat's state machine and the one actor that applies its inbox in order

@@ -7,13 +7,13 @@ they write events to its inbox and wake it. Chats run concurrently; one chat's t
 applied one at a time, in order, by its own task. Which chats run in this process, under which
 claim, is bot.chat.live_chats'.
 
-Surfaces also ask it what a chat is waiting for (its questions, its state, its history).
+Surfaces also ask it what a chat is waiting for (its questions, its state, its history):
+bot.chat.queries.ChatQueries, a part of it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
 import time
@@ -24,10 +24,10 @@ from opentelemetry.trace import Tracer
 
 from agent_core.party import read_party
 from bot import texts
-from bot.chat.actor_deps import ActorDeps, state_with_run
-from bot.chat.addressing import bound_question, is_for
+from bot.chat.actor_deps import ActorDeps
 from bot.chat.deadlines import DeadlineWatcher
 from bot.chat.live_chats import LiveChats
+from bot.chat.queries import ChatQueries
 from bot.cluster.ownership import LocalOwnership, Ownership
 from bot.delivery.bodies import Progress
 from bot.delivery.outbox import DeliveryWorker
@@ -38,22 +38,14 @@ from bot.observe.model_prices import PriceTable
 from bot.observe.trip_trace import TripTracer
 from bot.ratelimit import Limits
 from bot.run.driver import RunDriver
-from bot.run.records import (
-    AgentFactory,
-    HistoryEntry,
-    PendingQuestion,
-    SessionInfo,
-    history_from_messages,
-    message_from_json,
-    message_to_json,
-)
+from bot.run.records import AgentFactory, message_to_json
 from bot.run.review import PlanReviewer
 from bot.settings import Settings
-from bot.store.base import ChatEvent, SignoffRow, Store
+from bot.store.base import ChatEvent, Store
 from bot.surface import ChatKey, IncomingMessage, MessageKind, Notice, SubmitOutcome, Surface
 
 
-class SessionManager:
+class SessionManager(ChatQueries):
     def __init__(
         self,
         store: Store,
@@ -184,33 +176,9 @@ class SessionManager:
         progress they send on their own (edits, typing)."""
         return self.ownership.holds(str(chat))
 
-    async def pending_question(self, chat: ChatKey) -> PendingQuestion | None:
-        q = await self.store.question_for_chat(str(chat))
-        if q is None:
-            return None
-        return PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
-
     async def _members(self, chat: ChatKey) -> frozenset[str] | None:
         surface = self._surfaces.get(chat.platform)
         return None if surface is None else await surface.members(chat)
-
-    async def pending_questions(self, chat: ChatKey) -> list[PendingQuestion]:
-        """Every question waiting in the chat (a team trip asks several people at once), oldest first."""
-        return [PendingQuestion(q.tool_call_id, q.question, q.options, q.asker_id, q.posted_message_id, q.deadline)
-                for q in await self.store.questions_for_chat(str(chat))]
-
-    async def awaits_answer_from(self, msg: IncomingMessage) -> bool:
-        """Does the chat wait for this sender: a question for them (by id or @username), or the
-        reason of the approver who rejected its plan?"""
-        key = str(msg.chat)
-        if any(q.asker_id == msg.user_id or is_for(msg, q) for q in await self.store.questions_for_chat(key)):
-            return True
-        signoff = await self.store.signoff_for_chat(key)
-        return signoff is not None and signoff.status == "rejecting" and signoff.decided_by == msg.user_id
-
-    async def signoff(self, chat: ChatKey) -> SignoffRow | None:
-        """The chat's latest sign-off, open or decided (a surface closing its cards)."""
-        return await self.store.signoff_for_chat(str(chat))
 
     async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool:
         """A 👍 / 👎 (`rating` up or down) on the plan of `run` (bot.surface.run_ref), stored with the
@@ -221,55 +189,6 @@ class SessionManager:
         kept = await self.store.record_feedback(str(chat), session_id, int(run_no), user_id, rating, self._clock())
         self.metrics.feedback.labels(chat.platform, rating if kept else "refused").inc()
         return kept
-
-    async def known(self, chat: ChatKey) -> bool:
-        """Has the chat said anything yet: a session, or a message stored and not yet handled?
-        Any process answers the same once `submit` has returned (the web page may reach another
-        process than the one that stored its first message)."""
-        # one snapshot: the first row is finished in the transaction that starts the session
-        view = await self.store.chat_view(str(chat), limit=1)
-        return bool(view.rows) or view.session is not None
-
-    async def session_info(self, chat: ChatKey) -> SessionInfo | None:
-        session = await self.store.get_session(str(chat))
-        if session is None:
-            return None
-        actor = self.chats.actor(str(chat))
-        state = state_with_run(session, actor is not None and actor.run_alive)
-        return SessionInfo(session.id, state, session.lang, session.run_no, session.run_steps)
-
-    async def history(self, chat: ChatKey) -> list[HistoryEntry]:
-        session = await self.store.get_session(str(chat))
-        if session is None:
-            return []
-        return history_from_messages(await self.store.load_messages(session.id))
-
-    async def wait_until_idle(self, chat: ChatKey, timeout: float) -> None:
-        """Wait until the chat is quiet: no actor working for it, no run, nothing left to deliver,
-        and nothing in its inbox but messages held for its question (tests, benchmarks)."""
-        async with asyncio.timeout(timeout):
-            while not await self.quiet(chat):
-                self._changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(0.02):
-                        await self._changed.wait()
-
-    async def quiet(self, chat: ChatKey) -> bool:
-        key = str(chat)
-        if self.chats.busy(key) or self.outbox.busy(key) or await self.store.pending_outbox(key):
-            return False
-        session = await self.store.get_session(key)
-        if session is not None and session.state == "working":
-            return False
-        pending = await self.store.inbox_for(key)
-        if not pending:
-            return True
-        questions = await self.store.questions_for_chat(key)
-        # quiet with rows left only when each is a message held for the questions (not an answer)
-        return bool(questions) and all(
-            row.kind == "message" and bound_question(row, message_from_json(row.body), questions, session) is None
-            for row in pending
-        )
 
     async def _refresh_gauges(self, metrics: Metrics) -> None:
         counts = await self.store.counts()

@@ -3,8 +3,9 @@
 A page asks for a part with a marker on a line of its own, `<!-- generated: NAME -->`, and the
 hook puts the part there when the site is built (mkdocs.yml: `hooks: [scripts/docs_gen.py]`):
 
-    settings        the configuration reference, from bot.settings.Settings (every field's
-                    variable, type, default and description)
+    settings        the configuration reference, from bot.settings.Settings: a section per
+                    group of settings (bot.settings.GROUPS), every field's variable, type,
+                    default and description
     chat-diagram    the chat's state diagram, from bot.chat.machine.diagram()
     chat-table      every transition of bot.chat.machine.TRANSITIONS, by state
     bench-latest    the latest full `make bench` run in benchmarks/results.json
@@ -45,26 +46,6 @@ def _table(head: list[str], rows: Iterable[list[str]]) -> str:
 
 
 # ------------------------------------------------------------------ settings
-
-# Sections of the reference, by field name; a field not named here lands in "Other" (never lost).
-SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("The model", ("openai_api_key", "openai_base_url", "llm_model", "llm_context_tokens", "llm_timeout_s",
-                   "llm_max_retries", "llm_stream", "llm_prices")),
-    ("Telegram", ("telegram_bot_token", "telegram_api_base_url", "telegram_webhook_url", "telegram_webhook_secret")),
-    ("Slack", ("slack_bot_token", "slack_signing_secret", "slack_app_token", "slack_api_base_url")),
-    ("The store", ("db_path", "db_url", "db_pool_max", "lease_s")),
-    ("HTTP server and access", ("host", "port", "web_token", "admin_token", "rate_per_user", "rate_per_ip",
-                                "allowed_users")),
-    ("Conversations", ("human_timeout_s", "remind_after_s", "max_steps", "history_messages", "max_message_chars",
-                       "timezone", "home_city")),
-    ("Team trips", ("max_travellers", "approvers", "signoff_remind_s", "signoff_timeout_s")),
-    ("The Validator", ("validate_plans", "validate_rounds")),
-    ("Delivery", ("delivery_deadline_s", "delivery_backoff_s", "delivery_max_backoff_s")),
-    ("Logs and traces", ("log_level", "log_format", "otel_endpoint", "otel_service_name", "trace")),
-    ("Travel data", ("travel_data", "amap_key", "searxng_url", "tavily_api_key", "duffel_token", "amap_base_url",
-                     "tavily_base_url", "rail12306_base_url", "duffel_base_url")),
-)
-
 
 def setting_variable(name: str, field: Any) -> str:
     """The environment variable a field is read from (its first alias), else its name upper-cased."""
@@ -113,15 +94,16 @@ def missing_descriptions() -> list[str]:
 
 
 def settings_reference() -> str:
-    from bot.settings import Settings
+    from bot.settings import GROUPS, Settings
 
     fields = dict(Settings.model_fields)
     missing = missing_descriptions()
     if missing:
-        raise DocsGenError(f"settings without a description: {', '.join(missing)} (bot/settings.py)")
-    named = {name for _, names in SECTIONS for name in names}
-    sections = [(title, [n for n in names if n in fields]) for title, names in SECTIONS]
-    sections.append(("Other", [n for n in fields if n not in named]))
+        raise DocsGenError(f"settings without a description: {', '.join(missing)} (bot/settings/)")
+    # a section per group of settings, in Settings' order; a field of no group lands in "Other" (never lost)
+    sections = [(group.section, list(group.model_fields)) for group in GROUPS]
+    grouped = {name for _, names in sections for name in names}
+    sections.append(("Other", [n for n in fields if n not in grouped]))
     out: list[str] = []
     for title, names in sections:
         if not names:

@@ -43,7 +43,7 @@ def _variable(field) -> str:
 
 def test_every_setting_has_a_description():
     missing = [name for name, field in Settings.model_fields.items() if not (field.description or "").strip()]
-    assert not missing, f"settings without a description (bot/settings.py; the docs are generated from it): {missing}"
+    assert not missing, f"settings without a description (bot/settings/; the docs are generated from it): {missing}"
 
 
 def test_the_readme_is_short():
@@ -72,7 +72,7 @@ def test_every_variable_named_is_a_setting():
     named = {m.group(1) for path in [README, *PAGES]
              for m in SETTING_NAME.finditer(path.read_text(encoding="utf-8"))}
     unknown = sorted(v for v in named - settings - NOT_SETTINGS if not v.endswith("_"))
-    assert not unknown, f"variables named in the docs that bot/settings.py does not read: {unknown}"
+    assert not unknown, f"variables named in the docs that bot/settings/ does not read: {unknown}"
 
 
 def test_the_docs_site_builds_strictly(tmp_path: Path):

@@ -10,7 +10,8 @@ and the outcomes of the run it started. The walk of one inbox row:
     ChatActor._apply        the one place a row changes the chat: what the machine needs to
                             know (bot.chat.facts), the transition (bot.chat.machine.decide),
                             and carrying it out: one store transaction with its outbox rows;
-                            for a turn or an answer, then the run (LiveRun.start, bot.run.driver)
+                            for a turn or an answer, then the run (bot.chat.turn_steps,
+                            LiveRun.start, bot.run.driver)
     LiveRun.end             stores how the run ended (bot.run.outcome), outbox rows with it
     DeliveryWorker          sends the outbox rows to the surface (bot.delivery.outbox)
 
@@ -26,9 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import Callable
-from dataclasses import replace
 
 from agent_core.schema import Message
 from bot import texts
@@ -40,11 +39,11 @@ from bot.chat.notices import ChatNotices
 from bot.chat.suggestion_steps import ACTIONS as SUGGESTION_ACTIONS
 from bot.chat.suggestion_steps import SuggestionSteps
 from bot.chat.triggers import answer_lang, lang_hint
+from bot.chat.turn_steps import TurnSteps
 from bot.run.outcome import RunEnds
 from bot.run.records import location_to_json
-from bot.run.start import resolved, resumed
-from bot.store.base import ChatView, InboxRow, LeaseLost, QuestionRow, SessionRow, TurnStart
-from bot.surface import ChatKey, IncomingMessage, Notice
+from bot.store.base import ChatView, InboxRow, LeaseLost
+from bot.surface import ChatKey, Notice
 from bot.team import signoff_steps
 from bot.team.signoff_steps import SignoffSteps
 
@@ -75,6 +74,7 @@ class ChatActor:
         self._notices = ChatNotices(deps, key, self._signoffs.desk)
         # an outcome, no new row (rows that came during the run woke the chat)
         self._run = LiveRun(deps, key, self._ends, self._notices, reported=self._wake.set)
+        self._turns = TurnSteps(deps, key, self._run)
         self.task = asyncio.create_task(self._loop(), name=f"chat:{self.skey}")
 
     @property
@@ -215,22 +215,17 @@ class ChatActor:
                 await self._notices.say(session.id if session else "", absent)
         if t.action is Action.START_RUN:
             assert msg is not None
-            await self._start_turn(row, msg, session, seen.history)
+            await self._turns.start(row, msg, session, seen.history)
         elif t.action in (Action.STEER, Action.HOLD):
             assert msg is not None
             self._run.steer(row.id, Message.user(msg.text.strip(), sender=msg.sender))
             await self._notices.held(t, row, msg, session, seen.waiting, lang)
         elif t.action in (Action.ANSWER, Action.ANSWER_ONE):
             assert msg is not None and session is not None and question is not None
-            await self._answer(row, msg, session, question, seen.history, resume=t.target is ChatState.WORKING)
+            await self._turns.answer(row, msg, session, question, seen.history, resume=t.target is ChatState.WORKING)
         elif t.action in (Action.EXPIRE, Action.EXPIRE_ONE):
             assert session is not None and question is not None
-            hours = round(self.d.settings.human_timeout_s / 3600, 2)
-            answer = Message.tool(texts.NO_ANSWER.format(hours=hours), tool_call_id=question.tool_call_id, name="ask_human")
-            if t.target is ChatState.WORKING:  # the last question: the run goes on
-                await self._resume(session, answer, "expired", row, seen.history)
-            else:
-                await resolved(store, session.id, answer, "expired", row.id)
+            await self._turns.expire(row, session, question, seen.history, resume=t.target is ChatState.WORKING)
         elif t.action is Action.RESUME_RUN:
             assert session is not None
             await store.finish_inbox(row.id)
@@ -257,51 +252,3 @@ class ChatActor:
         else:  # IGNORE
             await store.finish_inbox(row.id)
         return True
-
-    async def _start_turn(self, row: InboxRow, msg: IncomingMessage, session: SessionRow | None,
-                          history: list[Message] | None) -> None:
-        """The turn is stored (the session, the message, its row done: one transaction), then its run starts."""
-        lang = texts.detect_lang(msg.text, session.lang if session else (msg.lang or "zh"))
-        new_id = "" if session else uuid.uuid4().hex  # chosen here: the run's trace is named by it
-        request = msg.text.strip()[:2000]
-        asker_id, asker_name = msg.user_id, msg.user_name
-        if session is not None and msg.is_group and msg.user_id != session.asker_id:
-            # a traveller's own legs, a thanks, an accepted suggestion: the trip stays the
-            # requester's (only an accepted suggestion changes what was asked)
-            asker_id, asker_name = session.asker_id, session.asker_name
-            request = request if msg.adopted_by else session.request
-        trip = self.d.driver.trips.new_trip(self.key, session.id if session else new_id,
-                                            session.run_no + 1 if session else 1, request)
-        turn = TurnStart(
-            chat_key=self.skey, inbox_id=row.id, message=Message.user(msg.text.strip(), sender=msg.sender), lang=lang,
-            asker_id=asker_id, asker_name=asker_name, request=request,
-            location=location_to_json(msg.location), new_session_id=new_id, trace_parent=trip,
-        )
-        if session is not None and history is None:  # read before the write, which adds the message
-            history = await self.d.store.load_messages(session.id)
-        stored = await self.d.store.start_turn(turn)
-        self._run.start(stored, [*(history or []), turn.message])
-
-    async def _answer(self, row: InboxRow, msg: IncomingMessage, session: SessionRow, question: QuestionRow,
-                      history: list[Message] | None, *, resume: bool) -> None:
-        content = msg.text.strip()
-        if msg.location is not None:
-            loc = f"(shared location: {msg.location.latitude:.5f}, {msg.location.longitude:.5f})"
-            content = f"{content} {loc}".strip()
-            location = location_to_json(msg.location) or ""
-            await self.d.store.remember_location(self.skey, location, session.lang)
-            session = replace(session, location=location)
-        answer = Message.tool(content, tool_call_id=question.tool_call_id, name="ask_human")
-        answer.sender = msg.sender  # in a group, the model reads who answered
-        if resume:  # the last question waiting: the run goes on
-            await self._resume(session, answer, "answered", row, history)
-        else:
-            await resolved(self.d.store, session.id, answer, "answered", row.id)
-
-    async def _resume(self, session: SessionRow, answer: Message, status: str, row: InboxRow,
-                      history: list[Message] | None) -> None:
-        """The question's answer (or its expiry) is stored as its tool result, then the run goes on."""
-        if history is None:  # read before the write, which adds the answer
-            history = await self.d.store.load_messages(session.id)
-        await resolved(self.d.store, session.id, answer, status, row.id)
-        self._run.start(resumed(session), [*history, answer])

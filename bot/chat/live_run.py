@@ -21,8 +21,8 @@ from bot.chat.actor_deps import ActorDeps, state_of
 from bot.chat.machine import Action, ChatState, Transition, Trigger
 from bot.chat.notices import ChatNotices
 from bot.delivery.bodies import notice_body
-from bot.run.driver import RunOutcome, RunWatch, SteerBox
 from bot.run.outcome import RunEnds
+from bot.run.segment import RunOutcome, RunWatch, SteerBox
 from bot.store.base import InboxRow, SessionRow
 from bot.surface import ChatKey, Notice
 

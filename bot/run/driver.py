@@ -2,8 +2,9 @@
 
 A segment builds the agent from the store (or from the message just stored), runs it, shows its
 progress, and returns what happened — a question asked, an answer made (graded by the reviewer
-when there is one), a failure, a crash — as a RunOutcome. It writes only its own steps (each
-model reply before its tools run; tool results and steering messages with the next write).
+when there is one), a failure, a crash — as a RunOutcome. It writes only its own steps, through
+its StoreJournal (each model reply before its tools run; tool results and steering messages with
+the next write). The segment's records and journal are bot.run.segment's.
 Every change of the chat's state is the chat task's (bot.chat.actor), which stores the outcome in
 one transaction with its outbox row. Nothing is held after a segment ends: an answer to the
 question re-drives the next segment from the store.
@@ -15,30 +16,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from opentelemetry.trace import Span, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
 from agent_core.agents import ToolCallAgent
-from agent_core.events import (
-    AnswerReady,
-    Event,
-    QuestionAsked,
-    RunFailed,
-    StepStarted,
-    TextDelta,
-    TextReset,
-    Thought,
-    ToolCalled,
-    ToolFinished,
-    Verdict,
-)
-from agent_core.journal import PendingAsk
+from agent_core.events import AnswerReady, QuestionAsked, RunFailed, TextReset, Verdict
 from agent_core.party import read_party
 from agent_core.schema import AgentState, Message, Origin, Role
 from agent_core.visible_stream import ShownText
@@ -48,145 +35,12 @@ from bot.observe.model_prices import PriceTable
 from bot.observe.trip_trace import TripTracer
 from bot.run.records import AgentFactory, RunSpec, location_from_json
 from bot.run.review import PlanReviewer, ReviewRequest
+from bot.run.segment import Crashed, Failed, Finished, RunOutcome, RunWatch, SteerBox, StoreJournal
 from bot.settings import Settings
 from bot.store.base import RunUsage, SessionRow, Store
 from bot.surface import ChatKey, RunInfo, run_ref
 
 log = logging.getLogger(__name__)
-
-
-class SteerBox:
-    """Messages the person sent while the run works, handed to it at its next step."""
-
-    def __init__(self) -> None:
-        self._waiting: list[tuple[int, Message]] = []
-
-    def offer(self, inbox_id: int, message: Message) -> None:
-        self._waiting.append((inbox_id, message))
-
-    def take(self) -> list[tuple[int, Message]]:
-        taken, self._waiting = self._waiting, []
-        return taken
-
-    def left(self) -> list[int]:
-        """Offered but never taken (the run ended first): they go back to the chat's inbox order."""
-        return [inbox_id for inbox_id, _ in self._waiting]
-
-
-@dataclass
-class RunWatch:
-    """What a run is doing right now, for a Stop to say and to keep: the tool running ("" while
-    the model writes), the visible text the model has written in this step and not yet stored,
-    and the step's journal (its tool results wait there for the next write)."""
-
-    tool: str = ""
-    partial: list[str] = field(default_factory=list)
-    journal: StoreJournal | None = None
-
-    def see(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            self.partial.append(event.text)
-        elif isinstance(event, TextReset):  # withdrawn: a Stop now keeps none of it
-            self.partial = []
-        elif isinstance(event, StepStarted | Thought | AnswerReady):  # the step's text is stored from here
-            self.tool, self.partial = "", []
-        elif isinstance(event, ToolCalled):
-            self.tool, self.partial = event.name, []
-        elif isinstance(event, ToolFinished):
-            self.tool = ""
-
-    def text(self) -> str:
-        return "".join(self.partial).strip()
-
-    def unsaved_results(self) -> list[Message]:
-        """Tool results made but not yet written (they ride with the next model reply)."""
-        pending = self.journal.deferred if self.journal is not None else []
-        return [m for m in pending if m.role is Role.TOOL]
-
-
-@dataclass(frozen=True, slots=True)
-class Paused:
-    messages: list[Message]  # the step's messages, not yet stored: they ride with the pause
-    asks: tuple[PendingAsk, ...]  # asked at once (one per person on a team trip)
-    step: int
-    inbox_done: list[int]
-    usage: RunUsage | None = None  # the segment's model calls, stored with the outcome
-
-
-@dataclass(frozen=True, slots=True)
-class Finished:
-    messages: list[Message]
-    answer: AnswerReady
-    verdict: Verdict | None
-    steps: int
-    inbox_done: list[int]
-    usage: RunUsage | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    failure: RunFailed
-    messages: list[Message]
-    inbox_done: list[int]
-    usage: RunUsage | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Crashed:
-    error: str
-    usage: RunUsage | None = None
-
-
-RunOutcome = Paused | Finished | Failed | Crashed
-
-
-@dataclass
-class StoreJournal:
-    """agent_core.journal.RunJournal on the store, for one run segment."""
-
-    store: Store
-    session: SessionRow
-    steer: SteerBox
-    deferred: list[Message] = field(default_factory=list)  # tool results and steering, for the next write
-    inbox_done: list[int] = field(default_factory=list)  # steering rows that close with the next write
-    paused: Paused | None = None
-    behind: asyncio.Future[Any] | None = None  # a write not waited for: a read-only step's
-
-    def incoming(self) -> Sequence[Message]:
-        taken = self.steer.take()
-        messages = [m for _, m in taken]
-        self.deferred.extend(messages)
-        self.inbox_done.extend(i for i, _ in taken)
-        return messages
-
-    async def record(
-        self, messages: Sequence[Message], *, step: int, defer: bool = False, wait: bool = True
-    ) -> None:
-        if defer:
-            self.deferred.extend(messages)
-            return
-        await self.settle()
-        pending, done = self.take()
-        write = self.store.append(self.session.id, pending + list(messages), step=step, inbox_done=done)
-        if wait:
-            await write
-        else:
-            self.behind = asyncio.ensure_future(write)
-
-    async def settle(self) -> None:
-        behind, self.behind = self.behind, None
-        if behind is not None:  # stopping the run must not cancel a write under way
-            await asyncio.shield(behind)
-
-    async def pause(self, messages: Sequence[Message], asks: Sequence[PendingAsk], *, step: int) -> None:
-        pending, done = self.take()
-        self.paused = Paused(pending + list(messages), tuple(asks), step, done)
-
-    def take(self) -> tuple[list[Message], list[int]]:
-        out, self.deferred = self.deferred, []
-        done, self.inbox_done = self.inbox_done, []
-        return out, done
-
 
 _OUTCOME_NAMES = {"Paused": "paused", "Finished": "answered", "Failed": "failed", "Crashed": "crashed"}
 

@@ -19,7 +19,7 @@ from bot.chat.actor_deps import ActorDeps
 from bot.chat.addressing import addressee_for
 from bot.chat.machine import Action, ChatState, Facts, Transition, Trigger, decide
 from bot.delivery.bodies import Audience, answer_body, notice_body, question_body
-from bot.run.driver import Crashed, Failed, Finished, Paused, RunOutcome
+from bot.run.segment import Crashed, Failed, Finished, Paused, RunOutcome
 from bot.store.base import OutboxRow, QuestionRow, SessionRow
 from bot.surface import ChatKey, Notice, run_ref
 from bot.team.signoff_steps import SignoffSteps

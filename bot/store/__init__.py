@@ -3,7 +3,7 @@ PostgresStore (bot.store.postgres.store, imported where BOT_DB_URL selects it: a
 
 What both share is written once: the rows (rows), the errors (errors), every read as SQL both
 run (reads) and every write as a name and its record (writes), which each database carries out
-in its own language (sqlite/writes.py and run_writes.py; migrations/postgres/0011)."""
+in its own language (sqlite/writes.py and run_writes.py; migrations/postgres/0014)."""
 
 from bot.store.base import InboxRow, OutboxRow, QuestionRow, SessionRow, Store
 from bot.store.sqlite.store import SqliteStore

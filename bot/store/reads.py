@@ -2,7 +2,7 @@
 
 Each read is one SQL query both SQLite and PostgreSQL run as written (placeholders `$1, $2, ...`:
 PostgreSQL's own; SqliteStore runs them as `?1, ?2, ...`), and builds its rows with
-bot.store.rows.loaded. A store provides the one primitive `_rows(sql, *args, scan=...)`:
+bot.store.rows.loaded. A store provides the one primitive, abstract here, `_rows(sql, *args, scan=...)`:
 `scan` marks a read whose time grows with the database (start-up, the operator's lists, the
 gauges), which SQLite runs off the event loop. The chat's view (`chat_view`) and
 `question_watermark` are each store's own.
@@ -10,6 +10,7 @@ gauges), which SQLite runs off the event loop. The chat's view (`chat_view`) and
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 from agent_core.schema import Message
@@ -41,9 +42,10 @@ _WAITING = f"SELECT {columns(QuestionRow)} FROM questions WHERE status = 'waitin
 _OUTBOX = f"SELECT {columns(OutboxRow)} FROM outbox"
 
 
-class StoreReads:
+class StoreReads(ABC):
+    @abstractmethod
     async def _rows(self, sql: str, *args: object, scan: bool = False) -> list[Row]:
-        raise NotImplementedError
+        """The store's one read: `sql` run with `args`, its rows as tuples."""
 
     async def _row(self, sql: str, *args: object, scan: bool = False) -> Row | None:
         rows = await self._rows(sql, *args, scan=scan)

@@ -2,12 +2,12 @@
 
 A write method here turns its arguments into the write's record (rows as bot.store.rows
 dataclasses, messages as their stored bodies, the time it is stamped with) and hands it to the
-store's one primitive, `_write(name, record)`:
+store's one primitive, abstract here, `_write(name, record)`:
 
 - SQLite runs the function of that name in bot.store.sqlite.writes with the record as keyword
   arguments, on its writer thread;
 - PostgreSQL calls the server function `bot_<name>(record)` with the record as one jsonb
-  argument (migrations/postgres/0011_one_record_writes.sql), carrying the chat's fence.
+  argument (migrations/postgres/0014_one_record_writes.sql), carrying the chat's fence.
 
 So a write is stated once in Python, once in each database's own language, and a new column of a
 row is its field in bot.store.rows (SQLite inserts a row's columns by name, PostgreSQL fills the
@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -46,11 +47,12 @@ def _ids(values: Sequence[Any] | None) -> list[int]:
     return [int(v) for v in values or ()]
 
 
-class StoreWrites:
+class StoreWrites(ABC):
     _row: Callable[..., Awaitable[tuple[Any, ...] | None]]  # a read (bot.store.reads.StoreReads)
 
+    @abstractmethod
     async def _write(self, name: str, record: Record, *, fenced: bool = True) -> Any:
-        raise NotImplementedError
+        """The store's one write: the write `name` carried out with `record`, returning once committed."""
 
     # -- the inbox: every message and every event of a chat -----------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,

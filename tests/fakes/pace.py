@@ -1,6 +1,6 @@
 """The platforms' clock in the fakes: how long one of Telegram's or Slack's seconds lasts here.
 
-The fakes read BOT_PLATFORM_TIME_SCALE, the setting the bot paces itself by (bot/settings.py),
+The fakes read BOT_PLATFORM_TIME_SCALE, the setting the bot paces itself by (bot/settings/delivery.py),
 so a bot and the fakes it talks to in one test run on the same clock: at 0.05 a chat's one
 message a second is one every 50 ms, enforced as strictly as the real limit is (tests/conftest.py
 sets the tests' scale; tests marked `real_pace` run at 1.0). `Retry-After` and `retry_after`

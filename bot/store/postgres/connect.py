@@ -120,6 +120,14 @@ def unavailable(url: str, exc: BaseException, doing: str = "connect to PostgreSQ
     return StoreUnavailable(f"cannot {doing} at {URL_SETTING}={redact(url)}: {reason}. {hint}.")
 
 
+def gone(conn: asyncpg.Connection) -> bool:
+    """The pooled connection is closed (a proxy the pool already took back counts as closed)."""
+    try:
+        return bool(conn.is_closed())
+    except asyncpg.InterfaceError:
+        return True
+
+
 async def connect(url: str, *, idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S,
                   application_name: str = APPLICATION_NAME) -> asyncpg.Connection:
     """One dedicated connection (the LISTEN connection, migrations); StoreUnavailable if down."""

@@ -14,7 +14,7 @@ number than every lease of that chat before it.
     if await conn.execute(begin_fenced(lease)) != "SELECT 1":   # a fenced write: BEGIN and the
         await conn.execute("ROLLBACK")                     #   check; LeaseLost once a newer
         raise await lost(conn, lease)                      #   lease exists
-    ...the write...; COMMIT                                # (PostgresStore.write(fn, fence=lease))
+    ...the write...; COMMIT                                # (in_fenced_transaction; PostgresStore.write)
 
 Why the fence check is inside the write's transaction (Kleppmann, "How to do distributed
 locking"): a holder may stall (GC, SIGSTOP, a frozen VM) for longer than its lease, and a check
@@ -37,16 +37,20 @@ paper over).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import asyncpg
 
 from bot.store.base import LeaseLost
-from bot.store.postgres.connect import text_array
+from bot.store.postgres.connect import gone, text_array
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,26 @@ def begin_fenced(lease: Lease) -> str:
     when it is not: roll back and raise `await lost(conn, lease)`."""
     return (f"BEGIN; SELECT 1 FROM chat_leases WHERE chat_key = {literal(lease.chat_key)} "
             f"AND owner = {literal(lease.owner)} AND fence = {int(lease.fence)} FOR SHARE")
+
+
+async def in_fenced_transaction(conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]],
+                                lease: Lease) -> T:
+    """`fn(conn)` in a transaction that first checks `lease` (begin_fenced: the lease row stays
+    locked FOR SHARE until COMMIT, so no takeover commits in between). BEGIN and the check
+    travel as one simple query, so a fenced write costs one round trip more than its own
+    statements and COMMIT, not two."""
+    if await conn.execute(begin_fenced(lease)) != "SELECT 1":
+        await conn.execute("ROLLBACK")
+        raise await lost(conn, lease)
+    try:
+        result = await fn(conn)
+    except BaseException:
+        if not gone(conn):  # else the server has ended the transaction with the connection
+            with contextlib.suppress(Exception):  # the pool rolls back what is still open on release
+                await conn.execute("ROLLBACK")
+        raise
+    await conn.execute("COMMIT")
+    return result
 
 
 def literal(text: str) -> str:

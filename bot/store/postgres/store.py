@@ -16,6 +16,7 @@ The pieces around it, one module per concern:
     writes      how a write reaches its server function
     leases      chat leases with fencing numbers; the fence check inside a write's transaction
     notify      LISTEN on a dedicated connection with reconnect; NOTIFY from any transaction
+    cluster     the store's methods for several processes: leases, wake-ups (ClusterCalls)
 
 Fencing. The protocol's methods take no lease argument (their signatures are shared with
 SQLite); a chat's task says once which lease its writes carry:
@@ -36,7 +37,7 @@ import asyncio
 import contextlib
 import contextvars
 import json
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from typing import Any, TypeVar
 
@@ -45,21 +46,19 @@ import asyncpg
 from agent_core.schema import Message
 from bot.store.errors import StoreClosed, StoreUnavailable
 from bot.store.migrate import Migration
-from bot.store.postgres import leases as pg_leases
-from bot.store.postgres import notify, writes
+from bot.store.postgres import writes
+from bot.store.postgres.cluster import ClusterCalls
 from bot.store.postgres.connect import (
-    APPLICATION_NAME,
     IDLE_IN_TRANSACTION_TIMEOUT_S,
-    LEASES_APPLICATION_NAME,
     LOST_ERRORS,
     POOL_MAX,
     connect,
     create_pool,
+    gone,
     unavailable,
 )
-from bot.store.postgres.leases import Lease, Taken
+from bot.store.postgres.leases import Lease, in_fenced_transaction
 from bot.store.postgres.migrate import PG_MIGRATIONS_DIR, apply_migrations, discover
-from bot.store.postgres.notify import INBOX_CHANNEL, Listener, OnConnect, OnNotify
 from bot.store.reads import Row, StoreReads
 from bot.store.rows import ChatView, InboxRow, QuestionRow, SessionRow, columns, loaded
 from bot.store.writes import Record, StoreWrites
@@ -79,7 +78,7 @@ _CHAT_VIEW = (
 PING_TIMEOUT_S = 2.0
 
 
-class PostgresStore(StoreReads, StoreWrites):
+class PostgresStore(StoreReads, StoreWrites, ClusterCalls):
     def __init__(
         self, url: str, *, pool_min: int | None = None, pool_max: int = POOL_MAX,
         idle_in_transaction_s: float = IDLE_IN_TRANSACTION_TIMEOUT_S, migrations_dir: Any = PG_MIGRATIONS_DIR,
@@ -160,13 +159,13 @@ class PostgresStore(StoreReads, StoreWrites):
             async with pool.acquire() as conn:
                 try:
                     if fence is not None:
-                        return await _fenced(conn, fn, fence)
+                        return await in_fenced_transaction(conn, fn, fence)
                     if single:
                         return await fn(conn)
                     async with conn.transaction():
                         return await fn(conn)
                 except asyncpg.InterfaceError as exc:  # the connection died under the transaction
-                    if _gone(conn):
+                    if gone(conn):
                         raise unavailable(self.url, exc.__context__ or exc, "write to PostgreSQL") from exc
                     raise
         except LOST_ERRORS as exc:
@@ -220,84 +219,3 @@ class PostgresStore(StoreReads, StoreWrites):
         history = [Message.model_validate_json(b) for b in bodies or []] if session is not None and rows else None
         return ChatView([loaded(InboxRow, r) for r in rows or []], session,
                         [loaded(QuestionRow, r) for r in questions or []], history)
-
-    # -- leases and wake-ups (PostgreSQL only; see leases, notify) ------------------------------
-    async def acquire_lease(self, chat_key: str, owner: str, ttl_s: float) -> Lease | None:
-        """The chat's lease if it is free, released or expired; None while someone holds it."""
-        return await self._transaction(partial(pg_leases.acquire, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
-                                       single=True)
-
-    async def take_lease(self, chat_key: str, owner: str, ttl_s: float) -> Taken | None:
-        """`acquire_lease`, with what the chat's previous owner left: its open session if that was
-        left working, and whether its outbox has rows to send (read in the same round trip, once
-        the lease is ours)."""
-        return await self._transaction(partial(pg_leases.take, chat_key=chat_key, owner=owner, ttl_s=ttl_s), None,
-                                       single=True)
-
-    async def renew_lease(self, lease: Lease, ttl_s: float) -> Lease:
-        """The lease extended to the database's now() + ttl_s; LeaseLost once a newer one exists."""
-        return await self._transaction(partial(pg_leases.renew, lease=lease, ttl_s=ttl_s), None)
-
-    async def release_lease(self, lease: Lease) -> bool:
-        """Give the chat up; False when the lease was no longer ours."""
-        return await self._transaction(partial(pg_leases.release, lease=lease), None, single=True)
-
-    async def renew_leases(self, leases: Sequence[Lease], ttl_s: float) -> dict[str, Lease]:
-        """Every lease still held, renewed in one transaction; a chat missing from the result is lost."""
-        return await self._transaction(partial(pg_leases.renew_many, leases=list(leases), ttl_s=ttl_s), None)
-
-    async def unowned_chats_with_work(self, limit: int = 500) -> list[str]:
-        return await self._transaction(partial(pg_leases.unowned_chats_with_work, limit=limit), None)
-
-    async def current_lease(self, chat_key: str) -> Lease | None:
-        return await self._transaction(partial(pg_leases.current, chat_key=chat_key), None)
-
-    async def unowned_chats_with_inbox(self, limit: int = 100) -> list[str]:
-        return await self._transaction(partial(pg_leases.unowned_chats_with_inbox, limit=limit), None)
-
-    async def notify_chat(self, chat_key: str) -> None:
-        """Wake the chat's owner, in whichever process (an update stored with `notify=False` by a
-        process that then found the chat held elsewhere)."""
-        await self._transaction(partial(notify.notify, channel=INBOX_CHANNEL, payload=chat_key), None,
-                                single=True)
-
-    def listener(self, channels: Sequence[str], on_notify: OnNotify, *, on_connect: OnConnect | None = None,
-                 application_name: str = APPLICATION_NAME, **kwargs: float) -> Listener:
-        """A Listener on this store's database (not started: `await listener.start()`)."""
-        return Listener(self.url, channels, on_notify, on_connect=on_connect, application_name=application_name,
-                        **kwargs)
-
-    async def bot_processes(self) -> int:
-        """How many bot processes serve this database now (at least this one): each keeps one
-        connection listening for its chats (bot.cluster.leases)."""
-        row = await self._row(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
-            LEASES_APPLICATION_NAME)
-        return max(1, int(row[0]) if row else 1)
-
-
-async def _fenced(conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]], lease: Lease) -> T:
-    """`fn(conn)` in a transaction that first checks `lease` (pg_leases.begin_fenced: the lease
-    row stays locked FOR SHARE until COMMIT, so no takeover commits in between). BEGIN
-    and the check travel as one simple query, so a fenced write costs one round trip more than
-    its own statements and COMMIT, not two."""
-    if await conn.execute(pg_leases.begin_fenced(lease)) != "SELECT 1":
-        await conn.execute("ROLLBACK")
-        raise await pg_leases.lost(conn, lease)
-    try:
-        result = await fn(conn)
-    except BaseException:
-        if not _gone(conn):  # else the server has ended the transaction with the connection
-            with contextlib.suppress(Exception):  # the pool rolls back what is still open on release
-                await conn.execute("ROLLBACK")
-        raise
-    await conn.execute("COMMIT")
-    return result
-
-
-def _gone(conn: asyncpg.Connection) -> bool:
-    """The pooled connection is closed (a proxy the pool already took back counts as closed)."""
-    try:
-        return bool(conn.is_closed())
-    except asyncpg.InterfaceError:
-        return True
