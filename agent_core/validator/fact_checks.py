@@ -40,7 +40,8 @@ async def _ride(leg: Leg, facts: FactSource) -> RideFact | RideMissing | None:
         return None
     if not leg.number:
         return RideMissing(W.NO_NUMBER(kind=kind(leg.kind)))
-    return await facts.ride(leg.kind, leg.number, leg.depart[:10], leg.origin, leg.destination, leg.depart)
+    return await facts.ride(leg.kind, leg.number, leg.depart[:10], leg.origin, leg.destination, leg.depart,
+                            origin_city=leg.origin_city, destination_city=leg.destination_city)
 
 
 def _compare_ride(i: int, leg: Leg, ride: RideFact | RideMissing, travellers: int, facts: FactSource, report: CheckReport) -> None:

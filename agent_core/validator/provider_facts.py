@@ -55,7 +55,8 @@ class ProviderFacts:
         return None
 
     async def ride(
-        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None
+        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None,
+        *, origin_city: str | None = None, destination_city: str | None = None,
     ) -> RideFact | RideMissing:
         try:
             when = date.fromisoformat(day)
