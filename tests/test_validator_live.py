@@ -17,7 +17,13 @@ from agent_core.schema import Function, Message, ToolCall
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.tool_facts import ToolFacts
 from agent_core.validator.validator import Validator
-from tests.fakes.live_providers import FakeLiveServices, fixture, fixture_text
+from tests.fakes.live_providers import (
+    DUFFEL_EXAMPLE_DAY,
+    FakeLiveServices,
+    duffel_example,
+    fixture,
+    fixture_text,
+)
 from tests.live_support import Build, at, build, fake, http, world  # noqa: F401 (pytest fixtures)
 from tests.test_travel_live_rail import before_sale
 from tools.base import ToolContext
@@ -27,8 +33,6 @@ from tools.travel import build_travel_tools
 from tools.travel.live import Rail12306
 from tools.travel.live.telecodes import StationTable
 from tools.travel.provider import TravelProviders
-
-DUFFEL_GBP = "duffel/offer_request_lhr_jfk_gbp.json"
 
 
 @dataclass
@@ -165,11 +169,11 @@ async def test_a_station_outside_the_table_shown_by_its_code(fake: FakeLiveServi
 
 async def test_a_fare_converted_from_gbp_passes_and_its_pounds_do_not(build: Build, fake: FakeLiveServices,
                                                                       world: Any) -> None:
-    fake.duffel_answers["LHR-JFK"] = fixture(DUFFEL_GBP)
-    now = at("2025-04-20 10:00")
+    fake.duffel_answers["LHR-JFK"] = duffel_example()  # Duffel's own example, unchanged
+    now = at("2020-06-01 10:00")
     run = Run(build(now), now)
     out = await run.call("flight_search", {"departure_city_name": "伦敦", "arrival_city_name": "纽约",
-                                           "depart_date": "2025-05-01", "departure_airport_name": "LHR",
+                                           "depart_date": DUFFEL_EXAMPLE_DAY, "departure_airport_name": "LHR",
                                            "arrival_airport_name": "JFK"})
     f = out["results"][0]
     assert (f["number"], f["price"], f["currency"]) == ("BA1234", 441.0, "CNY") and "45.00 GBP" in f["quoted"]
@@ -178,8 +182,8 @@ async def test_a_fare_converted_from_gbp_passes_and_its_pounds_do_not(build: Bui
         leg = Leg(kind="flight", number=f["number"], origin=f["from_airport"], destination=f["to_airport"],
                   origin_city="伦敦", destination_city="纽约", depart=f["depart"], arrive=f["arrive"],
                   airline=f["airline"], price=price)
-        return TripPlan(title="t", origin_city="伦敦", destination_city="纽约", start_date="2025-05-01",
-                        end_date="2025-05-01", legs=[leg], total_cost=price, data_source="live")
+        return TripPlan(title="t", origin_city="伦敦", destination_city="纽约", start_date=DUFFEL_EXAMPLE_DAY,
+                        end_date=DUFFEL_EXAMPLE_DAY, legs=[leg], total_cost=price, data_source="live")
 
     assert facts_of(await run.grade(world, flight(441.0)), "legs[0]") == []
     (finding,) = facts_of(await run.grade(world, flight(45.0)), "legs[0]")

@@ -74,9 +74,10 @@ class AmapProvider:
         lat, lon = from_gcj(_num(lat_s), _num(lon_s))
         biz = p.biz_ext if isinstance(p.biz_ext, m.BizExt) else m.BizExt()
         sight = p.typecode.startswith("11")  # 风景名胜: the listed cost is the ticket
+        main_type = p.type.split("|")[0]  # a place of several types lists them joined by "|", its own first
         return PlaceHit(
             poi_id=p.id, name=p.name, city=p.cityname or (city.name_zh if city else ""),
-            category=[t for t in p.type.split(";") if t][-1] if p.type else "",
+            category=[t for t in main_type.split(";") if t][-1] if main_type else "",
             lat=lat, lon=lon, opening_hours=biz.opentime2 or biz.open_time,
             ticket_price=_price(biz.cost) if sight else None,
             currency="CNY" if sight and _price(biz.cost) is not None else None,
