@@ -11,7 +11,8 @@ about keys, auth headers and required parameters, and Amap's driving answer carr
 only with extensions=all, as the real one does.
 
 Modes per service: "ok" (default), "auth", "quota", "rate", "500", "malformed" (broken JSON),
-"shape" (JSON of the wrong shape); Amap also "no_transit"; SearXNG also "inject", "engines_failed";
+"shape" (JSON of the wrong shape), "page" (HTTP 200 with an HTML page, as a captive portal or a
+firewall sends), "redirect_loop" (HTTP 302 back to the same address); Amap also "no_transit"; SearXNG also "inject", "engines_failed";
 12306 also "html", "refused" (the presale message), "illegal" (非法请求, a 200 with an error inside),
 "error_page" (302 to error.html), "c_url_302" (the c_url answer inside a 302), "loop" (c_url back
 and forth). 12306 answers on `rail_path` only; any other query path gets its real c_url answer.
@@ -136,6 +137,11 @@ class FakeLiveServices:
             return web.Response(text="Internal Server Error", status=500)
         if mode == "malformed":
             return web.Response(text='{"status": "1", "results": [', content_type="application/json")
+        if mode == "page":
+            return web.Response(text="<!DOCTYPE html><html><body><h1>Access denied</h1></body></html>",
+                                content_type="text/html")
+        if mode == "redirect_loop":
+            return web.Response(status=302, headers={"Location": str(request.rel_url)})
         if mode == "shape":
             return _json({"status": "1", "infocode": "10000", "pois": "not a list", "results": {"x": 1},
                           "data": {"result": "oops", "id": 5}, "httpstatus": 200})

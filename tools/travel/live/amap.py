@@ -11,7 +11,15 @@ from tools.errors import ProviderError
 from tools.travel.geo import City, Gazetteer, Place, haversine_km
 from tools.travel.live import amap_models as m
 from tools.travel.live.coords import amap_location, from_gcj
-from tools.travel.live.http import AMAP_BASE_URL, body, join, parse, send, server_error
+from tools.travel.live.http import (
+    AMAP_BASE_URL,
+    body,
+    join,
+    parse,
+    refuse_redirect,
+    send,
+    server_error,
+)
 from tools.travel.models import Found, PlaceHit, Route, RouteMode
 from tools.travel.provider import PlaceProvider, RouteProvider
 
@@ -54,6 +62,7 @@ class AmapProvider:
     async def _get(self, path: str, params: dict[str, str], model: type[E]) -> E:
         reply = await send(self._http, "GET", join(self._base, path), provider=PROVIDER, label=LABEL,
                            params={"key": self._key, "output": "JSON", **params})
+        refuse_redirect(reply, provider=PROVIDER, label=LABEL)
         if reply.status >= 500:
             raise server_error(reply, provider=PROVIDER, label=LABEL)
         if reply.status != 200:
