@@ -51,25 +51,33 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         self._stations = stations
 
     def _endpoint(self, name: str, field: str) -> tuple[City, tuple[str, ...]]:
-        station = self._gaz.resolve_station(name)
-        if station is None:
-            try:
-                city = self._gaz.resolve_city(name, field=field)
-            except UnknownCityError:
-                official = self._official(name)
-                if official is None:
-                    raise
-                return self._gaz.resolve_city(official.city, field=field), (official.name,)
-        else:
-            city = self._gaz.city(station.city_id)
+        city, station = self._resolve(name, field)
         if not city.stations:
             raise ToolArgumentError(
                 f"{city.name_zh} has no railway station in the railway data; try flight_search", field=field
             )
-        return city, (station.name,) if station else city.stations
+        return city, (station,) if station else city.stations
+
+    def _resolve(self, name: str, field: str | None = None) -> tuple[City, str | None]:
+        """The city, and the station when `name` names one: the map's stations first, then the
+        official table's (北京丰台, "Baoding East", and 珠海机场, which the map would read as 珠海)."""
+        station = self._gaz.resolve_station(name)
+        if station is not None:
+            return self._gaz.city(station.city_id), station.name
+        try:
+            city = self._gaz.resolve_city(name, field=field)
+        except UnknownCityError:
+            official = self._official(name)
+            if official is None:
+                raise
+            return self._gaz.resolve_city(official.city, field=field), official.name
+        exact = self._stations.by_name(name) if self._stations is not None else None
+        same_city = exact is not None and self._official(exact.name) == exact and (
+            self._gaz.resolve_city(exact.city).id == city.id)
+        return (city, exact.name) if exact is not None and same_city and exact.name != city.name_zh else (city, None)
 
     def _official(self, name: str) -> RailStation | None:
-        """A station of the official table the map lacks (北京丰台, "Baoding East"), in a city the map knows."""
+        """A station of the official table in a city the map knows."""
         found = self._stations.find(name) if self._stations is not None else None
         if found is None:
             return None
@@ -108,13 +116,7 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         return render(found, params, items, limit=self._limit, summary=label, extra=hint)
 
     def _named_station(self, name: str) -> bool:
-        if self._gaz.resolve_station(name) is not None:
-            return True
-        try:
-            self._gaz.resolve_city(name)
-        except UnknownCityError:
-            return self._official(name) is not None
-        return False
+        return self._resolve(name)[1] is not None
 
     def _keep(self, t: Train, p: TrainSearchParams, now: datetime) -> bool:
         dep = parse_dt(t.depart)

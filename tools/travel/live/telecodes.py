@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 
@@ -47,6 +47,9 @@ class StationTable:
 
     def __len__(self) -> int:
         return len(self._by_code)
+
+    def __iter__(self) -> Iterator[RailStation]:
+        return iter(self._by_code.values())
 
     def by_code(self, code: str) -> RailStation | None:
         return self._by_code.get(code)
