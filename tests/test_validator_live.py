@@ -190,15 +190,23 @@ async def test_a_fare_converted_from_gbp_passes_and_its_pounds_do_not(build: Bui
     assert "price 45 CNY for 1 is not the fare x travellers" in finding and "441" in finding
 
 
-async def test_a_taxi_fare_from_amap_passes(build: Build, fake: FakeLiveServices, world: Any) -> None:
+async def test_a_taxi_fare_from_amap_passes_and_a_far_one_does_not(build: Build, fake: FakeLiveServices,
+                                                                   world: Any) -> None:
     now = at("2025-04-20 10:00")
     run = Run(build(now), now)
     out = await run.call("route_plan", {"origin": "故宫", "destination": "北京南站", "city": "北京"})
     taxi = next(m for m in out["results"][0]["modes"] if m["mode"] == "taxi")
     assert (taxi["cost"], taxi["duration_min"]) == (40, 52)  # the real answer's taxi_cost "39.76049999999999"
-    leg = Leg(kind="taxi", origin="故宫", destination="北京南站", origin_city="北京", destination_city="北京",
-              depart="2025-05-01 09:00", arrive="2025-05-01 09:52", price=taxi["cost"])
-    plan = TripPlan(title="t", origin_city="北京", destination_city="北京", start_date="2025-05-01", end_date="2025-05-01",
-                    legs=[leg], total_cost=taxi["cost"], data_source="live")
-    report = await run.grade(world, plan)
-    assert [f.line("en") for f in report.findings if f.item.startswith("legs[0]")] == []
+
+    def taxi_ride(price: float, travellers: int = 1) -> TripPlan:
+        leg = Leg(kind="taxi", origin="故宫", destination="北京南站", origin_city="北京", destination_city="北京",
+                  depart="2025-05-01 09:00", arrive="2025-05-01 09:52", price=price)
+        return TripPlan(title="t", origin_city="北京", destination_city="北京", start_date="2025-05-01",
+                        end_date="2025-05-01", legs=[leg], total_cost=price, travellers=travellers, data_source="live")
+
+    for price, travellers in ((40, 1), (45, 1), (40, 3), (80, 6)):  # an estimate: near it, per car
+        report = await run.grade(world, taxi_ride(price, travellers))
+        assert [f.line("en") for f in report.findings if f.item.startswith("legs[0]")] == [], (price, travellers)
+    (finding,) = facts_of(await run.grade(world, taxi_ride(400)), "legs[0]")
+    assert "the taxi cost of 400 CNY is far from the estimate" in finding
+    assert "route_plan 故宫→北京南站: taxi 40 CNY a car" in finding

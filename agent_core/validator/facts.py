@@ -90,6 +90,10 @@ class FactSource(Protocol):
     async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
         """Door-to-door minutes between two places in one city (route_plan); None when unknown."""
 
+    async def local_fare(self, city: str, origin: str, destination: str, mode: str) -> float | None:
+        """What route_plan gives as the fare of a `mode` ride ("taxi": the car; "transit": one
+        person) between two places in one city, CNY; None when it gives none."""
+
     def spot(self, name: str, city: str | None = None) -> Spot | None:
         """Where a station, airport, sight or city is on the map; None when not known exactly."""
 

@@ -137,6 +137,16 @@ class ToolFacts:
         data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination, "city": self.gazetteer.city(city).name_zh})
         return _minutes(data)
 
+    async def local_fare(self, city: str, origin: str, destination: str, mode: str) -> float | None:
+        """A fare of 0 is Amap's "no fare given" for transit, not a free ride."""
+        data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination,
+                                                     "city": self.gazetteer.city(city).name_zh, "mode": mode})
+        fares = [m.get("cost") for r in (data or {}).get("results", []) if isinstance(r, dict)
+                 for m in r.get("modes", []) if isinstance(m, dict) and m.get("mode") == mode
+                 and m.get("currency", "CNY") == "CNY"]
+        known = [float(f) for f in fares if isinstance(f, int | float) and f > 0]
+        return min(known) if known else None
+
     def spot(self, name: str, city: str | None = None) -> Spot | None:
         return self.locator.spot(name, city)
 
