@@ -165,6 +165,26 @@ async def test_a_station_outside_the_table_shown_by_its_code(fake: FakeLiveServi
     assert facts_of(await run.grade(world, plan), "legs[0]") == []
 
 
+async def test_one_train_to_two_stations_is_checked_for_the_one_planned(build: Build, fake: FakeLiveServices,
+                                                                       world: Any) -> None:
+    """G811 calls at 杭州东 (15:39) and then 杭州南 (15:53), one real row each (2026-09-12)."""
+    rows = [r["row"] for r in fixture("12306/rows_2020_and_2026-09.json")["rows"] if r["query"].split()[0] in ("VNP->HGH", "VNP->XHH")]
+    body = {"httpstatus": 200, "data": {"result": rows, "flag": "1", "map": {"VNP": "北京南", "HGH": "杭州东",
+                                                                           "XHH": "杭州南"}}, "messages": "", "status": True}
+    fake.rail_bodies[("2026-09-12", "BJP", "HZH")] = json.dumps(body, ensure_ascii=False)
+    now = at("2026-09-01 09:00")
+    run = Run(build(now), now)
+    out = await run.call("train_search", {"depart_station": "北京", "arrive_station": "杭州", "depart_date": "2026-09-12"})
+    east, south = out["results"]
+    assert (east["to_station"], south["to_station"]) == ("杭州东", "杭州南")
+    for t in (east, south):
+        plan = plan_of(leg_of(t, "二等座", destination_city="杭州"), day="2026-09-12")
+        assert facts_of(await run.grade(world, plan), "legs[0]") == [], t["to_station"]
+    mixed = plan_of(leg_of(south, "二等座", destination_city="杭州", arrive=east["arrive"]), day="2026-09-12")
+    (finding,) = facts_of(await run.grade(world, mixed), "legs[0]")
+    assert "arrival 2026-09-12 15:39 does not match 2026-09-12 15:53" in finding
+
+
 # ------------------------------------------------------------------------------------ Duffel and Amap
 
 async def test_a_fare_converted_from_gbp_passes_and_its_pounds_do_not(build: Build, fake: FakeLiveServices,
