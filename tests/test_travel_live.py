@@ -157,14 +157,30 @@ async def test_searxng_search(build: Any, fake: FakeLiveServices) -> None:
 
 
 async def test_searxng_engines_that_all_failed_are_an_error(build: Any, fake: FakeLiveServices) -> None:
-    fake.mode["searxng"] = "engines_failed"
+    fake.mode["searxng"] = "engines_failed"  # a real answer of an instance whose five engines were all suspended
     message = await fails(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
-    assert "brave (Suspended: too many requests), duckduckgo (timeout), startpage (Suspended: CAPTCHA)" in message
+    assert ("brave (Suspended: too many requests), duckduckgo (Suspended: CAPTCHA), google (Suspended: CAPTCHA), "
+            "mojeek (Suspended: access denied), startpage (Suspended: CAPTCHA)") in message
     assert "says nothing about whether such pages exist" in message
 
 
+@pytest.mark.parametrize("engine", ["startpage", "brave", "yahoo"])
+async def test_searxng_one_engine_that_failed_is_an_error(build: Any, fake: FakeLiveServices, engine: str) -> None:
+    answer = fixture("searxng/one_engine_2026-08.json")[engine]  # real answers, the search pinned to one engine
+    fake.searxng_answer = answer
+    message = await fails(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
+    name, reason = answer["unresponsive_engines"][0]
+    assert f"its search engines failed ({name} ({reason}))" in message
+
+
+async def test_searxng_nothing_matched_is_not_an_error(build: Any, fake: FakeLiveServices) -> None:
+    fake.searxng_answer = fixture("searxng/one_engine_2026-08.json")["wikidata"]  # no results, no engine failed
+    out = await ok(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
+    assert out["results"] == [] and not out.get("caveats")
+
+
 async def test_searxng_some_engines_failed_is_a_caveat(build: Any, fake: FakeLiveServices) -> None:
-    answer = json.loads(json.dumps(fixture("searxng/all_engines_failed.json")))
+    answer = json.loads(json.dumps(fixture("searxng/all_engines_failed_2026-09.json")))
     answer["results"] = [{"url": "https://www.dpm.org.cn/Visit.html", "title": "参观须知", "content": "实名预约"}]
     answer["unresponsive_engines"] = answer["unresponsive_engines"][:1]
     fake.searxng_answer = answer

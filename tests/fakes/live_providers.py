@@ -192,7 +192,7 @@ class FakeLiveServices:
         if not request.query.get("q"):
             return web.Response(text="Bad Request", status=400)
         if self.mode["searxng"] == "engines_failed":
-            return _json(fixture("searxng/all_engines_failed.json"))
+            return _json(fixture("searxng/all_engines_failed_2026-09.json"))
         answer = self.searxng_answer or recording("searxng_search.json")
         if self.mode["searxng"] == "inject":  # a web page that tries to instruct the model
             answer["results"][0]["content"] = INJECTION
