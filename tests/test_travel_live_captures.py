@@ -1,7 +1,7 @@
 """More answers the services really gave (tests/fixtures/providers/, SOURCES.md): 12306 rows of
 2020 (trains suspended that day, 47 fields) and of 2026-09 (one train to two stations of a city,
 one train from two stations), Amap's answer to a place search around a point, SearXNG's answer
-when some of its engines failed. Counts are read from the bodies, not from our output."""
+when some of its engines failed, Tavily's answer to a search. Counts are read from the bodies, not from our output."""
 
 # ruff: noqa: F811  (the fixtures imported from tests.live_support are named again as parameters)
 from __future__ import annotations
@@ -99,3 +99,17 @@ async def test_searxng_with_some_engines_failed(build: Build, fake: FakeLiveServ
     assert [r["url"] for r in out["results"]] == [r["url"] for r in body["results"]]
     assert out["caveats"] == ["some web search engines failed (brave (too many requests), startpage (CAPTCHA)); "
                               "results may be incomplete"]
+
+
+async def test_tavily_answer(build: Build, fake: FakeLiveServices) -> None:
+    """A whole answer of Tavily's search: a result whose content is a Python dict written out as text,
+    `null` raw content, `answer` and `follow_up_questions` null."""
+    body = fixture("tavily/search_weather_san_francisco_2025-06-17.json")
+    fake.tavily_answer = body
+    out = await ok(build(NOW), "web_search", {"query": body["query"]}, NOW)
+    assert out["source"] == "tavily"
+    assert [(r["title"], r["url"]) for r in out["results"]] == [(r["title"], r["url"]) for r in body["results"]]
+    weather, forecast = out["results"]
+    assert weather["snippet"].startswith("{'location': {'name': 'San Francisco'")
+    assert len(weather["snippet"]) == 400 and weather["snippet"].endswith("...")  # a long text is cut
+    assert forecast["snippet"] == body["results"][1]["content"]

@@ -90,6 +90,7 @@ class FakeLiveServices:
         self.rail_path = "leftTicket/queryT"  # the path the real c_url capture names
         self.rail_bodies: dict[tuple[str, str, str], str] = {}
         self.searxng_answer: dict[str, Any] | None = None
+        self.tavily_answer: dict[str, Any] | None = None
         self.duffel_answers: dict[str, Any] = {}  # "ORIGIN-DESTINATION" -> a captured offer request
         self.amap_answers: dict[str, Any] = {}  # "place/around" etc. -> a captured answer served instead
         self._runner: web.AppRunner | None = None
@@ -210,7 +211,7 @@ class FakeLiveServices:
             return _json({"detail": {"error": "Rate limit exceeded."}}, 429)
         if not isinstance(payload.get("query"), str) or not payload["query"]:
             return _json({"detail": {"error": "query is required"}}, 400)
-        return _json(recording("tavily_search.json"))
+        return _json(self.tavily_answer or recording("tavily_search.json"))
 
     # ------------------------------------------------------------------ 12306
     async def _rail_init(self, request: web.Request) -> web.Response:
