@@ -48,7 +48,8 @@ class SignoffCards:
         zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
         lang = "zh" if zh else "en"
         signoff = await self._manager.signoff(place.key)
-        follows = signoff is None or signoff.status != "approved"  # an approval: the card says it all
+        # an approval: the card says it all; a retry after the card's part: its notice is owed
+        follows = parts.done > 0 or signoff is None or signoff.status != "approved"
         if parts.done == 0:
             line = decided_line(signoff, notice.text, lang, self._tz)
             try:

@@ -3,8 +3,9 @@ event stream (Server-Sent Events, resumable with Last-Event-ID).
 
 A reload gets the stored history and what the history does not hold (adapters.web.replay): each
 answer's review, files and rating, from what the session delivered (after a restart too), and
-from the session's events the steps and text of the run working now. The view's `last_event_id` is read at the same moment as those events, so the stream the
-page opens next goes on exactly where they end.
+from the session's events the steps and text of the run working now. The view's
+`last_event_id` is read at the same moment as those events, so the stream the page opens next
+goes on exactly where they end.
 """
 
 from __future__ import annotations
