@@ -1,6 +1,6 @@
 """How the LLM client reads a failed call: transient or not, how long the server asks us to
-wait, and whether a 400 means the context window overflowed. Pure functions over openai's
-exception types, so the retry loop in llm.py stays a few lines."""
+wait, whether a 400 means the context window overflowed, and the typed error a call that gave up
+raises. Pure functions over openai's exception types, so the retry loop in llm.py stays a few lines."""
 
 from __future__ import annotations
 
@@ -11,7 +11,24 @@ import time
 
 import openai
 
+from agent_core.errors import LLMError, LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
+
 _CONTEXT_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) tokens", re.DOTALL)
+
+
+def typed_error(exc: openai.APIError, needed: int, window: int, attempts: int) -> LLMError:
+    """The agent_core error a call that gave up on `exc` raises. `needed`: our count of the
+    request's tokens; `window`: the model's context window."""
+    if isinstance(exc, openai.APIStatusError):
+        if is_context_overflow(exc):
+            needed_by_server, limit_by_server = context_overflow_numbers(exc) or (needed, window)
+            return TokenLimitExceeded(needed_by_server, limit_by_server)
+        if is_transient(exc):
+            return LLMUnavailable(error_detail(exc), attempts, exc.status_code)
+        return LLMRequestRejected(exc.status_code, error_detail(exc))
+    # connection errors, timeouts, unreadable responses
+    detail = f"{type(exc).__name__}: {exc}" if isinstance(exc, openai.APIConnectionError) else error_detail(exc)
+    return LLMUnavailable(detail, attempts)
 
 
 def is_transient(exc: BaseException) -> bool:
