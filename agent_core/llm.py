@@ -29,7 +29,7 @@ from agent_core.errors import (
 )
 from agent_core.llm_config import LLMConfig
 from agent_core.llm_connection import ModelConnection, Opened, Unreadable
-from agent_core.llm_faults import error_detail, fault_kind, is_transient, typed_error
+from agent_core.llm_faults import MODEL_FAULTS, error_detail, fault_kind, is_transient, typed_error
 from agent_core.llm_reply import (
     assistant_turn,
     streamed_reply_calls,
@@ -158,8 +158,8 @@ class LLM:
                     chunk = await stream.__anext__()
                 except StopAsyncIteration:
                     break
-                except openai.APIError as exc:  # a dropped connection, an error event
-                    raise self._broken(exc, len(visible.shown), current, failures, usage) from None
+                except MODEL_FAULTS as exc:  # a dropped connection, an error event
+                    raise self._broken(self._connection.fault(exc), len(visible.shown), current, failures, usage) from None
                 except ValueError as exc:  # garbage
                     raise self._broken(exc, len(visible.shown), current, failures, usage) from None
         finally:

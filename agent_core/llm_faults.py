@@ -1,6 +1,21 @@
-"""How the LLM client reads a failed call: transient or not, how long the server asks us to
-wait, whether a 400 means the context window overflowed, and the typed error a call that gave up
-raises. Pure functions over openai's exception types, so the retry loop in llm.py stays a few lines."""
+"""How the LLM client reads a failed call: which fault it is (and the same one whichever HTTP
+client the SDK ran on), transient or not, how long the server asks us to wait, and whether a
+400 means the context window overflowed. Pure functions over openai's and aiohttp's exception
+types, so the retry loop in llm.py stays a few lines.
+
+The SDK's aiohttp client (`openai.DefaultAioHttpClient`, what llm_connection.py builds) turns
+aiohttp's failures into httpx2 exceptions, and the SDK those into its own; but its table sends
+every aiohttp connection error to a connect *timeout*, and a reply that is not HTTP escapes as
+aiohttp's own exception. `as_api_error` puts them back to what the SDK's default client raises
+for the same fault, reading the aiohttp exception the SDK's error was raised from:
+
+    what happened                              SDK, as shipped     as_api_error
+    refused, DNS, a refused certificate        APITimeoutError     APIConnectionError
+    the server hung up before its reply        APITimeoutError     APIConnectionError
+    a reply that is not HTTP                   aiohttp's error     APIConnectionError
+    connect or read timed out                  APITimeoutError     APITimeoutError
+    a body cut short, any other read error     APIConnectionError  APIConnectionError
+"""
 
 from __future__ import annotations
 
@@ -9,11 +24,46 @@ import random
 import re
 import time
 
+import aiohttp
+import httpx2
 import openai
 
 from agent_core.errors import LLMError, LLMRequestRejected, LLMUnavailable, TokenLimitExceeded
 
+# What a model call through the SDK's aiohttp client can raise for a fault of the endpoint or
+# the network: catch these, then read them with as_api_error.
+MODEL_FAULTS: tuple[type[Exception], ...] = (openai.APIError, aiohttp.ClientError)
+
 _CONTEXT_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) tokens", re.DOTALL)
+
+
+def as_api_error(exc: Exception, request: httpx2.Request) -> openai.APIError:
+    """One of MODEL_FAULTS as the openai error the SDK's default client raises for that fault
+    (see the table above); `request`: the one named when aiohttp's own exception came through."""
+    if isinstance(exc, openai.APITimeoutError):
+        origin = _aiohttp_origin(exc)
+        if origin is None or isinstance(origin, TimeoutError):  # aiohttp's timeouts are TimeoutErrors
+            return exc
+        return _connection_error(origin, exc.request)
+    if isinstance(exc, openai.APIError):
+        return exc
+    return _connection_error(exc, request)
+
+
+def _aiohttp_origin(exc: BaseException) -> aiohttp.ClientError | None:
+    """The aiohttp exception a chain of `raise ... from` started at, if any."""
+    cause = exc.__cause__
+    for _ in range(8):  # the SDK's error <- httpx2's <- aiohttp's: a short chain
+        if cause is None or isinstance(cause, aiohttp.ClientError):
+            return cause
+        cause = cause.__cause__
+    return None
+
+
+def _connection_error(origin: BaseException, request: httpx2.Request) -> openai.APIConnectionError:
+    error = openai.APIConnectionError(request=request)
+    error.__cause__ = origin  # what actually happened, in a traceback
+    return error
 
 
 def typed_error(exc: openai.APIError, needed: int, window: int, attempts: int) -> LLMError:
