@@ -1,7 +1,7 @@
 """How the LLM client reads a failed call: which fault it is (and the same one whichever HTTP
 client the SDK ran on), transient or not, how long the server asks us to wait, and whether a
-400 means the context window overflowed. Pure functions over openai's and aiohttp's exception
-types, so the retry loop in llm.py stays a few lines.
+400 means the context window overflowed. Functions over openai's and aiohttp's exception types,
+so the retry loop in llm.py stays a few lines.
 
 The SDK's aiohttp client (`openai.DefaultAioHttpClient`, what llm_connection.py builds) turns
 aiohttp's failures into httpx2 exceptions, and the SDK those into its own; but its table sends
@@ -39,7 +39,9 @@ _CONTEXT_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) tokens",
 
 def as_api_error(exc: Exception, request: httpx2.Request) -> openai.APIError:
     """One of MODEL_FAULTS as the openai error the SDK's default client raises for that fault
-    (see the table above); `request`: the one named when aiohttp's own exception came through."""
+    (see the table above); `request`: the one named when aiohttp's own exception came through.
+    The tracebacks of `exc`'s chain are dropped (_drop_tracebacks says why)."""
+    _drop_tracebacks(exc)
     if isinstance(exc, openai.APITimeoutError):
         origin = _aiohttp_origin(exc)
         if origin is None or isinstance(origin, TimeoutError):  # aiohttp's timeouts are TimeoutErrors
@@ -58,6 +60,22 @@ def _aiohttp_origin(exc: BaseException) -> aiohttp.ClientError | None:
             return cause
         cause = cause.__cause__
     return None
+
+
+def _drop_tracebacks(exc: BaseException) -> None:
+    """aiohttp's connect path (and aiohappyeyeballs under it) keeps a failed attempt's exception in
+    a local of a frame that its own traceback holds: a cycle per refused or failed connect, which
+    only the collector frees. A fault is kept as a value and never re-raised with its traceback
+    (agent_core/llm_retry.py), so the tracebacks of its chain go."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.__traceback__ = None
+        pending += (current.__cause__, current.__context__)
 
 
 def _connection_error(origin: BaseException, request: httpx2.Request) -> openai.APIConnectionError:

@@ -25,6 +25,7 @@ from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
 from agent_core.schema import Message
 from tests.test_llm_retries import Recorder
+from tests.test_memory_cycles import cyclic_garbage
 
 HELLO = [Message.user("hello")]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -166,6 +167,25 @@ async def test_a_refused_connection_is_a_connection_fault() -> None:
         await llm.aclose()
     assert errors.errors == ["connection", "unavailable"]  # the attempt, then the call given up
     assert "APIConnectionError" in str(raised.value)
+
+
+async def test_a_refused_connection_leaves_no_cycles() -> None:
+    """aiohttp's connect path keeps the failed attempt's exception in a frame its traceback holds;
+    a fault kept by the retry policy must not carry that cycle (a refused endpoint: every waiting
+    conversation's every attempt)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", max_retries=1, backoff_base_s=0.01, backoff_cap_s=0.02)
+    try:
+        for _ in range(2):  # the first calls pay what is made once (imports, the session)
+            with pytest.raises(LLMUnavailable):
+                await llm.ask(HELLO)
+        with cyclic_garbage() as found, pytest.raises(LLMUnavailable):
+            await llm.ask(HELLO)
+    finally:
+        await llm.aclose()
+    assert not found, found.most_common(10)
 
 
 async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
