@@ -1,4 +1,4 @@
-"""Model-call retries: tenacity (one long-lived AsyncRetrying per client, as agent_core/llm.py
+"""Model-call retries: tenacity (one long-lived AsyncRetrying per client, as agent_core/llm_retry.py
 uses it) against the openai SDK's own retries (`AsyncOpenAI(max_retries=4)`), with the bare
 client (no retries) as the floor.
 
@@ -73,8 +73,9 @@ class Variant:
     def __init__(self, base_url: str, name: str) -> None:
         import openai
 
-        from agent_core.llm import LLM, GaveUp
+        from agent_core.llm import LLM
         from agent_core.llm_config import LLMConfig
+        from agent_core.llm_retry import GaveUp
         from agent_core.schema import Message
 
         variant = self
@@ -97,7 +98,8 @@ class Variant:
                 return GaveUp(outcome, 1) if isinstance(outcome, openai.APIError) else outcome
 
             # the same client and transport, only the SDK's retries set
-            self.llm._client = self.llm._client.with_options(timeout=60, max_retries=4 if name == "sdk" else 0)
+            connection = self.llm._connection
+            connection.client = connection.client.with_options(timeout=60, max_retries=4 if name == "sdk" else 0)
             self.llm._retrying = once  # type: ignore[assignment]
 
     async def call(self, text: str) -> str:

@@ -1,8 +1,9 @@
-"""The model client's connections (the openai SDK's own HTTP client), seen through the LLM client
+"""The model client's connections (the openai SDK's client on its aiohttp transport), seen through the LLM client
 against raw HTTP servers on 127.0.0.1 that do what real endpoints do at the connection level:
 keep connections alive, compress bodies, hang up, speak garbage, stream and notice a reader that
 left. Each fault must reach the retry policy as the kind it is (a dropped connection is a
-connection fault, not a timeout), since that is what is retried and counted."""
+connection fault, not a timeout), since that is what is retried and counted: the SDK's aiohttp
+client names several of them wrongly, and agent_core/llm_faults.py names them back."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ import pytest
 import trustme
 from aiohttp import web
 
-from agent_core.errors import LLMUnavailable
+from agent_core.errors import LLMStreamBroken, LLMUnavailable
 from agent_core.llm import LLM
 from agent_core.llm_config import LLMConfig
 from agent_core.schema import Message
 from tests.test_llm_retries import Recorder
+from tests.test_memory_cycles import cyclic_garbage
 
 HELLO = [Message.user("hello")]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -167,6 +169,25 @@ async def test_a_refused_connection_is_a_connection_fault() -> None:
     assert "APIConnectionError" in str(raised.value)
 
 
+async def test_a_refused_connection_leaves_no_cycles() -> None:
+    """aiohttp's connect path keeps the failed attempt's exception in a frame its traceback holds;
+    a fault kept by the retry policy must not carry that cycle (a refused endpoint: every waiting
+    conversation's every attempt)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", max_retries=1, backoff_base_s=0.01, backoff_cap_s=0.02)
+    try:
+        for _ in range(2):  # the first calls pay what is made once (imports, the session)
+            with pytest.raises(LLMUnavailable):
+                await llm.ask(HELLO)
+        with cyclic_garbage() as found, pytest.raises(LLMUnavailable):
+            await llm.ask(HELLO)
+    finally:
+        await llm.aclose()
+    assert not found, found.most_common(10)
+
+
 async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
     async def garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read(65536)
@@ -186,6 +207,115 @@ async def test_a_server_speaking_garbage_is_a_connection_fault() -> None:
         server.close()
         await server.wait_closed()
     assert errors.errors == ["connection", "unavailable"]  # the attempt, then the call given up
+
+
+async def speak_garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await reader.read(65536)
+    writer.write(b"SMTP READY\r\n\r\n")
+    await writer.drain()
+    writer.close()
+
+
+async def test_a_reply_that_is_not_http_is_named_a_connection_fault() -> None:
+    server = await asyncio.start_server(speak_garbage, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    errors = Recorder()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors)
+    try:
+        with pytest.raises(LLMUnavailable) as raised:
+            await llm.ask(HELLO)
+    finally:
+        await llm.aclose()
+        server.close()
+        await server.wait_closed()
+    assert errors.errors == ["connection", "unavailable"]
+    assert "APIConnectionError" in str(raised.value)
+
+
+async def test_a_streamed_call_to_a_server_speaking_garbage_is_a_connection_fault() -> None:
+    server = await asyncio.start_server(speak_garbage, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    errors = Recorder()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors, stream=True)
+    try:
+        with pytest.raises(LLMUnavailable) as raised:
+            async for _ in llm.stream_tool(HELLO):
+                pass
+    finally:
+        await llm.aclose()
+        server.close()
+        await server.wait_closed()
+    assert errors.errors == ["connection", "unavailable"]
+    assert "APIConnectionError" in str(raised.value)
+
+
+async def test_a_streamed_call_refused_is_a_connection_fault() -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    errors = Recorder()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors, stream=True)
+    try:
+        with pytest.raises(LLMUnavailable) as raised:
+            async for _ in llm.stream_tool(HELLO):
+                pass
+    finally:
+        await llm.aclose()
+    assert errors.errors == ["connection", "unavailable"]
+    assert "APIConnectionError" in str(raised.value)
+
+
+async def test_a_reply_cut_short_is_a_connection_fault_and_retried_as_one() -> None:
+    served: list[str] = []
+
+    async def cut_first(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request = await reader.readuntil(b"\r\n\r\n")
+        length = int(next((line.split(b":")[1] for line in request.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), b"0"))
+        await reader.readexactly(length)
+        body = json.dumps(completion("whole")).encode()
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + str(len(body)).encode()
+        served.append("cut" if not served else "whole")
+        writer.write(head + b"\r\n\r\n" + (body[:10] if served[-1] == "cut" else body))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(cut_first, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    errors = Recorder()
+    llm = make_llm(f"http://127.0.0.1:{port}/v1", errors, max_retries=1, backoff_base_s=0.01, backoff_cap_s=0.02)
+    try:
+        assert await llm.ask(HELLO) == "whole"
+    finally:
+        await llm.aclose()
+        server.close()
+        await server.wait_closed()
+    assert served == ["cut", "whole"] and errors.errors == ["connection"]
+
+
+async def test_a_stream_whose_connection_drops_mid_reply_is_broken_with_what_was_shown() -> None:
+    async def drop_mid_stream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+                 "choices": [{"index": 0, "delta": {"content": "Half a "}, "finish_reason": None}]}
+        await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        assert request.transport is not None
+        request.transport.close()  # the connection goes mid-body: the chunked reply never ends
+        return response
+
+    errors = Recorder()
+    async with endpoint(drop_mid_stream) as url:
+        llm = make_llm(url, errors, stream=True, max_retries=2)
+        pieces: list[object] = []
+        try:
+            with pytest.raises(LLMStreamBroken) as raised:
+                async for piece in llm.stream_tool(HELLO):
+                    pieces.append(piece)
+        finally:
+            await llm.aclose()
+    assert pieces == ["Half a "] and raised.value.shown_chars == len("Half a ")
+    assert errors.errors == ["unavailable"]  # not retried: a second reply would not continue the first
 
 
 async def hang_up_first(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
