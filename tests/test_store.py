@@ -202,6 +202,34 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     assert await store.pending_outbox() == []
 
 
+async def test_a_question_s_watermark_is_recorded_before_its_first_posting_and_kept(store: Store):
+    """Recorded before the first attempt, kept across re-posts: a process killed after the
+    platform took the question but before outbox_sent re-posts it after the restart, and the
+    answer given in between stays above the watermark; what was said before the first attempt
+    stays below it. A question asked again under the same id starts afresh."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    asked = [question(session.id)]
+    [row] = await store.pause(session.id, [], asked, postings=postings_for(asked), step=1)
+    before = await store.add_inbox("test", "said-before", KEY, "{}")  # before the question was posted
+    mark = await store.record_watermark(row)  # the first attempt
+    assert before is not None and mark == before
+    q = await store.get_question(session.id)
+    assert q is not None and q.first_post_after == mark and q.posted_after is None  # not posted yet
+    answer = await store.add_inbox("test", "answer", KEY, "{}")  # the platform took it; the process died
+    assert await store.record_watermark(row) == mark  # the re-post after the restart
+    await store.outbox_sent(row, 1, "m2", posted_after=answer)  # a later watermark passed: the first one wins
+    posted = await store.get_question(session.id)
+    assert posted is not None and posted.posted_after == mark and posted.posted_message_id == "m2"
+    assert answer is not None and before <= posted.posted_after < answer
+    notice = await store.queue_outbox(KEY, session.id, "notice", '{"text": "hi"}')
+    assert await store.record_watermark(notice) is None  # a row that posts no question
+    [again] = await store.pause(session.id, [], asked, postings=postings_for(asked), step=2)
+    fresh = await store.get_question(session.id)
+    assert fresh is not None and fresh.first_post_after is None and fresh.posted_after is None
+    assert await store.record_watermark(again) == answer
+
+
 async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: Store):
     """The chat task hands the delivery worker the body it built (bot.run.outcome) and gives the
     store the same for its row: the row must be that text, escapes and all (PostgreSQL gets it

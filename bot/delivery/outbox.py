@@ -13,6 +13,8 @@ platform (no connection, 5xx) pauses all of that platform's lanes behind one bre
 waiting lane goes on, each in its chat's order, at the platform's pace (the surface's own). A part
 of a row that reached the chat is recorded before the next is sent, so no retry, restart or
 /cancel sends it twice; the chat's task never waits for a delivery, and nothing cancels one.
+A question's watermark (only later messages answer it) is recorded before its first attempt and
+kept across re-posts, so a kill between the platform taking it and its record loses no answer.
 
 With several processes (PostgreSQL) a lane runs only in the process holding its chat's lease:
 its writes carry the lease's fence (it is started in the chat's scope, bot.sessions), and
@@ -68,7 +70,7 @@ class _RowParts:
     row: OutboxRow
     done: int = 0
     last_id: str | None = None
-    watermark: int | None = None  # a question's: the newest inbox id before the attempt that posted it
+    watermark: int | None = None  # a question's: the newest inbox id before its first posting attempt
 
     def __post_init__(self) -> None:
         self.done = self.row.parts_sent
@@ -270,8 +272,11 @@ class DeliveryWorker:
 
     async def _send(self, surface: Surface, chat: ChatKey, row: OutboxRow, run: RunInfo, parts: _RowParts) -> None:
         if row.kind == "question":
-            # read before every attempt: the one that reached the chat sets what may answer it
-            parts.watermark = await self.store.question_watermark()
+            # recorded before the first attempt and kept (a retry here, a re-post after a restart
+            # or a takeover gets it back): an attempt the platform took unrecorded, killed before
+            # outbox_sent, must not leave the answer given meanwhile below a later watermark
+            if parts.watermark is None:
+                parts.watermark = await self.store.record_watermark(row.id)
             await surface.post_question(chat, question_from_body(row.body), run, parts)
         elif row.kind == "answer":
             answer, verdict = answer_from_body(row.body)

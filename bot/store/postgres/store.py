@@ -205,10 +205,6 @@ class PostgresStore(StoreReads, StoreWrites, ClusterCalls):
             self._recording_posts.discard(recorded)
             recorded.set_result(None)
 
-    async def question_watermark(self) -> int | None:
-        row = await self._row("SELECT COALESCE(MAX(id), 0) FROM inbox")
-        return int(row[0]) if row else 0
-
     async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
         # one statement, so one round trip and one snapshot: each part comes back as JSON arrays
         # of the columns (text, integers and doubles only, which JSON carries exactly)
