@@ -134,7 +134,8 @@ async def test_an_answer_to_a_question_posted_but_not_recorded_binds_after_a_res
         reply(f"<answer>{PLAN}</answer>"),
     ]
     log = tmp_path / "bot.log"
-    async with database(kind, tmp_path) as db, FakeOpenAI(script) as llm, HoldingTelegram() as tg:
+    tg = HoldingTelegram()
+    async with database(kind, tmp_path) as db, FakeOpenAI(script) as llm, tg:
         bot = await _start_bot(tmp_path, tg, llm, db)
         try:
             tg.send_text(CHAT, "Plan two days in Hangzhou")
