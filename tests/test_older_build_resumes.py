@@ -1,9 +1,10 @@
 """A conversation paused by an older build resumes on this one: the answer binds, the run ends.
 
 The databases in tests/fixtures/paused_5b0c550/ were written by the code of an earlier commit (its
-README says which and how): a Telegram chat paused on a posted question, the bot stopped. Here
-the current code starts on each (applying the migrations since), the person answers, and the run
-resumes with the answer and finishes.
+README says which and how): two Telegram chats paused on a question, one posted, one whose posting
+the Bot API kept refusing; the bot stopped. Here the current code starts on each (applying the
+migrations since): the posted question is not posted again and its answer binds; the other is
+posted now and its answer binds; each run resumes with its answer and finishes.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from tests.pg_support import fresh_database
 from tests.telegram_support import containing, has, telegram_bot
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "paused_5b0c550"
-CHAT = 8080  # the chat the older build paused
-CALL = "call_old_build"
+CHAT, UNPOSTED = 8080, 8081  # the chats the older build paused: its question posted, and not
 PLAN = "Your plan: Suzhou from Friday."
+WUXI = "Your plan: Wuxi on Saturday."
 # The older build's deadline was an hour after it asked, on the day the fixture was made: moved
 # to an hour from now, as if the person answered within the hour.
 DEADLINE = "UPDATE questions SET deadline = {now} + 3600 WHERE status = 'waiting'"
@@ -74,20 +75,27 @@ async def older_database(kind: str, tmp: Path) -> AsyncIterator[tuple[dict[str, 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 async def test_a_conversation_paused_by_an_older_build_resumes_on_this_one(tmp_path, kind):
     async with older_database(kind, tmp_path) as (settings, rows):
-        assert await rows("SELECT state FROM sessions") == [("asking",)]
-        async with FakeOpenAI([reply(f"<answer>{PLAN}</answer>")]) as llm, FakeTelegram() as tg:
+        assert await rows("SELECT state FROM sessions") == [("asking",), ("asking",)]
+        script = [reply(f"<answer>{PLAN}</answer>"), reply(f"<answer>{WUXI}</answer>")]
+        async with FakeOpenAI(script) as llm, FakeTelegram() as tg:
             # Telegram's update ids only grow; this fake starts where the older build's fake
             # started, and the inbox would take its first update for the one already stored
             tg._update_ids = itertools.count(800_000)
+            tg._chat(UNPOSTED)  # the person wrote there to the older build: Telegram knows the chat
             async with telegram_bot(tmp_path, tg, llm.base_url, **settings):
                 tg.send_text(CHAT, "Friday")
                 await tg.wait_for(has(PLAN, CHAT), within=30)
-            assert llm.requests[-1].tool_results() == {CALL: "Friday"}  # the older build's call, answered
-            assert len(containing(tg, CHAT, PLAN)) == 1
+                assert llm.requests[-1].tool_results() == {"call_old_build": "Friday"}  # the older build's call
+                await tg.wait_for(has("Which day do you leave for Wuxi?", UNPOSTED), within=30)
+                tg.send_text(UNPOSTED, "Saturday")
+                await tg.wait_for(has(WUXI, UNPOSTED), within=30)
+                assert llm.requests[-1].tool_results() == {"call_old_unposted": "Saturday"}
+            assert len(containing(tg, CHAT, PLAN)) == 1 and len(containing(tg, UNPOSTED, WUXI)) == 1
             assert not containing(tg, CHAT, "Which day")  # posted by the older build: not again
+            assert len(containing(tg, UNPOSTED, "Which day")) == 1
             llm.assert_complete()
             assert tg.violations == []
         expected = [m.version for m in discover(MIGRATIONS_DIR if kind == "sqlite" else PG_MIGRATIONS_DIR)]
         assert [v for (v,) in await rows("SELECT version FROM schema_version ORDER BY version")] == expected
-        assert await rows("SELECT status FROM questions") == [("answered",)]
-        assert await rows("SELECT state FROM sessions") == [("idle",)]
+        assert await rows("SELECT status FROM questions") == [("answered",), ("answered",)]
+        assert await rows("SELECT state FROM sessions") == [("idle",), ("idle",)]
