@@ -197,7 +197,8 @@ class Store(Protocol):
     async def record_watermark(self, outbox_id: int) -> int | None:
         """Before a question's posting attempt: its watermark (the newest inbox id now), recorded
         at the first attempt and returned unchanged at every later one (a retry, a re-post after a
-        restart or a takeover), so an answer given once the question could be seen stays above it.
+        restart or a takeover), so an answer given once the question could be seen stays above it;
+        an attempt that failed clears it (outbox_attempt_failed), so the next records its own.
         Committed before the platform is called: an answer any process stores afterwards lands
         above it. None when the row posts no question."""
     async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,

@@ -1,8 +1,9 @@
--- A question's watermark is recorded before its first posting attempt and kept across re-posts:
--- a process killed between the platform taking the question and recording the posting re-posts
--- it after the restart (or a takeover), and the answer the person gave in between must still be
--- above the watermark. Before, the delivery worker read the watermark before each attempt
--- and recorded it only with the posting. The twin of migrations/0011_question_first_post.sql.
+-- A question's watermark is recorded before its first posting attempt and kept across re-posts
+-- (an attempt that failed clears it): a process killed between the platform taking the question
+-- and recording the posting re-posts it after the restart (or a takeover), and the answer the
+-- person gave in between must still be above the watermark. Before, the delivery worker read
+-- the watermark before each attempt and recorded it only with the posting. The twin of
+-- migrations/0011_question_first_post.sql.
 ALTER TABLE questions ADD COLUMN first_post_after BIGINT;  -- the last inbox id before the first attempt
 
 -- Before a question's first posting attempt: its watermark, the newest inbox id now, recorded
@@ -22,6 +23,20 @@ BEGIN
        AND q.session_id = o.session_id AND q.tool_call_id = o.tool_call_id
     RETURNING q.first_post_after INTO v_mark;
     RETURN to_jsonb(v_mark);
+END $$;
+
+-- A question's attempt that failed did not reach the chat: the next attempt records its own
+-- watermark (only one cut short by a kill, its outcome unknown, keeps it).
+CREATE OR REPLACE FUNCTION bot_outbox_attempt_failed(w jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM bot_check_fence(w);
+    UPDATE outbox SET attempts = attempts + 1, error = w->>'error' WHERE id = (w->>'outbox_id')::bigint;
+    UPDATE questions q SET first_post_after = NULL
+      FROM outbox o
+     WHERE o.id = (w->>'outbox_id')::bigint AND o.kind = 'question'
+       AND q.session_id = o.session_id AND q.tool_call_id = o.tool_call_id AND q.posted_after IS NULL;
+    RETURN NULL;
 END $$;
 
 -- A posted question records its message and its watermark: the one recorded before the first

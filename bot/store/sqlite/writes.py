@@ -86,7 +86,8 @@ def outbox_part_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, 
 
 def record_watermark(conn: sqlite3.Connection, outbox_id: int) -> int | None:
     """A question's watermark, recorded before its first posting attempt and kept: a re-post after
-    a kill between the platform taking it and outbox_sent must not move it past an answer."""
+    a kill between the platform taking it and outbox_sent must not move it past an answer. An
+    attempt that failed clears it (outbox_attempt_failed)."""
     row = conn.execute(
         "UPDATE questions SET first_post_after = COALESCE(first_post_after, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
         "WHERE (session_id, tool_call_id) = (SELECT session_id, tool_call_id FROM outbox WHERE id = ? "
@@ -119,6 +120,13 @@ def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, messa
 
 def outbox_attempt_failed(conn: sqlite3.Connection, outbox_id: int, error: str) -> None:
     conn.execute("UPDATE outbox SET attempts = attempts + 1, error = ? WHERE id = ?", (error, outbox_id))
+    # a question's attempt that failed did not reach the chat: the next attempt records its own
+    # watermark (only one cut short by a kill, its outcome unknown, keeps it)
+    conn.execute(
+        "UPDATE questions SET first_post_after = NULL WHERE posted_after IS NULL AND (session_id, tool_call_id) = "
+        "(SELECT session_id, tool_call_id FROM outbox WHERE id = ? AND kind = 'question')",
+        (outbox_id,),
+    )
 
 
 def outbox_failed(conn: sqlite3.Connection, outbox_id: int, error: str, event: ChatEvent | None, now: float) -> None:
