@@ -4,7 +4,7 @@ bot.store.sqlite.run_writes), as plain functions of a sqlite3 connection.
 Each takes its write's record (bot.store.writes) as keyword arguments and runs on the writer
 thread inside its own SAVEPOINT of a group-committed transaction (bot.store.sqlite.writer): a
 function either completes or leaves no trace. Message bodies arrive already serialised, so the
-writer thread only runs SQL. PostgreSQL's twins are the functions of migrations/postgres/0014 and 0015.
+writer thread only runs SQL. PostgreSQL's twins are the functions of migrations/postgres/0014 and 0016.
 """
 
 from __future__ import annotations

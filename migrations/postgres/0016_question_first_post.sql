@@ -3,7 +3,7 @@
 -- and recording the posting re-posts it after the restart (or a takeover), and the answer the
 -- person gave in between must still be above the watermark. Before, the delivery worker read
 -- the watermark before each attempt and recorded it only with the posting. The twin of
--- migrations/0011_question_first_post.sql.
+-- migrations/0012_question_first_post.sql.
 ALTER TABLE questions ADD COLUMN first_post_after BIGINT;  -- the last inbox id before the first attempt
 
 -- Before a question's first posting attempt: its watermark, the newest inbox id now, recorded
