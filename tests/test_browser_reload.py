@@ -77,6 +77,58 @@ async def test_a_finished_team_plan_keeps_its_review_and_files_after_a_reload(tm
             await context.close()
 
 
+async def test_after_a_restart_a_reload_keeps_the_review_the_files_and_the_rating(tmp_path: Path) -> None:
+    _chromium()
+    from playwright.async_api import async_playwright, expect
+
+    sandbox = load_sandbox()
+    reviewer = PlanValidator(facts=sandbox.facts(), tools=sandbox.tools, rubric_model=None)
+    db = tmp_path / "bot.sqlite3"
+    settings = web_settings(db, BOT_VALIDATE="on", BOT_VALIDATE_ROUNDS=0)
+    async with web_stack(db, model=TeamScript(LABELS), settings=settings, reviewer=reviewer) as s, \
+            httpx.AsyncClient(base_url=s.base_url, timeout=10) as client:
+        sid = str((await client.post("/api/chat", json={"message": team_request(LABELS)})).json()["session_id"])
+        async with client.stream("GET", f"/api/sessions/{sid}/events") as events:
+            reader = SseReader(events)
+            for _ in LABELS:
+                await reader.until("human_input_request")
+            for q in await s.manager.pending_questions(ChatKey("web", sid)):
+                await client.post("/api/human_response",
+                                  json={"session_id": sid, "response": "any time", "tool_call_id": q.tool_call_id})
+            run = (await reader.until("answer", within=20)).json()["run"]
+            for _ in range(2):
+                await reader.until("file", within=20)
+        await s.manager.wait_until_idle(ChatKey("web", sid), 10)
+        res = await client.post(f"/api/sessions/{sid}/feedback", json={"run": run, "rating": "up"})
+        assert res.status_code == 200, res.text
+
+    # the bot restarted: the page a person reloads is served by a new process on the same database
+    async with web_stack(db, model=TeamScript(LABELS), settings=settings, reviewer=reviewer) as s, \
+            async_playwright() as pw:
+        context = await _launch(pw, tmp_path / "profile", "en-US", {"width": 1280, "height": 900})
+        try:
+            await context.add_init_script(f"localStorage.setItem('travelbot.session', '{sid}')")
+            page = context.pages[0] if context.pages else await context.new_page()
+            page.set_default_timeout(10000)
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(s.base_url + "/")
+            card = page.locator(".plan-card")
+            await expect(card).to_have_count(1)
+            await expect(page.locator(".verdict")).to_contain_text("Review: ")
+            await expect(page.locator("a.file")).to_have_count(2)
+            up, down = (card.locator(f".plan-feedback button[data-rating={r}]") for r in ("up", "down"))
+            await expect(up).to_have_attribute("aria-pressed", "true")  # the rating given before the restart
+            await expect(down).to_have_attribute("aria-pressed", "false")
+            await down.click()  # still rateable: the person changes their mind
+            await expect(down).to_have_attribute("aria-pressed", "true")
+            await expect(up).to_have_attribute("aria-pressed", "false")
+            assert [f.rating for f in await s.store.recent_feedback()] == ["down"]
+            assert errors == []
+        finally:
+            await context.close()
+
+
 async def test_a_reload_mid_answer_keeps_the_steps_and_the_words_so_far(tmp_path: Path) -> None:
     _chromium()
     from playwright.async_api import async_playwright, expect

@@ -254,6 +254,27 @@ async def test_a_failed_posting_attempt_clears_the_question_s_watermark(store: S
     assert kept is not None and kept.first_post_after == second and kept.posted_after == second
 
 
+async def test_a_session_s_sent_rows_and_ratings_are_read_back_in_order(store: Store):
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    answer, file = await store.finish_run(
+        session.id, [Message.assistant("done")], outbox=[("answer", '{"text": "done"}'), ("file", '{"filename": "a.ics"}')],
+        usage=RunUsage(session.id, session.run_no, "gpt-4o-mini", 1, 1, 1, 0.0, 1, "answered"))
+    assert await store.sent_outbox(session.id) == []  # nothing delivered yet
+    await store.outbox_sent(answer, 2, "m1")
+    assert [(r.id, r.kind, r.parts_sent) for r in await store.sent_outbox(session.id)] == [(answer, "answer", 2)]
+    await store.outbox_sent(file, 1, "m2")
+    assert [r.id for r in await store.sent_outbox(session.id)] == [answer, file]
+    assert await store.sent_outbox("another session") == []
+
+    assert await store.session_feedback(session.id) == []
+    assert await store.record_feedback(KEY, session.id, session.run_no, "u1", "up", 1.0)
+    assert await store.record_feedback(KEY, session.id, session.run_no, "u1", "down", 2.0)  # the latest counts
+    [rating] = await store.session_feedback(session.id)
+    assert (rating.run_no, rating.user_id, rating.rating, rating.chat_key) == (session.run_no, "u1", "down", KEY)
+    assert await store.session_feedback("another session") == []
+
+
 async def test_a_question_s_outbox_body_is_the_text_the_chat_task_builds(store: Store):
     """The chat task hands the delivery worker the body it built (bot.run.outcome) and gives the
     store the same for its row: the row must be that text, escapes and all (PostgreSQL gets it

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_state import StoredMessage
 from tests.team_support import party_plan, question_for, team_request
 from tests.telegram_support import containing, has, telegram_bot
 from tests.test_team_slack import check_exports, until
@@ -25,6 +26,10 @@ FILES = ("team-trip-2026-12-12.ics", "team-trip-2026-12-12-costs.csv")
 
 def _submit(call_id: str) -> dict[str, object]:
     return call("submit_plan", {"summary": "Team plan for Hangzhou.", "plan": party_plan(LABELS)}, id=call_id)
+
+
+def _message(tg: FakeTelegram, chat_id: int, message_id: int) -> StoredMessage:
+    return next(m for m in tg.bot_messages(chat_id) if m.message_id == message_id)
 
 
 def _tools() -> ToolCollection:
@@ -84,12 +89,62 @@ async def test_a_team_plan_signed_off_in_a_telegram_group(tmp_path: Path) -> Non
         tg.press_button(group, request.message_id, user_id=BOSS, index=1)  # Reject
         await tg.wait_for(has("Ann rejected this plan", group), within=10)  # the approver, named by a tg://user link
         assert '<a href="tg://user?id=99">Ann</a> rejected' in containing(tg, group, "rejected this plan")[0].raw
+        # the card is decided: it says who rejected it and when, and its buttons are gone
+        await tg.wait_for(lambda t: _message(t, group, request.message_id).buttons == [], within=10)
+        closed = _message(tg, group, request.message_id)
+        assert closed.text.startswith("❌ Plan rejected by Ann at ") and "needs sign-off" in closed.edits[-1]
+        assert '<a href="tg://user?id=99">Ann</a>' in closed.raw
         tg.send_text(group, "the hotel is too far from the office", user_id=BOSS)  # the reason, not addressed
-        await tg.wait_for(has("needs sign-off", group, count=2), within=10)
+        # the re-planned plan's own request (the first one's card no longer asks)
+        await tg.wait_for(lambda t: [m.message_id for m in containing(t, group, "needs sign-off")] not in
+                          ([], [request.message_id]), within=10)
         assert "too far from the office" in str(llm.requests[1].messages[-1]["content"])
         second = containing(tg, group, "needs sign-off")[-1]
         tg.press_button(group, second.message_id, user_id=BOSS, index=0)  # Approve
         await tg.wait_for(has("Plan approved by Ann", group), within=10)
         await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=10)
+        approved = _message(tg, group, second.message_id)  # the card says it all: no buttons, no second notice
+        assert approved.text.startswith("✅ Plan approved by Ann at ") and approved.buttons == []
+        assert len(containing(tg, group, "approved by Ann")) == 1
+        llm.assert_complete()
+        assert tg.violations == []
+
+
+async def test_an_approval_whose_card_is_gone_is_said_in_a_message(tmp_path: Path) -> None:
+    group = -100902
+    async with FakeOpenAI([reply(tool_calls=[_submit("call_plan")])]) as llm, FakeTelegram() as tg, \
+            telegram_bot(tmp_path, tg, llm.base_url, tools=_tools(), approvers=[str(BOSS)]):
+        tg.send_text(group, "@trip_test_bot " + team_request(LABELS), user_id=10)
+        await tg.wait_for(has("needs sign-off", group), within=10)
+        card = containing(tg, group, "needs sign-off")[0]
+        tg.press_button(group, card.message_id, user_id=BOSS, index=0)  # Approve
+        del tg.chats[group].messages[card.message_id]  # deleted before the bot closes it: nothing to edit
+        await tg.wait_for(has("Plan approved by Ann", group), within=10)
+        await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=10)
+        [said] = containing(tg, group, "Plan approved by Ann")
+        assert said.buttons == [] and said.text.endswith(".")  # the decision's own notice, not a card's line
+        llm.assert_complete()
+        assert tg.violations == []
+
+
+async def test_a_press_on_a_card_whose_sign_off_is_over_closes_it(tmp_path: Path) -> None:
+    group = -100903
+    async with FakeOpenAI([reply(tool_calls=[_submit("call_plan")])]) as llm, FakeTelegram() as tg, \
+            telegram_bot(tmp_path, tg, llm.base_url, tools=_tools(), approvers=[str(BOSS)], signoff_remind_s=0.2):
+        tg.send_text(group, "@trip_test_bot " + team_request(LABELS), user_id=10)
+        await tg.wait_for(has("Reminder: this team plan is still waiting", group), within=10)
+        first = containing(tg, group, "needs sign-off")[0]
+        reminder = containing(tg, group, "Reminder: this team plan")[0]
+        assert first.buttons and reminder.buttons  # two cards name the one sign-off
+        tg.press_button(group, reminder.message_id, user_id=BOSS, index=0)  # Approve, on the reminder
+        await tg.wait_for(lambda t: _message(t, group, reminder.message_id).buttons == [], within=10)
+        assert _message(tg, group, reminder.message_id).text.startswith("✅ Plan approved by Ann at ")
+        assert _message(tg, group, first.message_id).buttons  # the first card does not know yet
+
+        tg.press_button(group, first.message_id, user_id=BOSS, index=1)  # Reject, on the decided sign-off
+        await tg.wait_for(lambda t: _message(t, group, first.message_id).buttons == [], within=10)
+        assert _message(tg, group, first.message_id).text.startswith("✅ Plan approved by ")  # what became of it
+        await tg.wait_for(lambda t: len([m for m in t.bot_messages(group) if m.document]) == 2, within=10)
+        assert not containing(tg, group, "rejected")  # the late press changed nothing
         llm.assert_complete()
         assert tg.violations == []

@@ -14,7 +14,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fakes.live_providers import AMAP_KEY, DUFFEL_TOKEN, FakeLiveServices, fixture
+from tests.fakes.live_providers import (
+    AMAP_KEY,
+    DUFFEL_EXAMPLE_DAY,
+    DUFFEL_TOKEN,
+    FakeLiveServices,
+    duffel_example,
+    fixture,
+)
 from tests.live_support import at, build, fake, http, live_config, world  # noqa: F401 (pytest fixtures)
 from tests.live_support import fails as _fails
 from tests.live_support import ok as _ok
@@ -150,14 +157,30 @@ async def test_searxng_search(build: Any, fake: FakeLiveServices) -> None:
 
 
 async def test_searxng_engines_that_all_failed_are_an_error(build: Any, fake: FakeLiveServices) -> None:
-    fake.mode["searxng"] = "engines_failed"
+    fake.mode["searxng"] = "engines_failed"  # a real answer of an instance whose five engines were all suspended
     message = await fails(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
-    assert "brave (Suspended: too many requests), duckduckgo (timeout), startpage (Suspended: CAPTCHA)" in message
+    assert ("brave (Suspended: too many requests), duckduckgo (Suspended: CAPTCHA), google (Suspended: CAPTCHA), "
+            "mojeek (Suspended: access denied), startpage (Suspended: CAPTCHA)") in message
     assert "says nothing about whether such pages exist" in message
 
 
+@pytest.mark.parametrize("engine", ["startpage", "brave", "yahoo"])
+async def test_searxng_one_engine_that_failed_is_an_error(build: Any, fake: FakeLiveServices, engine: str) -> None:
+    answer = fixture("searxng/one_engine_2026-08.json")[engine]  # real answers, the search pinned to one engine
+    fake.searxng_answer = answer
+    message = await fails(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
+    name, reason = answer["unresponsive_engines"][0]
+    assert f"its search engines failed ({name} ({reason}))" in message
+
+
+async def test_searxng_nothing_matched_is_not_an_error(build: Any, fake: FakeLiveServices) -> None:
+    fake.searxng_answer = fixture("searxng/one_engine_2026-08.json")["wikidata"]  # no results, no engine failed
+    out = await ok(build(searxng_url=fake.searxng_url), "web_search", {"query": "故宫 预约"})
+    assert out["results"] == [] and not out.get("caveats")
+
+
 async def test_searxng_some_engines_failed_is_a_caveat(build: Any, fake: FakeLiveServices) -> None:
-    answer = json.loads(json.dumps(fixture("searxng/all_engines_failed.json")))
+    answer = json.loads(json.dumps(fixture("searxng/all_engines_failed_2026-09.json")))
     answer["results"] = [{"url": "https://www.dpm.org.cn/Visit.html", "title": "参观须知", "content": "实名预约"}]
     answer["unresponsive_engines"] = answer["unresponsive_engines"][:1]
     fake.searxng_answer = answer
@@ -244,13 +267,30 @@ async def test_duffel_wrong_token(build: Any) -> None:
     assert "DUFFEL_TOKEN was refused" in message and "not recognised" in message
 
 
-async def test_foreign_fares_are_converted_with_a_stated_rate(build: Any, fake: FakeLiveServices) -> None:
-    """Duffel's reference example fare, 45.00 GBP, was dropped by 'at least 100' when compared as a
-    number with CNY; converted at the table's rate it is 441 CNY."""
-    fake.duffel_answers["LHR-JFK"] = fixture("duffel/offer_request_lhr_jfk_gbp.json")
-    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DAY,
+async def test_duffels_own_example_in_pounds_is_converted(build: Any, fake: FakeLiveServices) -> None:
+    """Duffel's published example answer, unchanged: its one fare, 45.00 GBP, was dropped by 'at
+    least 100' when compared as a number with CNY; converted at the table's rate it is 441 CNY."""
+    fake.duffel_answers["LHR-JFK"] = duffel_example()
+    now = at("2020-06-01 10:00")
+    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DUFFEL_EXAMPLE_DAY,
             "departure_airport_name": "LHR", "arrival_airport_name": "JFK", "min_sale_price": 100}
-    out = await ok(build(), "flight_search", args)
+    out = await _ok(build(now), "flight_search", args, now)
+    (ba1234,) = out["results"]
+    assert (ba1234["number"], ba1234["airline"], ba1234["price"], ba1234["currency"]) == (
+        "BA1234", "British Airways", 441.0, "CNY")
+    assert ba1234["quoted"] == "45.00 GBP = 441.00 CNY at 9.8 (rates of 2025-06-30)"
+    assert (ba1234["depart"], ba1234["duration_min"], ba1234["aircraft"]) == (
+        "2020-06-13 16:38", 146, "Airbus Industries A380")
+    assert len(out["results"]) == len(fixture("duffel/create_offer_request_gbp.json")["data"]["offers"])
+
+
+async def test_foreign_fares_are_converted_with_a_stated_rate(build: Any, fake: FakeLiveServices) -> None:
+    """Duffel's example with two derived offers: one in USD, one whose amount is '--'."""
+    fake.duffel_answers["LHR-JFK"] = duffel_example(more_offers=True)
+    now = at("2020-06-01 10:00")
+    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DUFFEL_EXAMPLE_DAY,
+            "departure_airport_name": "LHR", "arrival_airport_name": "JFK", "min_sale_price": 100}
+    out = await _ok(build(now), "flight_search", args, now)
     (ba1234, ba1235) = out["results"]
     assert (ba1234["number"], ba1234["price"], ba1234["currency"]) == ("BA1234", 441.0, "CNY")
     assert ba1234["quoted"] == "45.00 GBP = 441.00 CNY at 9.8 (rates of 2025-06-30)"
@@ -259,15 +299,16 @@ async def test_foreign_fares_are_converted_with_a_stated_rate(build: Any, fake: 
     caveats = " ".join(out["caveats"])
     assert "converted to CNY from GBP, USD (rates of 2025-06-30" in caveats and "approximate" in caveats
     assert "1 Duffel offer(s) came without a usable price ('--')" in caveats
-    cheap = await ok(build(), "flight_search", {**args, "min_sale_price": 0, "max_sale_price": 500})
+    cheap = await _ok(build(now), "flight_search", {**args, "min_sale_price": 0, "max_sale_price": 500}, now)
     assert [f["number"] for f in cheap["results"]] == ["BA1234"]
 
 
 async def test_the_rate_table_setting(build: Any, fake: FakeLiveServices) -> None:
-    fake.duffel_answers["LHR-JFK"] = fixture("duffel/offer_request_lhr_jfk_gbp.json")
-    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DAY,
+    fake.duffel_answers["LHR-JFK"] = duffel_example(more_offers=True)
+    now = at("2020-06-01 10:00")
+    args = {"departure_city_name": "伦敦", "arrival_city_name": "纽约", "depart_date": DUFFEL_EXAMPLE_DAY,
             "departure_airport_name": "LHR", "arrival_airport_name": "JFK"}
-    out = await ok(build(fx_rates="GBP=9.5@2026-01-02"), "flight_search", args)
+    out = await _ok(build(now, fx_rates="GBP=9.5@2026-01-02"), "flight_search", args, now)
     assert out["results"][0]["quoted"] == "45.00 GBP = 427.50 CNY at 9.5 (rates of 2026-01-02)"
     usd = out["results"][1]
     assert (usd["price"], usd["currency"], usd.get("quoted")) == (612.4, "USD", None)  # no USD rate: as quoted

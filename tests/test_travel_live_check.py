@@ -17,8 +17,8 @@ from tests.fakes.live_providers import (
     AMAP_KEY,
     DUFFEL_TOKEN,
     FakeLiveServices,
+    duffel_example,
     fixture,
-    fixture_text,
 )
 from tripbot.check import checks_for, run_checks
 
@@ -35,7 +35,7 @@ def settings(fake: FakeLiveServices, tmp_path: Path, **extra: str) -> Settings:
            **{f"{k.upper()}_BASE_URL": v for k, v in
               {"amap": fake.endpoints().amap, "rail12306": fake.endpoints().rail12306,
                "duffel": fake.endpoints().duffel}.items()}, **extra}
-    return Settings(_env_file=None, **env)  # type: ignore[arg-type]
+    return Settings(_env_file=None, **env)  # type: ignore[arg-type,call-arg]
 
 
 def tomorrow() -> str:
@@ -46,8 +46,7 @@ async def test_live_check_prints_what_each_provider_answered(fake: FakeLiveServi
     body = fixture("12306/left_ticket_BJP_TYV_2022-10-28.json")  # a real answer, served for tomorrow's query
     fake.rail_bodies[(tomorrow(), "BJP", "SHH")] = json.dumps(body, ensure_ascii=False)
     day = (datetime.now(ZoneInfo("Asia/Shanghai")).date() + timedelta(days=21)).isoformat()
-    offers = json.loads(fixture_text("duffel/offer_request_lhr_jfk_gbp.json"))
-    fake.duffel_answers["PEK-SHA"] = offers
+    fake.duffel_answers["PEK-SHA"] = duffel_example(more_offers=True)
     out = io.StringIO()
     code = await run_checks(settings(fake, tmp_path), out, live=True)
     text = out.getvalue()

@@ -6,8 +6,8 @@ server). The handlers (handlers.py) only map the update and submit it: the manag
 its inbox and works in its own tasks, so no handler ever waits for a run. Everything the bot
 sends goes through per-chat lanes (pacing.Outbox) that keep Telegram's limits and outlast flood
 waits. A conversation is a chat or one forum topic of it (places.py); what a run shows while it
-works is live.py's, what it posts posting.py's (under buttons.py's buttons); guest places
-(guests.py) are answered through their guest queries.
+works is live.py's, what it posts posting.py's (under buttons.py's buttons; a decided sign-off's
+card closes, signoff_cards.py); guest places (guests.py) are answered through their guest queries.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from adapters.telegram.pacing import Outbox
 from adapters.telegram.places import PLATFORM, Place
 from adapters.telegram.polling import Poller
 from adapters.telegram.posting import Poster
+from adapters.telegram.signoff_cards import SignoffCards
 from adapters.telegram.transport import Transport
 from adapters.telegram.typing_indicator import TypingIndicator
 from adapters.telegram.webhook_health import WebhookHealth
@@ -101,7 +102,8 @@ class TelegramAdapter:
         self.live = LiveRuns(self.transport, self.outbox, self.typing, grace=progress_grace, patience=progress_patience)
         self.guests = GuestPlaces(self.transport)
         self.poster = Poster(self.transport, self.outbox, self.guests)
-        self.handlers = UpdateHandlers(manager, self.bot, self.guests, self.post_notice)
+        self.cards = SignoffCards(self.poster, manager, settings.timezone)
+        self.handlers = UpdateHandlers(manager, self.bot, self.guests, self.post_notice, self.cards.pressed)
         self.poller = Poller(self.bot, self.handlers.handle, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
                              turn=poll_turn)
         self._ready = False
@@ -204,6 +206,9 @@ class TelegramAdapter:
         place = Place.of(chat)
         if notice.kind in _ENDING_NOTICES:
             self.live.pause(place)
+        if notice.kind == "decided" and notice.reply_to and notice.reply_to.isdigit() and not self.guests.holds(place):
+            await self.cards.close(place, notice, parts)  # the card pressed says who decided, its buttons gone
+            return
         zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
         # a reminder replies to its question
         reply_to = int(notice.reply_to) if notice.reply_to and notice.reply_to.isdigit() else None

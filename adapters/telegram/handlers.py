@@ -21,15 +21,18 @@ from adapters.telegram import texts
 from adapters.telegram.drafts import run_of_draft, unknown_run
 from adapters.telegram.errors import DeliveryFailed
 from adapters.telegram.guests import GuestPlaces
+from adapters.telegram.places import Place
 from adapters.telegram.updates import Mapped, Route, map_update
 from bot import texts as bot_texts
 from bot.delivery.bodies import UNRECORDED
 from bot.run.records import PendingQuestion, SessionInfo
+from bot.store.rows import SignoffRow
 from bot.surface import ChatKey, IncomingMessage, Notice, PartLog, SubmitOutcome, run_ref
 
 log = logging.getLogger(__name__)
 
 PostNotice = Callable[[ChatKey, Notice, PartLog], Awaitable[None]]
+CardPressed = Callable[[Place, IncomingMessage, str], Awaitable[None]]
 
 
 class Manager(Protocol):
@@ -42,13 +45,17 @@ class Manager(Protocol):
 
     async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool: ...
 
+    async def signoff(self, chat: ChatKey) -> SignoffRow | None: ...  # a decided card closes (signoff_cards.py)
+
 
 class UpdateHandlers:
-    def __init__(self, manager: Manager, bot: Bot, guests: GuestPlaces, post_notice: PostNotice) -> None:
+    def __init__(self, manager: Manager, bot: Bot, guests: GuestPlaces, post_notice: PostNotice,
+                 card_pressed: CardPressed) -> None:
         self.manager = manager
         self.bot = bot
         self.guests = guests
         self.post_notice = post_notice  # the adapter's: a note on media the bot cannot read
+        self.card_pressed = card_pressed  # signoff_cards.py: a card whose sign-off is over closes
 
     async def handle(self, update: Update) -> None:
         mapped = map_update(update, bot_id=self.bot.id, bot_username=self.bot.username)
@@ -70,6 +77,8 @@ class UpdateHandlers:
         elif mapped.route is Route.DRAFT_STOP:
             await self._draft_stop(mapped, update.update_id)
         elif mapped.route is Route.DECISION and mapped.message is not None:
+            if mapped.message.text in ("approve", "reject") and not self.guests.holds(mapped.place):
+                await self.card_pressed(mapped.place, mapped.message, mapped.lang)
             await self.manager.submit(mapped.message)  # the chat says what became of it
             await self._answer_query(mapped.callback_id, "")
         elif mapped.route is Route.FEEDBACK and mapped.message is not None:

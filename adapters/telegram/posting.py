@@ -60,6 +60,10 @@ class Poster:
             message_id = await self._send(place, kind, send)
             await parts.sent(str(message_id), more=not last)
 
+    async def edit(self, place: Place, kind: str, message_id: int, html: str) -> None:
+        """Edit a message the bot sent: its text becomes `html` and its buttons go."""
+        await self._send(place, kind, functools.partial(self.transport.edit_html, place.chat_id, message_id, html))
+
     async def send_file(self, place: Place, file: Attachment, parts: PartLog) -> None:
         if parts.done:  # sent already by an earlier attempt
             return

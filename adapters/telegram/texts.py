@@ -15,6 +15,10 @@ _TEXTS: dict[str, dict[str, str]] = {
     "stop_pressed": {"zh": "正在停止…", "en": "Stopping…"},
     "feedback_thanks": {"zh": "谢谢你的反馈！", "en": "Thanks for the feedback!"},
     "feedback_unknown": {"zh": "找不到这份行程的记录，反馈没有保存。", "en": "That plan is no longer on record; the feedback was not kept."},
+    "signoff_approved": {"zh": "✅ 行程已由 {who} 于 {at} 批准", "en": "✅ Plan approved by {who} at {at}"},
+    "signoff_rejected": {"zh": "❌ 行程已由 {who} 于 {at} 驳回", "en": "❌ Plan rejected by {who} at {at}"},
+    "signoff_expired": {"zh": "⌛ 截止 {at} 前无人审批", "en": "⌛ Nobody decided by {at}"},
+    "signoff_closed": {"zh": "这次审批已经结束。", "en": "This sign-off is closed."},
     "guest_cut": {"zh": "…（以客人身份只能回复一条消息，内容已截短；把我加入这个群可看到全部。）",
                   "en": "… (as a guest I can answer with one message only, so this is cut short; add me to "
                         "the chat to see all of it.)"},

@@ -10,7 +10,6 @@ when it comes back.
 from __future__ import annotations
 
 import logging
-from urllib.parse import quote
 
 from fastapi import APIRouter
 from pydantic import BaseModel
@@ -24,7 +23,7 @@ from adapters.web.payloads import (
     QuestionData,
 )
 from adapters.web.relay import Relay, SharedEvents
-from adapters.web.render import answer_data, progress_data, verdict_data
+from adapters.web.render import answer_data, file_url, progress_data, verdict_data
 from adapters.web.routes import WebRoutes
 from adapters.web.runtime import SessionApi
 from adapters.web.session_reads import PLATFORM, SessionReads
@@ -137,7 +136,7 @@ class WebAdapter:
 
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
         # the page gets a link; the file is made again from the stored plan when it is fetched
-        url = f"/api/sessions/{quote(chat.chat_id)}/files/{quote(file.filename)}"
+        url = file_url(chat.chat_id, file.filename)
         await parts.sent(self._emit(chat, "file", FileData(filename=file.filename, title=file.title, url=url)),
                          more=False)
 

@@ -138,9 +138,11 @@ class HistoryEntryOut(BaseModel):
     costs: PlanCostsOut | None = None
     places: dict[str, str] | None = None
     ts: float | None = None  # when the store records it
-    # what the page was shown after this answer, replayed from the session's events (adapters.web.replay)
+    # what the page showed with this answer: from what the session delivered (adapters.web.replay)
     verdict: VerdictData | None = None
     files: list[FileData] = Field(default_factory=list)
+    run: str | None = Field(default=None, description="a plan's run: POST /api/sessions/{id}/feedback rates it")
+    rating: Literal["up", "down"] | None = Field(default=None, description="the person's rating already given")
 
 
 class PendingOut(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from pydantic import BaseModel
 
 from adapters.web.payloads import (
@@ -85,6 +87,11 @@ def verdict_data(verdict: Verdict) -> VerdictData:
         rounds=verdict.rounds,
         graded=verdict.graded,
     )
+
+
+def file_url(session_id: str, filename: str) -> str:
+    """Where the page downloads a plan's file (the file is made again from the stored plan)."""
+    return f"/api/sessions/{quote(session_id)}/files/{quote(filename)}"
 
 
 def answer_data(answer: AnswerReady, lang: str) -> AnswerData:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.ratelimit import Limits
+from bot.store.rows import FeedbackRow, OutboxRow
 from bot.surface import ChatKey, IncomingMessage, SubmitOutcome
 from tools.plan import TripPlan
 
@@ -45,8 +46,19 @@ class HistoryEntryView(Protocol):
     def plan(self) -> TripPlan | None: ...
 
 
+class ShownReads(Protocol):
+    """What a reloading page reads of the store (bot.store.base.Store fits it): what the session
+    delivered (an answer's review and files) and the ratings given."""
+
+    async def sent_outbox(self, session_id: str) -> list[OutboxRow]: ...
+    async def session_feedback(self, session_id: str) -> list[FeedbackRow]: ...
+
+
 class SessionApi(Protocol):
     limits: Limits  # the web API's per-address limit is one of them (shared across processes)
+
+    @property
+    def store(self) -> ShownReads: ...
 
     async def submit(self, msg: IncomingMessage) -> SubmitOutcome: ...
     async def pending_question(self, chat: ChatKey) -> PendingQuestionView | None: ...

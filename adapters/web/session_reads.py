@@ -1,10 +1,11 @@
 """The web chat's reads of a session: its view for a (re)loading page, its plan's files, and its
 event stream (Server-Sent Events, resumable with Last-Event-ID).
 
-A reload gets the stored history and, from the session's events, what the history does not hold
-(adapters.web.replay): each answer's review and files, and the steps and text of the run working
-now. The view's `last_event_id` is read at the same moment as those events, so the stream the
-page opens next goes on exactly where they end.
+A reload gets the stored history and what the history does not hold (adapters.web.replay): each
+answer's review, files and rating, from what the session delivered (after a restart too), and
+from the session's events the steps and text of the run working now. The view's
+`last_event_id` is read at the same moment as those events, so the stream the page opens next
+goes on exactly where they end.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from adapters.web.payloads import (
 )
 from adapters.web.relay import Relay
 from adapters.web.render import costs_out, places_of
-from adapters.web.replay import decorate
+from adapters.web.replay import decorate, rate, shown_in_log, shown_in_outbox
 from adapters.web.runtime import SessionApi
 from bot.delivery.plan_files import plan_files
 from bot.surface import ChatKey, run_ref
@@ -79,7 +80,11 @@ class SessionReads:
                             places=places_of(e.plan, lang) if e.plan is not None else None)
             for e in await self._manager.history(chat)
         ]
-        decorate(entries, events)
+        if info is not None:
+            decorate(entries, shown_in_outbox(await self._manager.store.sent_outbox(info.session_id), session_id))
+        decorate(entries, shown_in_log(events))  # shown a moment ago, not yet recorded as delivered
+        if info is not None:
+            rate(entries, await self._manager.store.session_feedback(info.session_id), session_id)
         pending = await self._manager.pending_question(chat)
         working = info is not None and info.state == "working"
         return SessionView(

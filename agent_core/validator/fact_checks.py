@@ -14,6 +14,10 @@ from agent_core.validator.wording import Text, kind
 from tools.plan import HotelStay, Leg, TripPlan, Visit
 
 PRICE_TOLERANCE = 1.0  # CNY per unit: rounding of fares and rates
+# A taxi or transit fare is an estimate (traffic, the route taken): a stated cost is wrong only
+# when it is off by more than half the estimate and by more than 10 CNY.
+LOCAL_SHARE, LOCAL_MARGIN = 0.5, 10.0
+SEATS_IN_A_TAXI = 4
 
 
 async def check_facts(plan: TripPlan, facts: FactSource, report: CheckReport) -> None:
@@ -22,7 +26,9 @@ async def check_facts(plan: TripPlan, facts: FactSource, report: CheckReport) ->
     rides: list[Awaitable[RideFact | RideMissing | None]] = [_ride(leg, facts) for leg in plan.legs]
     hotels = [facts.hotel(s) for s in plan.stays]
     pois = [facts.poi(v) for v in plan.visits]
+    local = [_local_fare(leg, facts) for leg in plan.legs]
     results = await asyncio.gather(*rides, *hotels, *pois)
+    fares = await asyncio.gather(*local)
     report.lookups += sum(1 for leg in plan.legs if leg.kind in ("train", "flight")) + len(hotels) + len(pois)
     n, m = len(plan.legs), len(plan.stays)
     for i, leg in enumerate(plan.legs):
@@ -33,6 +39,28 @@ async def check_facts(plan: TripPlan, facts: FactSource, report: CheckReport) ->
         _compare_hotel(j, stay, results[n + j], plan.travellers, facts, report)  # type: ignore[arg-type]
     for k, visit in enumerate(plan.visits):
         _compare_poi(k, visit, results[n + m + k], facts, report)  # type: ignore[arg-type]
+    for i, (leg, fare) in enumerate(zip(plan.legs, fares, strict=True)):
+        if fare is not None:
+            _compare_local_fare(i, leg, fare, plan.travellers, report)
+
+
+async def _local_fare(leg: Leg, facts: FactSource) -> float | None:
+    """The estimate for a taxi or transit leg the plan prices, within one city."""
+    if leg.kind not in ("taxi", "transit") or leg.price <= 0:
+        return None
+    city = facts.city_id(leg.origin_city or "")
+    if city is None or facts.city_id(leg.destination_city or leg.origin_city or "") != city:
+        return None
+    return await facts.local_fare(city, leg.origin, leg.destination, leg.kind)
+
+
+def _compare_local_fare(i: int, leg: Leg, fare: float, travellers: int, report: CheckReport) -> None:
+    units = range(1, -(-travellers // SEATS_IN_A_TAXI) + 1) if leg.kind == "taxi" else [travellers]
+    if any(abs(leg.price - fare * u) <= max(LOCAL_SHARE * fare * u, LOCAL_MARGIN) for u in units):
+        return
+    per = W.PER_CAR() if leg.kind == "taxi" else W.PER_PERSON()
+    report.add(Category.FACT, leg_name(i, leg), W.WRONG_LOCAL_FARE(kind=kind(leg.kind), price=leg.price),
+               W.LOCAL_FARE_SAID(origin=leg.origin, destination=leg.destination, kind=kind(leg.kind), fare=fare, per=per))
 
 
 async def _ride(leg: Leg, facts: FactSource) -> RideFact | RideMissing | None:
@@ -40,7 +68,8 @@ async def _ride(leg: Leg, facts: FactSource) -> RideFact | RideMissing | None:
         return None
     if not leg.number:
         return RideMissing(W.NO_NUMBER(kind=kind(leg.kind)))
-    return await facts.ride(leg.kind, leg.number, leg.depart[:10], leg.origin, leg.destination, leg.depart)
+    return await facts.ride(leg.kind, leg.number, leg.depart[:10], leg.origin, leg.destination, leg.depart,
+                            origin_city=leg.origin_city, destination_city=leg.destination_city)
 
 
 def _compare_ride(i: int, leg: Leg, ride: RideFact | RideMissing, travellers: int, facts: FactSource, report: CheckReport) -> None:

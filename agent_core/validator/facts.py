@@ -71,10 +71,12 @@ class FactSource(Protocol):
         """The id of a city, station or airport name; None when unknown."""
 
     async def ride(
-        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None
+        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None,
+        *, origin_city: str | None = None, destination_city: str | None = None,
     ) -> RideFact | RideMissing:
         """The ride `number` departing on `day` ("YYYY-MM-DD") between the two places; `depart`
-        is the time the plan states, a hint for sources that search rather than look up.
+        is the time the plan states, a hint for sources that search rather than look up, and
+        the plan's cities another (a place the map does not know, e.g. a 12306 station code).
 
         When it runs that day but not between those exact stations/airports, the fact for the
         stops it does have in the same cities is returned, so the mismatch can be named."""
@@ -87,6 +89,10 @@ class FactSource(Protocol):
 
     async def transfer_minutes(self, city: str, origin: str, destination: str) -> int | None:
         """Door-to-door minutes between two places in one city (route_plan); None when unknown."""
+
+    async def local_fare(self, city: str, origin: str, destination: str, mode: str) -> float | None:
+        """What route_plan gives as the fare of a `mode` ride ("taxi": the car; "transit": one
+        person) between two places in one city, CNY; None when it gives none."""
 
     def spot(self, name: str, city: str | None = None) -> Spot | None:
         """Where a station, airport, sight or city is on the map; None when not known exactly."""

@@ -55,7 +55,8 @@ class ProviderFacts:
         return None
 
     async def ride(
-        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None
+        self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None,
+        *, origin_city: str | None = None, destination_city: str | None = None,
     ) -> RideFact | RideMissing:
         try:
             when = date.fromisoformat(day)
@@ -115,6 +116,11 @@ class ProviderFacts:
         route = self._route(city, origin, destination)
         rides = [m.duration_min for m in route.modes if m.mode in ("taxi", "drive", "transit")] if route else []
         return min(rides) if rides else None
+
+    async def local_fare(self, city: str, origin: str, destination: str, mode: str) -> float | None:
+        route = self._route(city, origin, destination)
+        fares = [m.cost for m in route.modes if m.mode == mode and m.cost > 0] if route else []
+        return min(fares) if fares else None
 
     def spot(self, name: str, city: str | None = None) -> Spot | None:
         return self.locator.spot(name, city)

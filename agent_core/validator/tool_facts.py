@@ -10,11 +10,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from agent_core.offline.options import Ride, read_flights, read_hotels, read_sights, read_trains
+from agent_core.offline.options import read_hotels, read_sights
 from agent_core.validator import wording_facts as W
 from agent_core.validator.facts import HotelFact, PoiFact, RideFact, RideKind, RideMissing
 from agent_core.validator.items import same_place
 from agent_core.validator.places import Locator, Spot
+from agent_core.validator.tool_rides import ToolRide, flight_rides, train_rides
 from agent_core.validator.wording import Text, Value
 from agent_core.validator.wording import kind as ride_kind
 from agent_core.validator.wording import raw as as_is
@@ -60,17 +61,22 @@ class ToolFacts:
         except json.JSONDecodeError:
             return None, result.output
 
-    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None) -> RideFact | RideMissing:
+    async def ride(self, kind: RideKind, number: str, day: str, origin: str, destination: str, depart: str | None = None,
+                   *, origin_city: str | None = None, destination_city: str | None = None) -> RideFact | RideMissing:
         """Looked up by its number. The search tools take no number and show one page of what
         they matched, so every departure of the day is read: a window around the stated time
         first (one call when the plan is right), then the whole day; a window whose page is
         cut ("matched" above "shown") is split in two until every result has been shown, so a
         real later train on a busy line never falls off the page. A ride stated a little off
-        its real time is still found, and named."""
+        its real time is still found, and named. The plan's cities are the last resort, for a
+        station the tool showed by its 12306 code."""
         if kind == "train":
             attempts = [(origin, destination), (self._city_name(origin), self._city_name(destination))]
         else:
             attempts = [(self._city_name(origin), self._city_name(destination))]
+        if origin_city and destination_city:
+            attempts.append((self._city_name(origin_city), self._city_name(destination_city)))
+        attempts = list(dict.fromkeys(attempts))
         seen: list[Text] = []
         for a, b in attempts:
             search = _Search(self, kind, a, b, day, number)
@@ -78,8 +84,8 @@ class ToolFacts:
             for lo, hi in windows:
                 found = await search.window(lo, hi)
                 if found is not None:
-                    exact = [r for r in found if same_place(r.origin, origin) and same_place(r.destination, destination)]
-                    return self._fact(kind, (exact or found)[0])
+                    exact = [r for r in found if same_place(r.ride.origin, origin) and same_place(r.ride.destination, destination)]
+                    return self._fact(kind, (exact or found)[0], a, b)
             if search.error:
                 seen.append(as_is(search.error[:160]))
             else:
@@ -87,12 +93,17 @@ class ToolFacts:
                 seen.append(W.SEARCHED(origin=a, destination=b, day=day, numbers=numbers))
         return RideMissing(W.NOT_SEARCHED(kind=ride_kind(kind), number=number, tool=f"{kind}_search", seen=tuple(seen)))
 
-    def _fact(self, kind: RideKind, r: Ride) -> RideFact:
+    def _fact(self, kind: RideKind, found: ToolRide, searched_from: str, searched_to: str) -> RideFact:
+        """The cities are the place's own, else the city the tool named (北京 for 北京丰台), else the
+        city searched (a station shown by its 12306 code is in the city the search asked for)."""
+        r = found.ride
         fares = dict(r.seats) if r.seats else {r.seat or ("经济舱" if kind == "flight" else "二等座"): r.price}
         return RideFact(
             kind=kind, number=r.number, origin=r.origin, destination=r.destination,
-            origin_city=self.city_id(r.origin) or "", destination_city=self.city_id(r.destination) or "",
-            depart=r.depart, arrive=r.arrive, fares=fares, airline=r.airline,
+            origin_city=self.city_id(r.origin) or self.city_id(found.origin_city) or self.city_id(searched_from) or "",
+            destination_city=(self.city_id(r.destination) or self.city_id(found.destination_city)
+                               or self.city_id(searched_to) or ""),
+            depart=r.depart, arrive=r.arrive, fares=fares if found.fares_known else {}, airline=r.airline,
         )
 
     async def hotel(self, stay: HotelStay) -> HotelFact | None:
@@ -126,6 +137,16 @@ class ToolFacts:
         data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination, "city": self.gazetteer.city(city).name_zh})
         return _minutes(data)
 
+    async def local_fare(self, city: str, origin: str, destination: str, mode: str) -> float | None:
+        """A fare of 0 is Amap's "no fare given" for transit, not a free ride."""
+        data, _raw = await self._query("route_plan", {"origin": origin, "destination": destination,
+                                                     "city": self.gazetteer.city(city).name_zh, "mode": mode})
+        fares = [m.get("cost") for r in (data or {}).get("results", []) if isinstance(r, dict)
+                 for m in r.get("modes", []) if isinstance(m, dict) and m.get("mode") == mode
+                 and m.get("currency", "CNY") == "CNY"]
+        known = [float(f) for f in fares if isinstance(f, int | float) and f > 0]
+        return min(known) if known else None
+
     def spot(self, name: str, city: str | None = None) -> Spot | None:
         return self.locator.spot(name, city)
 
@@ -143,31 +164,32 @@ class _Search:
 
     def __init__(self, facts: ToolFacts, kind: RideKind, a: str, b: str, day: str, number: str) -> None:
         self.facts, self.kind, self.a, self.b, self.day, self.number = facts, kind, a, b, day, number.upper()
-        self.rides: dict[tuple[str, str], Ride] = {}
+        self.rides: dict[tuple[str, str], ToolRide] = {}
         self.error: str | None = None
 
     def numbers(self) -> list[str]:
-        return sorted({r.number for r in self.rides.values()}, key=lambda n: min(r.depart for r in self.rides.values() if r.number == n))
+        rides = [r.ride for r in self.rides.values()]
+        return sorted({r.number for r in rides}, key=lambda n: min(r.depart for r in rides if r.number == n))
 
-    async def window(self, lo: int, hi: int, depth: int = 0) -> list[Ride] | None:
+    async def window(self, lo: int, hi: int, depth: int = 0) -> list[ToolRide] | None:
         """The rides of that number departing lo..hi (minutes of the day), or None."""
         if self.kind == "train":
             args: dict[str, Any] = {"depart_station": self.a, "arrive_station": self.b, "depart_date": self.day, "is_transfer": 0,
                                     "depart_time_earliest": f"{self.day} {_hhmm(lo)}", "depart_time_latest": f"{self.day} {_hhmm(hi)}"}
             data, raw = await self.facts._query("train_search", args)
-            rides = read_trains(data, self.day) if data is not None else []
+            rides = train_rides(data) if data is not None else []
         else:
             args = {"departure_city_name": self.a, "arrival_city_name": self.b, "depart_date": self.day, "is_transfer": 0,
                     "depart_time_earliest": _hhmm(lo), "depart_time_latest": _hhmm(hi)}
             data, raw = await self.facts._query("flight_search", args)
-            rides = read_flights(data, self.day) if data is not None else []
+            rides = flight_rides(data) if data is not None else []
         if data is None:
             if raw.startswith("Error:"):
                 self.error = raw
             return None
         for r in rides:
-            self.rides[(r.number, r.depart)] = r
-        hits = [r for r in rides if r.number.upper() == self.number]
+            self.rides[(r.ride.number, r.ride.depart)] = r
+        hits = [r for r in rides if r.ride.number.upper() == self.number]
         if hits:
             return hits
         matched, shown = data.get("matched"), data.get("shown")

@@ -34,6 +34,12 @@ WRONG_FARE = Phrase("ride.wrong_fare", "{travellers} 人的价格 {price:g} 元�
                     "price {price:g} CNY for {travellers} is not the fare x travellers")
 FARES_PER_PERSON = Phrase("ride.fares_per_person", "{tool} 每人票价：{offer}", "{tool} fares per person: {offer}")
 FARE = Phrase("ride.fare", "{seat} {price:g}", "{seat} {price:g}")
+WRONG_LOCAL_FARE = Phrase("ride.wrong_local_fare", "{kind}费用 {price:g} 元与估价相差太多",
+                          "the {kind} cost of {price:g} CNY is far from the estimate")
+LOCAL_FARE_SAID = Phrase("ride.local_fare", "route_plan {origin}→{destination}：{kind} {fare:g} 元{per}",
+                         "route_plan {origin}→{destination}: {kind} {fare:g} CNY{per}")
+PER_CAR = Phrase("ride.per_car", "（每车）", " a car")
+PER_PERSON = Phrase("ride.per_person", "（每人）", " a person")
 
 # hotels
 NO_HOTEL = Phrase("hotel.missing", "这些日期查不到这个编号的酒店", "no hotel with this id exists for these dates")

@@ -184,6 +184,9 @@ class Store(Protocol):
         nothing written, when the chat has no such run on record."""
     async def recent_feedback(self, limit: int = 100) -> list[FeedbackRow]:
         """The latest ratings, newest first."""
+    async def session_feedback(self, session_id: str) -> list[FeedbackRow]:
+        """Every rating of the session's runs (each person's latest), by run (a page that reloads
+        shows a rating already given)."""
 
     # the outbox: what must arrive, delivered in order per chat by the delivery worker
     async def queue_outbox(self, chat_key: str, session_id: str, kind: str, body: str) -> int: ...
@@ -193,6 +196,9 @@ class Store(Protocol):
     async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]: ...
     async def chats_with_outbox(self) -> list[str]: ...
     async def failed_outbox(self, chat_key: str) -> list[OutboxRow]: ...
+    async def sent_outbox(self, session_id: str) -> list[OutboxRow]:
+        """What the session delivered, in order (a page that reloads shows an answer's review and
+        files again, after a restart too)."""
     async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None: ...
     async def record_watermark(self, outbox_id: int) -> int | None:
         """Before a question's posting attempt: its watermark (the newest inbox id now), recorded

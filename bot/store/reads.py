@@ -148,6 +148,13 @@ class StoreReads(ABC):
             limit, scan=True)
         return [loaded(FeedbackRow, r) for r in rows]
 
+    async def session_feedback(self, session_id: str) -> list[FeedbackRow]:
+        rows = await self._rows(
+            "SELECT f.session_id, f.run_no, r.chat_key, f.user_id, f.rating, f.at FROM run_feedback f "
+            "JOIN runs r ON r.session_id = f.session_id AND r.run_no = f.run_no WHERE f.session_id = $1 "
+            "ORDER BY f.run_no, f.at", session_id)
+        return [loaded(FeedbackRow, r) for r in rows]
+
     async def channel_approvers(self, platform: str, channel_id: str) -> list[str]:
         rows = await self._rows(
             "SELECT user_id FROM channel_approvers WHERE platform = $1 AND channel_id = $2 ORDER BY added_at",
@@ -170,6 +177,10 @@ class StoreReads(ABC):
 
     async def failed_outbox(self, chat_key: str) -> list[OutboxRow]:
         rows = await self._rows(f"{_OUTBOX} WHERE status = 'failed' AND chat_key = $1 ORDER BY id", chat_key)
+        return [loaded(OutboxRow, r) for r in rows]
+
+    async def sent_outbox(self, session_id: str) -> list[OutboxRow]:
+        rows = await self._rows(f"{_OUTBOX} WHERE session_id = $1 AND status = 'sent' ORDER BY id", session_id)
         return [loaded(OutboxRow, r) for r in rows]
 
     async def failed_deliveries(self, limit: int = 100) -> list[OutboxRow]:

@@ -11,7 +11,8 @@ about keys, auth headers and required parameters, and Amap's driving answer carr
 only with extensions=all, as the real one does.
 
 Modes per service: "ok" (default), "auth", "quota", "rate", "500", "malformed" (broken JSON),
-"shape" (JSON of the wrong shape); Amap also "no_transit"; SearXNG also "inject", "engines_failed";
+"shape" (JSON of the wrong shape), "page" (HTTP 200 with an HTML page, as a captive portal or a
+firewall sends), "redirect_loop" (HTTP 302 back to the same address); Amap also "no_transit"; SearXNG also "inject", "engines_failed";
 12306 also "html", "refused" (the presale message), "illegal" (非法请求, a 200 with an error inside),
 "error_page" (302 to error.html), "c_url_302" (the c_url answer inside a 302), "loop" (c_url back
 and forth). 12306 answers on `rail_path` only; any other query path gets its real c_url answer.
@@ -54,6 +55,28 @@ def fixture_text(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
 
 
+DUFFEL_EXAMPLE_DAY = "2020-06-13"  # the departure of Duffel's published example offer
+
+
+def duffel_example(*, more_offers: bool = False) -> dict[str, Any]:
+    """Duffel's own example answer to an offer request (one offer, BA1234 at 45.00 GBP; see
+    SOURCES.md). `more_offers` adds two offers **derived** from that one, for what the example
+    lacks: BA1235 at 612.40 USD departing 18:10, and BA1236 whose amount is "--" (bad input);
+    ids, flight numbers, amounts, currencies and departure times are all that differ."""
+    body: dict[str, Any] = fixture("duffel/create_offer_request_gbp.json")
+    if more_offers:
+        offer = body["data"]["offers"][0]
+        for n, amount, currency, hhmm in ((1, "612.40", "USD", "18:10"), (2, "--", "GBP", "20:00")):
+            other = json.loads(json.dumps(offer))
+            other["id"] = offer["id"][:-1] + str(n)
+            other["total_amount"], other["total_currency"] = amount, currency
+            for segment in other["slices"][0]["segments"]:
+                segment["marketing_carrier_flight_number"] = str(1234 + n)
+                segment["departing_at"] = f"{DUFFEL_EXAMPLE_DAY}T{hhmm}:00"
+            body["data"]["offers"].append(other)
+    return body
+
+
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     return web.Response(text=json.dumps(data, ensure_ascii=False), status=status, content_type="application/json",
                         headers=headers)
@@ -67,7 +90,9 @@ class FakeLiveServices:
         self.rail_path = "leftTicket/queryT"  # the path the real c_url capture names
         self.rail_bodies: dict[tuple[str, str, str], str] = {}
         self.searxng_answer: dict[str, Any] | None = None
+        self.tavily_answer: dict[str, Any] | None = None
         self.duffel_answers: dict[str, Any] = {}  # "ORIGIN-DESTINATION" -> a captured offer request
+        self.amap_answers: dict[str, Any] = {}  # "place/around" etc. -> a captured answer served instead
         self._runner: web.AppRunner | None = None
         self.base_url = ""
 
@@ -113,6 +138,11 @@ class FakeLiveServices:
             return web.Response(text="Internal Server Error", status=500)
         if mode == "malformed":
             return web.Response(text='{"status": "1", "results": [', content_type="application/json")
+        if mode == "page":
+            return web.Response(text="<!DOCTYPE html><html><body><h1>Access denied</h1></body></html>",
+                                content_type="text/html")
+        if mode == "redirect_loop":
+            return web.Response(status=302, headers={"Location": str(request.rel_url)})
         if mode == "shape":
             return _json({"status": "1", "infocode": "10000", "pois": "not a list", "results": {"x": 1},
                           "data": {"result": "oops", "id": 5}, "httpstatus": 200})
@@ -139,6 +169,8 @@ class FakeLiveServices:
         for n in ("location", "origin", "destination"):
             if n in q and not _lnglat(q[n]):
                 return _json({"status": "0", "info": "INVALID_PARAMS", "infocode": "20000"})
+        if path in self.amap_answers:
+            return _json(self.amap_answers[path])
         if path == "direction/driving":
             answer = fixture("amap/driving_all_2015-12-07.json")
             if q.get("extensions") != "all":  # the short form has no taxi fare and no traffic
@@ -161,7 +193,7 @@ class FakeLiveServices:
         if not request.query.get("q"):
             return web.Response(text="Bad Request", status=400)
         if self.mode["searxng"] == "engines_failed":
-            return _json(fixture("searxng/all_engines_failed.json"))
+            return _json(fixture("searxng/all_engines_failed_2026-09.json"))
         answer = self.searxng_answer or recording("searxng_search.json")
         if self.mode["searxng"] == "inject":  # a web page that tries to instruct the model
             answer["results"][0]["content"] = INJECTION
@@ -179,7 +211,7 @@ class FakeLiveServices:
             return _json({"detail": {"error": "Rate limit exceeded."}}, 429)
         if not isinstance(payload.get("query"), str) or not payload["query"]:
             return _json({"detail": {"error": "query is required"}}, 400)
-        return _json(recording("tavily_search.json"))
+        return _json(self.tavily_answer or recording("tavily_search.json"))
 
     # ------------------------------------------------------------------ 12306
     async def _rail_init(self, request: web.Request) -> web.Response:

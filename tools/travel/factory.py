@@ -155,11 +155,12 @@ def make_provider(
     flights: FlightProvider = (DuffelFlights(client, config.duffel_token, gazetteer, base_url=urls.duffel,
                                              rates=rates_of(config))
                                if config.duffel_token else fallback("DUFFEL_TOKEN is not set"))
-    rail = Rail12306(client, gazetteer, stations=StationTable.load(), base_url=urls.rail12306, clock=clock,
+    stations = StationTable.load()
+    rail = Rail12306(client, gazetteer, stations=stations, base_url=urls.rail12306, clock=clock,
                      outside=fallback("12306 has no station for a city of this trip"))
     hotels = fallback("there is no live hotel provider")
     return TravelProviders(trains=rail, flights=flights, hotels=hotels, places=places, routes=routes, web=web,
-                           mode="live")
+                           mode="live", stations=stations)
 
 
 def rates_of(config: object) -> Rates:
@@ -170,7 +171,7 @@ def rates_of(config: object) -> Rates:
 
 def build_travel_tools(gazetteer: Gazetteer, providers: TravelProviders) -> list[BaseTool[Any]]:
     return [
-        TrainSearch(gazetteer, providers.trains),
+        TrainSearch(gazetteer, providers.trains, stations=providers.stations),
         FlightSearch(gazetteer, providers.flights),
         HotelSearch(gazetteer, providers.hotels),
         PoiSearch(gazetteer, providers.places),

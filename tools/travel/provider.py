@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tools.travel.geo import City, Place
 from tools.travel.models import (
@@ -19,6 +19,9 @@ from tools.travel.models import (
     TrainTransfer,
     WebHit,
 )
+
+if TYPE_CHECKING:
+    from tools.travel.live.telecodes import StationTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +85,5 @@ class TravelProviders:
     routes: RouteProvider
     web: WebProvider
     mode: str = "sandbox"
+    # the official railway station table (live data): train_search finds stations the map lacks in it
+    stations: StationTable | None = None

@@ -10,7 +10,9 @@ from pydantic import BaseModel, Field
 from tools.base import BaseTool, ToolContext, ToolResult
 from tools.errors import ToolArgumentError
 from tools.travel.common import DateStr, TimeStr, moment, not_past, parse_dt, render
+from tools.travel.errors import UnknownCityError
 from tools.travel.geo import City, Gazetteer
+from tools.travel.live.telecodes import RailStation, StationTable
 from tools.travel.models import Train
 from tools.travel.provider import TrainProvider, TrainQuery
 
@@ -40,19 +42,50 @@ class TrainSearch(BaseTool[TrainSearchParams]):
     params_model = TrainSearchParams
     read_only = True
 
-    def __init__(self, gazetteer: Gazetteer, provider: TrainProvider, limit: int = 12) -> None:
+    def __init__(self, gazetteer: Gazetteer, provider: TrainProvider, limit: int = 12,
+                 stations: StationTable | None = None) -> None:
+        """`stations`: the official station table (live data), for stations the map does not know."""
         self._gaz = gazetteer
         self._provider = provider
         self._limit = limit
+        self._stations = stations
 
     def _endpoint(self, name: str, field: str) -> tuple[City, tuple[str, ...]]:
-        station = self._gaz.resolve_station(name)
-        city = self._gaz.city(station.city_id) if station else self._gaz.resolve_city(name, field=field)
+        city, station = self._resolve(name, field)
         if not city.stations:
             raise ToolArgumentError(
                 f"{city.name_zh} has no railway station in the railway data; try flight_search", field=field
             )
-        return city, (station.name,) if station else city.stations
+        return city, (station,) if station else city.stations
+
+    def _resolve(self, name: str, field: str | None = None) -> tuple[City, str | None]:
+        """The city, and the station when `name` names one: the map's stations first, then the
+        official table's (北京丰台, "Baoding East", and 珠海机场, which the map would read as 珠海)."""
+        station = self._gaz.resolve_station(name)
+        if station is not None:
+            return self._gaz.city(station.city_id), station.name
+        try:
+            city = self._gaz.resolve_city(name, field=field)
+        except UnknownCityError:
+            official = self._official(name)
+            if official is None:
+                raise
+            return self._gaz.resolve_city(official.city, field=field), official.name
+        exact = self._stations.by_name(name) if self._stations is not None else None
+        same_city = exact is not None and self._official(exact.name) == exact and (
+            self._gaz.resolve_city(exact.city).id == city.id)
+        return (city, exact.name) if exact is not None and same_city and exact.name != city.name_zh else (city, None)
+
+    def _official(self, name: str) -> RailStation | None:
+        """A station of the official table in a city the map knows."""
+        found = self._stations.find(name) if self._stations is not None else None
+        if found is None:
+            return None
+        try:
+            self._gaz.resolve_city(found.city)
+        except UnknownCityError:
+            return None
+        return found
 
     async def execute(self, params: TrainSearchParams, ctx: ToolContext) -> ToolResult:
         day = not_past(params.depart_date, ctx, "depart_date")
@@ -83,7 +116,7 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         return render(found, params, items, limit=self._limit, summary=label, extra=hint)
 
     def _named_station(self, name: str) -> bool:
-        return self._gaz.resolve_station(name) is not None
+        return self._resolve(name)[1] is not None
 
     def _keep(self, t: Train, p: TrainSearchParams, now: datetime) -> bool:
         dep = parse_dt(t.depart)

@@ -253,8 +253,9 @@
     actions.append(copy, details);
     return actions;
   }
-  function feedbackPair(run) {
-    // Thumbs up / down under a plan (icons, not emoji): the person's latest press is kept with the plan's run.
+  function feedbackPair(run, given) {
+    // Thumbs up / down under a plan (icons, not emoji): the person's latest press is kept with the plan's run;
+    // `given` (after a reload) is the press already kept, shown pressed.
     const box = el("div", "plan-feedback");
     const note = el("span", "note", "");
     for (const [rating, label] of [["up", t.rateUp], ["down", t.rateDown]]) {
@@ -264,6 +265,7 @@
       b.dataset.rating = rating;
       b.title = label;
       b.setAttribute("aria-label", label);
+      if (given) b.setAttribute("aria-pressed", String(given === rating));
       b.addEventListener("click", async () => {
         try {
           const ack = await post(`/api/sessions/${encodeURIComponent(state.sessionId)}/feedback`, { run, rating });
@@ -277,12 +279,12 @@
     box.append(note);
     return box;
   }
-  function addAnswer(text, plan, costs, places, run) {
+  function addAnswer(text, plan, costs, places, run, rating) {
     const body = cleanText(text);
     if (plan) {
       const card = PlanCard.render(plan, costs, places, lang);
       if (body) card.append(planText(body));
-      if (run) card.append(feedbackPair(run));
+      if (run) card.append(feedbackPair(run, rating));
       append(card);
     } else if (body) append(el("div", "msg assistant", body));
   }
@@ -460,8 +462,8 @@
       else if (e.role === "answer") append(el("div", "msg user", e.text));
       else if (e.role === "notice") addNotice(e.text);
       else {
-        // the review and the file links shown after the answer come back with it
-        addAnswer(e.text, e.plan, e.costs, e.places);
+        // the review, the file links and the 👍 / 👎 (as pressed) shown with the answer come back with it
+        addAnswer(e.text, e.plan, e.costs, e.places, e.run, e.rating);
         if (e.verdict) addVerdict(e.verdict);
         for (const f of e.files || []) addFile(f);
       }

@@ -11,7 +11,15 @@ from tools.errors import ProviderError
 from tools.travel.geo import City, Gazetteer, Place, haversine_km
 from tools.travel.live import amap_models as m
 from tools.travel.live.coords import amap_location, from_gcj
-from tools.travel.live.http import AMAP_BASE_URL, body, join, parse, send, server_error
+from tools.travel.live.http import (
+    AMAP_BASE_URL,
+    body,
+    join,
+    parse,
+    refuse_redirect,
+    send,
+    server_error,
+)
 from tools.travel.models import Found, PlaceHit, Route, RouteMode
 from tools.travel.provider import PlaceProvider, RouteProvider
 
@@ -54,6 +62,7 @@ class AmapProvider:
     async def _get(self, path: str, params: dict[str, str], model: type[E]) -> E:
         reply = await send(self._http, "GET", join(self._base, path), provider=PROVIDER, label=LABEL,
                            params={"key": self._key, "output": "JSON", **params})
+        refuse_redirect(reply, provider=PROVIDER, label=LABEL)
         if reply.status >= 500:
             raise server_error(reply, provider=PROVIDER, label=LABEL)
         if reply.status != 200:
@@ -74,9 +83,10 @@ class AmapProvider:
         lat, lon = from_gcj(_num(lat_s), _num(lon_s))
         biz = p.biz_ext if isinstance(p.biz_ext, m.BizExt) else m.BizExt()
         sight = p.typecode.startswith("11")  # 风景名胜: the listed cost is the ticket
+        main_type = p.type.split("|")[0]  # a place of several types lists them joined by "|", its own first
         return PlaceHit(
             poi_id=p.id, name=p.name, city=p.cityname or (city.name_zh if city else ""),
-            category=[t for t in p.type.split(";") if t][-1] if p.type else "",
+            category=[t for t in main_type.split(";") if t][-1] if main_type else "",
             lat=lat, lon=lon, opening_hours=biz.opentime2 or biz.open_time,
             ticket_price=_price(biz.cost) if sight else None,
             currency="CNY" if sight and _price(biz.cost) is not None else None,

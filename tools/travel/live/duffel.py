@@ -12,7 +12,16 @@ from pydantic import BaseModel, Field
 
 from tools.errors import ProviderError
 from tools.travel.geo import Gazetteer
-from tools.travel.live.http import DUFFEL_BASE_URL, Reply, body, join, parse, send, server_error
+from tools.travel.live.http import (
+    DUFFEL_BASE_URL,
+    Reply,
+    body,
+    join,
+    parse,
+    refuse_redirect,
+    send,
+    server_error,
+)
 from tools.travel.models import Flight, FlightTransfer, Found, Seat
 from tools.travel.money import BASE, Rates
 from tools.travel.provider import FlightQuery
@@ -143,6 +152,7 @@ class DuffelFlights:
                            params={"return_offers": "true", "supplier_timeout": "10000"}, json=payload,
                            headers={"Authorization": f"Bearer {self._token}", "Duffel-Version": VERSION,
                                     "Accept": "application/json"})
+        refuse_redirect(reply, provider=PROVIDER, label=LABEL)
         if reply.status >= 500:
             raise server_error(reply, provider=PROVIDER, label=LABEL)
         if reply.status not in (200, 201):

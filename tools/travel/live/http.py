@@ -79,12 +79,23 @@ def server_error(reply: Reply, *, provider: str, label: str) -> ProviderError:
                          provider=provider, status_code=reply.status, retryable=True)
 
 
+def refuse_redirect(reply: Reply, *, provider: str, label: str) -> None:
+    """The APIs answer where they are asked: a redirect is a login page, a firewall or a loop,
+    never followed (12306, which does redirect its own queries, handles that itself)."""
+    if 300 <= reply.status < 400:
+        where = reply.headers.get("location", "")
+        raise ProviderError(f"{label} redirected the request (HTTP {reply.status}{f' to {where}' if where else ''}) "
+                            "instead of answering; try again later or use another tool",
+                            provider=provider, status_code=reply.status, retryable=True)
+
+
 def body(reply: Reply, *, provider: str, label: str) -> Any:
-    """The JSON body, or a ProviderError when the answer is not JSON."""
+    """The JSON body, or a ProviderError when the answer is not JSON (an HTML page, a cut-off body)."""
     try:
         return reply.json()
     except ValueError:
-        raise ProviderError(f"{label} sent an answer that is not JSON (HTTP {reply.status}); try again later",
+        page = " (an HTML page)" if reply.text.lstrip()[:1] == "<" else ""
+        raise ProviderError(f"{label} sent an answer that is not JSON{page} (HTTP {reply.status}); try again later",
                             provider=provider, status_code=reply.status, retryable=True) from None
 
 

@@ -1,10 +1,13 @@
 """12306 left-ticket answers: the JSON envelope (pydantic) and the pipe-separated train rows.
 
-A row is one train, its fields separated by "|": 35 fields in 2017, 49 in 2022, 57 in 2024 and
-58 since 2025 (new fields are appended, the old positions stay). Everything is a string. Quirks
+A row is one train, its fields separated by "|": 35 fields in 2017, 47 in 2020, 49 in 2022, 57
+in 2024 and 58 since 2025 (new fields are appended, the old positions stay; rows before the fares
+field yp_info_new have no fares to show). Everything is a string. Quirks
 real answers show (tests/fixtures/providers/12306/):
   - field 1 is the button text: "预订", "12点45分起售" (not on sale yet), "列车停运",
-    "列车运行图调整,暂停发售", "23:00-06:00系统维护时间";
+    "列车运行图调整,暂停发售", "23:00-06:00系统维护时间"; a train suspended that day has
+    24:00, 24:00 and 99:59 for its times;
+  - one train may come twice: from two stations of the city, or to two (G811 to 杭州东 and 杭州南);
   - seat counts are "有" (20 or more), a number, "无" (none), "*" (not on sale yet), "--" or "";
   - arrival is departure + duration (field 10), so overnight trains end the next day;
   - 无座 has no price field of its own: it is a yp_info_new group whose count is 3000 or more;

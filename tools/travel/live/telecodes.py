@@ -8,9 +8,15 @@ provider and passed in; nothing is cached at module level.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
+
+# English words for the direction a station is named by, and their pinyin: "Baoding East" is 保定东.
+_DIRECTIONS = {"east": "dong", "west": "xi", "south": "nan", "north": "bei"}
+_STATION_WORDS = re.compile(r"(railway|train)?(station|stn)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +33,12 @@ class StationTable:
         self._by_code: dict[str, RailStation] = {}
         self._by_name: dict[str, RailStation] = {}
         self._by_city: dict[str, list[RailStation]] = {}
+        self._by_pinyin: dict[str, list[RailStation]] = {}
         for s in stations:
             self._by_code[s.code] = s
             self._by_name.setdefault(s.name, s)
             self._by_city.setdefault(s.city, []).append(s)
+            self._by_pinyin.setdefault(s.pinyin, []).append(s)
 
     @classmethod
     def load(cls) -> StationTable:
@@ -40,6 +48,9 @@ class StationTable:
     def __len__(self) -> int:
         return len(self._by_code)
 
+    def __iter__(self) -> Iterator[RailStation]:
+        return iter(self._by_code.values())
+
     def by_code(self, code: str) -> RailStation | None:
         return self._by_code.get(code)
 
@@ -47,9 +58,40 @@ class StationTable:
         name = name.strip()
         return self._by_name.get(name) or self._by_name.get(name.removesuffix("站"))
 
+    def find(self, text: str) -> RailStation | None:
+        """A station as a traveller or a model may write it: 北京丰台, 北京丰台站, beijingfengtai,
+        "Beijing Fengtai", "Baoding East (station)". A pinyin two stations share is no answer."""
+        found = self.by_name(text)
+        if found is not None:
+            return found
+        key = _latin_key(text)
+        if not key:
+            return None
+        for candidate in (key, _with_direction(key)):
+            same = self._by_pinyin.get(candidate, [])
+            if len(same) == 1:
+                return same[0]
+        return None
+
     def code(self, name: str) -> str | None:
         s = self.by_name(name)
         return s.code if s else None
 
     def in_city(self, city: str) -> list[RailStation]:
         return list(self._by_city.get(city.removesuffix("市"), []))
+
+
+def _latin_key(text: str) -> str:
+    """"Beijing Fengtai Railway Station" -> "beijingfengtai"; "" for text that is not Latin."""
+    t = unicodedata.normalize("NFKD", text.strip().lower()).encode("ascii", "ignore").decode()
+    if not t or len(t) < len(text.strip()) // 2:
+        return ""
+    t = re.sub(r"[^a-z]", "", t)
+    return _STATION_WORDS.sub("", t)
+
+
+def _with_direction(key: str) -> str:
+    for word, pinyin in _DIRECTIONS.items():
+        if key.endswith(word):
+            return key[: -len(word)] + pinyin
+    return key

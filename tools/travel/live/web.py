@@ -8,7 +8,16 @@ import httpx
 from pydantic import BaseModel, Field
 
 from tools.errors import ProviderError
-from tools.travel.live.http import TAVILY_BASE_URL, Reply, body, join, parse, send, server_error
+from tools.travel.live.http import (
+    TAVILY_BASE_URL,
+    Reply,
+    body,
+    join,
+    parse,
+    refuse_redirect,
+    send,
+    server_error,
+)
 from tools.travel.models import Found, WebHit
 
 
@@ -64,6 +73,7 @@ class SearxngWeb:
     async def search(self, query: str, limit: int) -> Found[WebHit]:
         reply = await send(self._http, "GET", join(self._base, "/search"), provider=self.PROVIDER, label=self.LABEL,
                            params={"q": query, "format": "json", "safesearch": "1"})
+        refuse_redirect(reply, provider=self.PROVIDER, label=self.LABEL)
         if reply.status >= 500:
             raise server_error(reply, provider=self.PROVIDER, label=self.LABEL)
         if reply.status == 403:
@@ -120,6 +130,7 @@ class TavilyWeb:
         reply = await send(self._http, "POST", join(self._base, "/search"), provider=self.PROVIDER, label=self.LABEL,
                            headers={"Authorization": f"Bearer {self._key}"},
                            json={"query": query, "max_results": limit, "search_depth": "basic", "api_key": self._key})
+        refuse_redirect(reply, provider=self.PROVIDER, label=self.LABEL)
         if reply.status >= 500:
             raise server_error(reply, provider=self.PROVIDER, label=self.LABEL)
         if reply.status != 200:

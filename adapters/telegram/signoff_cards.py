@@ -1,0 +1,112 @@
+"""A team plan's sign-off card once an approver decided: the card (the request with Approve /
+Reject) is edited to say who decided what and when, and its buttons go (editMessageText without
+a keyboard removes it). Its notice follows as a reply to the card unless the card says it all
+(an approval); a Reject's notice asks the approver for the reason.
+
+The decision's notice (kind `decided`, bot.team.signoff) names the card pressed (`reply_to`) and
+the approver as a mention; who decided and when are the chat's sign-off, read from the store.
+A card Telegram no longer lets us edit (deleted) is left as it is and the notice says the
+decision instead. Both steps are parts of the notice's row: a retry never does one twice.
+
+A press on a card whose sign-off is over (decided on another card, such as its reminder's, or
+expired, or an older plan's) closes that card at once, before the chat says the press changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from adapters.telegram import render, texts
+from adapters.telegram.errors import DeliveryFailed
+from adapters.telegram.places import Place
+from adapters.telegram.posting import Poster
+from bot.store.rows import SignoffRow
+from bot.surface import ChatKey, IncomingMessage, Notice, PartLog, mention
+
+log = logging.getLogger(__name__)
+_DECIDED = ("approved", "rejecting", "rejected")  # rejecting: Reject pressed, its reason awaited
+
+
+class SignoffReader(Protocol):
+    async def signoff(self, chat: ChatKey) -> SignoffRow | None: ...
+
+
+class SignoffCards:
+    def __init__(self, poster: Poster, manager: SignoffReader, timezone: str) -> None:
+        self._poster = poster
+        self._manager = manager
+        self._tz = timezone
+
+    async def close(self, place: Place, notice: Notice, parts: PartLog) -> None:
+        assert notice.reply_to is not None and notice.reply_to.isdigit()
+        card = int(notice.reply_to)
+        zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
+        lang = "zh" if zh else "en"
+        signoff = await self._manager.signoff(place.key)
+        # an approval: the card says it all; a retry after the card's part: its notice is owed
+        follows = parts.done > 0 or signoff is None or signoff.status != "approved"
+        if parts.done == 0:
+            line = decided_line(signoff, notice.text, lang, self._tz)
+            try:
+                await self._poster.edit(place, "notice", card, render.notice_html(line))
+            except DeliveryFailed as exc:
+                if not exc.permanent:
+                    raise
+                if "not modified" not in exc.detail:  # else: a press on it closed it already
+                    log.info("telegram: the sign-off card %s in %s was not closed: %s", card, place, exc)
+                    follows = True  # the card is gone: the decision is said in a message instead
+            await parts.sent(notice.reply_to, more=follows)
+        if follows:
+            await self._poster.send_all(place, "notice", render.notice_html(notice.text), _After(parts),
+                                        reply_to=card, lang=lang)
+
+
+    async def pressed(self, place: Place, press: IncomingMessage, lang: str) -> None:
+        """An Approve / Reject press, before the chat has it: the card closes now if its sign-off
+        is over (best effort: the chat's answer to the press does not depend on it)."""
+        signoff = await self._manager.signoff(place.key)
+        if (signoff is not None and signoff.id == press.question_id and signoff.open) or not (
+                press.reply_to and press.reply_to.isdigit()):
+            return
+        current = signoff if signoff is not None and signoff.id == press.question_id else None
+        try:
+            await self._poster.edit(place, "notice", int(press.reply_to),
+                                    render.notice_html(decided_line(current, "", lang, self._tz)))
+        except DeliveryFailed as exc:
+            log.info("telegram: the old sign-off card %s in %s was not closed: %s", press.reply_to, place, exc)
+
+
+def decided_line(signoff: SignoffRow | None, said: str, lang: str, timezone: str) -> str:
+    """Who decided the sign-off and when, as its closed card says it; `said` is the decision's
+    notice, which names the approver (with their name) as a mention."""
+    if signoff is not None and signoff.status == "expired":
+        return texts.text("signoff_expired", lang, at=_when(signoff.deadline, timezone))
+    if signoff is None or signoff.status not in _DECIDED or not signoff.decided_by:  # a newer request by now
+        return texts.text("signoff_closed", lang)
+    found = re.search(rf"<@{re.escape(signoff.decided_by)}(?:\|[^<>|]*)?>", said)
+    who = found.group(0) if found else mention("telegram", signoff.decided_by)
+    key = "signoff_approved" if signoff.status == "approved" else "signoff_rejected"
+    return texts.text(key, lang, who=who, at=_when(signoff.decided_at or signoff.requested_at, timezone))
+
+
+def _when(at: float, timezone: str) -> str:
+    return datetime.fromtimestamp(at, ZoneInfo(timezone)).strftime("%Y-%m-%d %H:%M")
+
+
+class _After:
+    """The notice's own parts, after the card's edit (its first part)."""
+
+    def __init__(self, parts: PartLog) -> None:
+        self._parts = parts
+
+    @property
+    def done(self) -> int:
+        return max(self._parts.done - 1, 0)
+
+    async def sent(self, message_id: str, *, more: bool) -> None:
+        await self._parts.sent(message_id, more=more)
