@@ -202,6 +202,58 @@ async def test_pause_answer_once_and_finish_with_an_outbox_row(store: Store):
     assert await store.pending_outbox() == []
 
 
+async def test_a_question_s_watermark_is_recorded_before_its_first_posting_and_kept(store: Store):
+    """Recorded before the first attempt, kept across re-posts: a process killed after the
+    platform took the question but before outbox_sent re-posts it after the restart, and the
+    answer given in between stays above the watermark; what was said before the first attempt
+    stays below it. A question asked again under the same id starts afresh."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    asked = [question(session.id)]
+    [row] = await store.pause(session.id, [], asked, postings=postings_for(asked), step=1)
+    before = await store.add_inbox("test", "said-before", KEY, "{}")  # before the question was posted
+    mark = await store.record_watermark(row)  # the first attempt
+    assert before is not None and mark == before
+    q = await store.get_question(session.id)
+    assert q is not None and q.first_post_after == mark and q.posted_after is None  # not posted yet
+    answer = await store.add_inbox("test", "answer", KEY, "{}")  # the platform took it; the process died
+    assert await store.record_watermark(row) == mark  # the re-post after the restart
+    await store.outbox_sent(row, 1, "m2", posted_after=answer)  # a later watermark passed: the first one wins
+    posted = await store.get_question(session.id)
+    assert posted is not None and posted.posted_after == mark and posted.posted_message_id == "m2"
+    assert answer is not None and before <= posted.posted_after < answer
+    notice = await store.queue_outbox(KEY, session.id, "notice", '{"text": "hi"}')
+    await store.outbox_attempt_failed(notice, "down")  # another row's failure touches no question
+    assert (await store.get_question(session.id)).posted_after == mark  # type: ignore[union-attr]
+    assert await store.record_watermark(notice) is None  # a row that posts no question
+    [again] = await store.pause(session.id, [], asked, postings=postings_for(asked), step=2)
+    fresh = await store.get_question(session.id)
+    assert fresh is not None and fresh.first_post_after is None and fresh.posted_after is None
+    assert await store.record_watermark(again) == answer
+
+
+async def test_a_failed_posting_attempt_clears_the_question_s_watermark(store: Store):
+    """An attempt that failed reached nobody: a message sent before the next attempt did not
+    come after the question, and the next attempt records its own watermark."""
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    asked = [question(session.id)]
+    [row] = await store.pause(session.id, [], asked, postings=postings_for(asked), step=1)
+    first = await store.record_watermark(row)
+    await store.outbox_attempt_failed(row, "platform down")
+    q = await store.get_question(session.id)
+    assert q is not None and q.first_post_after is None
+    unseen = await store.add_inbox("test", "unseen", KEY, "{}")  # nobody saw a question yet
+    second = await store.record_watermark(row)
+    assert first is not None and unseen is not None and second == unseen > first
+    await store.outbox_sent(row, 1, "m1")
+    posted = await store.get_question(session.id)
+    assert posted is not None and posted.posted_after == second
+    await store.outbox_attempt_failed(row, "late")  # a posted question keeps what it was posted with
+    kept = await store.get_question(session.id)
+    assert kept is not None and kept.first_post_after == second and kept.posted_after == second
+
+
 async def test_a_session_s_sent_rows_and_ratings_are_read_back_in_order(store: Store):
     inbox = await store.add_inbox("test", "1", KEY, "{}")
     session = await store.start_turn(turn(inbox or 0))

@@ -295,15 +295,15 @@ async def test_every_write_that_changes_a_chat_is_refused_under_a_lease_that_was
 
 
 async def test_an_answer_another_process_stored_before_the_posting_was_recorded_answers_it(two):
-    """The delivery worker reads the watermark just before it calls the platform; the person sees
+    """The delivery worker records the watermark just before it calls the platform; the person sees
     the question and answers, another process stores the answer, and only then is the posting
     recorded (a loaded process): the answer is above the watermark, so it answers the question."""
     a, b = two
     sid = await session_of(a)
     [row] = await a.pause(sid, [], asked := [question(sid, "call_w")], postings=postings_for(asked), step=1)
-    mark = await a.question_watermark()
+    mark = await a.record_watermark(row)
     answer_id = await b.add_inbox("test", "w-answer", KEY, "{}")
-    await a.outbox_sent(row, 1, "m1", posted_after=mark)
+    await a.outbox_sent(row, 1, "m1")  # the recorded watermark, not the newest id now
     posted = await a.get_question(sid)
     assert posted is not None and posted.posted_after == mark
     assert answer_id is not None and answer_id > posted.posted_after

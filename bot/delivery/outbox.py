@@ -13,6 +13,9 @@ platform (no connection, 5xx) pauses all of that platform's lanes behind one bre
 waiting lane goes on, each in its chat's order, at the platform's pace (the surface's own). A part
 of a row that reached the chat is recorded before the next is sent, so no retry, restart or
 /cancel sends it twice; the chat's task never waits for a delivery, and nothing cancels one.
+A question's watermark (only later messages answer it) is recorded before its first attempt and
+kept across re-posts (a failed attempt clears it), so a kill between the platform taking it and
+its record loses no answer.
 
 With several processes (PostgreSQL) a lane runs only in the process holding its chat's lease:
 its writes carry the lease's fence (it is started in the chat's scope, bot.sessions), and
@@ -68,7 +71,7 @@ class _RowParts:
     row: OutboxRow
     done: int = 0
     last_id: str | None = None
-    watermark: int | None = None  # a question's: the newest inbox id before the attempt that posted it
+    watermark: int | None = None  # a question's: the newest inbox id before its first posting attempt
 
     def __post_init__(self) -> None:
         self.done = self.row.parts_sent
@@ -255,23 +258,28 @@ class DeliveryWorker:
                 self.breaker.unreachable(chat.platform)
             else:  # refused or flood-waited: the platform answers
                 self.breaker.answered(chat.platform)
-            await self._attempt_failed(row, exc.reason)
+            await self._attempt_failed(row, parts, exc.reason)
             raise
         except BaseException as exc:
             self.breaker.abandoned(chat.platform)
             if isinstance(exc, Exception):
-                await self._attempt_failed(row, f"{type(exc).__name__}: {exc}")
+                await self._attempt_failed(row, parts, f"{type(exc).__name__}: {exc}")
             raise
         self.breaker.answered(chat.platform)
 
-    async def _attempt_failed(self, row: OutboxRow, reason: str) -> None:
+    async def _attempt_failed(self, row: OutboxRow, parts: _RowParts, reason: str) -> None:
         await self.store.outbox_attempt_failed(row.id, reason)
+        parts.watermark = None  # the store cleared it: the next attempt records its own
         self.metrics.delivery_retries.labels(row.kind).inc()
 
     async def _send(self, surface: Surface, chat: ChatKey, row: OutboxRow, run: RunInfo, parts: _RowParts) -> None:
         if row.kind == "question":
-            # read before every attempt: the one that reached the chat sets what may answer it
-            parts.watermark = await self.store.question_watermark()
+            # recorded before the first attempt and kept (a re-post after a restart or a takeover
+            # gets it back): an attempt the platform took, killed before outbox_sent, must not
+            # leave the answer given meanwhile below a later watermark. An attempt that failed
+            # reached nobody: the store cleared it, and the next attempt records its own.
+            if parts.watermark is None:
+                parts.watermark = await self.store.record_watermark(row.id)
             await surface.post_question(chat, question_from_body(row.body), run, parts)
         elif row.kind == "answer":
             answer, verdict = answer_from_body(row.body)

@@ -200,15 +200,17 @@ class Store(Protocol):
         """What the session delivered, in order (a page that reloads shows an answer's review and
         files again, after a restart too)."""
     async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None: ...
-    async def question_watermark(self) -> int | None:
-        """Read just before a question is sent to the platform: the newest inbox id now, which
-        outbox_sent then records as the question's watermark (PostgreSQL: another process may
-        store the person's answer before this one records the posting). None where the record
-        itself can take it (SQLite: one writer commits in call order)."""
+    async def record_watermark(self, outbox_id: int) -> int | None:
+        """Before a question's posting attempt: its watermark (the newest inbox id now), recorded
+        at the first attempt and returned unchanged at every later one (a retry, a re-post after a
+        restart or a takeover), so an answer given once the question could be seen stays above it;
+        an attempt that failed clears it (outbox_attempt_failed), so the next records its own.
+        Committed before the platform is called: an answer any process stores afterwards lands
+        above it. None when the row posts no question."""
     async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
                           posted_after: int | None = None) -> None:
-        """Delivered: a question row also marks its question posted, with the inbox watermark
-        (`posted_after` from question_watermark, else the newest inbox id at this write)."""
+        """Delivered: a question row also marks its question posted, with its watermark (the one
+        record_watermark recorded; else `posted_after`; else the newest inbox id at this write)."""
     async def outbox_attempt_failed(self, outbox_id: int, error: str) -> None: ...
     async def outbox_failed(self, outbox_id: int, error: str) -> None:
         """Given up: a question row also tells its chat (an `undeliverable` event), same transaction."""

@@ -4,8 +4,7 @@ Each read is one SQL query both SQLite and PostgreSQL run as written (placeholde
 PostgreSQL's own; SqliteStore runs them as `?1, ?2, ...`), and builds its rows with
 bot.store.rows.loaded. A store provides the one primitive, abstract here, `_rows(sql, *args, scan=...)`:
 `scan` marks a read whose time grows with the database (start-up, the operator's lists, the
-gauges), which SQLite runs off the event loop. The chat's view (`chat_view`) and
-`question_watermark` are each store's own.
+gauges), which SQLite runs off the event loop. The chat's view (`chat_view`) is each store's own.
 """
 
 from __future__ import annotations

@@ -103,6 +103,9 @@ class QuestionRow:
     posted_after: int | None = None  # the last inbox id when it was posted: only later rows answer it
     remind_at: float | None = None  # when its one reminder is due; None once sent (or none wanted)
     addressee: str = ""  # the traveller it is for as the request names them ("@bo", "ana"); "" = the asker
+    # the last inbox id before the first attempt to post it, recorded before that attempt and kept
+    # across re-posts: what posted_after becomes once a posting is recorded (Store.record_watermark)
+    first_post_after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

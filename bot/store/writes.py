@@ -97,7 +97,8 @@ class StoreWrites(ABC):
     ) -> list[int]:
         if len(postings) != len(questions):
             raise ValueError(f"{len(questions)} questions with {len(postings)} postings")
-        asked = [replace(q, session_id=session_id, status="waiting", posted_message_id=None, posted_after=None)
+        asked = [replace(q, session_id=session_id, status="waiting", posted_message_id=None, posted_after=None,
+                         first_post_after=None)
                  for q in questions]
         return _ids(await self._write("pause", {
             "session_id": session_id, "messages": _bodies(messages), "questions": asked, "postings": list(postings),
@@ -186,6 +187,12 @@ class StoreWrites(ABC):
     async def outbox_part_sent(self, outbox_id: int, parts_sent: int, message_id: str) -> None:
         await self._write("outbox_part_sent", {"outbox_id": outbox_id, "parts_sent": parts_sent,
                                                "message_id": message_id})
+
+    async def record_watermark(self, outbox_id: int) -> int | None:
+        # before a question's first posting attempt; a re-post (a retry, a restart) gets the first
+        # one back, never a later one: an answer given in between still binds
+        found = await self._write("record_watermark", {"outbox_id": outbox_id})
+        return None if found is None else int(found)
 
     async def outbox_sent(self, outbox_id: int, parts_sent: int, message_id: str | None,
                           posted_after: int | None = None) -> None:

@@ -184,9 +184,10 @@ class PostgresStore(StoreReads, StoreWrites, ClusterCalls):
     # -- what the two databases do differently -------------------------------------------------
     async def add_inbox(self, platform: str, dedup_id: str, chat_key: str, body: str, *,
                         notify: bool = True) -> int | None:
-        # A posted question is answered only by inbox rows with ids above the watermark that
-        # outbox_sent records. SQLite's single writer commits in call order, so an update stored
-        # after the delivery worker recorded a posting always lands above it; here the two
+        # A posted question is answered only by inbox rows with ids above its watermark. The
+        # delivery worker records it before posting (record_watermark); outbox_sent called
+        # without one takes the newest id at its write. SQLite's single writer commits in call
+        # order, so an update stored after such a record always lands above it; here the two
         # transactions would race on separate connections, and an answer sent the moment the
         # question appeared could get an id below the watermark and never answer it. So an update
         # waits for the postings this process is recording (a round trip at most).
@@ -204,10 +205,6 @@ class PostgresStore(StoreReads, StoreWrites, ClusterCalls):
         finally:
             self._recording_posts.discard(recorded)
             recorded.set_result(None)
-
-    async def question_watermark(self) -> int | None:
-        row = await self._row("SELECT COALESCE(MAX(id), 0) FROM inbox")
-        return int(row[0]) if row else 0
 
     async def chat_view(self, chat_key: str, limit: int = 100) -> ChatView:
         # one statement, so one round trip and one snapshot: each part comes back as JSON arrays

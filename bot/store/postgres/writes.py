@@ -71,6 +71,7 @@ async def warm(conn: Conn) -> None:
         await call(conn, "resolve_question", record_json(
             {"session_id": "", "tool_call_id": "", "message": "", "status": "answered", "inbox_id": None,
              "now": 0.0}, None))
+        await call(conn, "record_watermark", record_json({"outbox_id": 0}, None))
         await call(conn, "outbox_sent", record_json(
             {"outbox_id": 0, "parts_sent": 0, "message_id": None, "posted_after": None}, None))
     finally:

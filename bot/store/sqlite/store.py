@@ -88,9 +88,6 @@ class SqliteStore(StoreReads, StoreWrites):
             partial(in_snapshot, fn=partial(_chat_view, chat_key=chat_key, limit=limit)))
         return ChatView(rows, session, questions)
 
-    async def question_watermark(self) -> int | None:
-        return None  # one writer: the posting's record is ordered after every update stored before it
-
 
 def _chat_view(conn: sqlite3.Connection, chat_key: str, limit: int
                ) -> tuple[list[InboxRow], SessionRow | None, list[QuestionRow]]:

@@ -4,7 +4,7 @@ bot.store.sqlite.run_writes), as plain functions of a sqlite3 connection.
 Each takes its write's record (bot.store.writes) as keyword arguments and runs on the writer
 thread inside its own SAVEPOINT of a group-committed transaction (bot.store.sqlite.writer): a
 function either completes or leaves no trace. Message bodies arrive already serialised, so the
-writer thread only runs SQL. PostgreSQL's twins are the functions of migrations/postgres/0011.
+writer thread only runs SQL. PostgreSQL's twins are the functions of migrations/postgres/0014 and 0016.
 """
 
 from __future__ import annotations
@@ -84,6 +84,19 @@ def outbox_part_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, 
     conn.execute("UPDATE outbox SET parts_sent = ?, message_id = ? WHERE id = ?", (parts_sent, message_id, outbox_id))
 
 
+def record_watermark(conn: sqlite3.Connection, outbox_id: int) -> int | None:
+    """A question's watermark, recorded before its first posting attempt and kept: a re-post after
+    a kill between the platform taking it and outbox_sent must not move it past an answer. An
+    attempt that failed clears it (outbox_attempt_failed)."""
+    row = conn.execute(
+        "UPDATE questions SET first_post_after = COALESCE(first_post_after, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
+        "WHERE (session_id, tool_call_id) = (SELECT session_id, tool_call_id FROM outbox WHERE id = ? "
+        "AND kind = 'question') RETURNING first_post_after",
+        (outbox_id,),
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, message_id: str | None,
                 posted_after: int | None) -> None:
     conn.execute(
@@ -94,11 +107,12 @@ def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, messa
         "SELECT session_id, tool_call_id, message_id FROM outbox WHERE id = ? AND kind = 'question'", (outbox_id,)
     ).fetchone()
     if row is not None:  # posted: from now on a message can answer it (the inbox watermark)
-        # one writer commits in call order: every update stored before this write is below the
-        # newest id now, so no watermark read beforehand is needed (Store.question_watermark)
+        # the watermark recorded before the first attempt (record_watermark); without one, the
+        # newest id now: one writer commits in call order, so every update stored before this
+        # write is below it
         conn.execute(
             "UPDATE questions SET posted_message_id = ?, "
-            "posted_after = COALESCE(?, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
+            "posted_after = COALESCE(first_post_after, ?, (SELECT COALESCE(MAX(id), 0) FROM inbox)) "
             "WHERE session_id = ? AND tool_call_id = ?",
             (row[2], posted_after, row[0], row[1]),
         )
@@ -106,6 +120,13 @@ def outbox_sent(conn: sqlite3.Connection, outbox_id: int, parts_sent: int, messa
 
 def outbox_attempt_failed(conn: sqlite3.Connection, outbox_id: int, error: str) -> None:
     conn.execute("UPDATE outbox SET attempts = attempts + 1, error = ? WHERE id = ?", (error, outbox_id))
+    # a question's attempt that failed did not reach the chat: the next attempt records its own
+    # watermark (only one cut short by a kill, its outcome unknown, keeps it)
+    conn.execute(
+        "UPDATE questions SET first_post_after = NULL WHERE posted_after IS NULL AND (session_id, tool_call_id) = "
+        "(SELECT session_id, tool_call_id FROM outbox WHERE id = ? AND kind = 'question')",
+        (outbox_id,),
+    )
 
 
 def outbox_failed(conn: sqlite3.Connection, outbox_id: int, error: str, event: ChatEvent | None, now: float) -> None:
@@ -164,5 +185,5 @@ def add_approver(conn: sqlite3.Connection, platform: str, channel_id: str, user_
     )
 
 
-WRITES = (add_inbox, add_events, finish_inbox, fail_inbox, notice_inbox, queue_outbox, outbox_part_sent, outbox_sent,
-          outbox_attempt_failed, outbox_failed, retry_outbox, decide_signoff, signoff_reminded, add_approver)
+WRITES = (add_inbox, add_events, finish_inbox, fail_inbox, notice_inbox, queue_outbox, outbox_part_sent, record_watermark,
+          outbox_sent, outbox_attempt_failed, outbox_failed, retry_outbox, decide_signoff, signoff_reminded, add_approver)
