@@ -6,7 +6,7 @@ buttons. Only an approver's press counts; Reject asks that approver why, and the
 is the reason the plan is made again with. Each decision — who, when, why — is stored before
 it is shown; the request has its own reminder and deadline, watched like a question's. A
 decision's notice is of kind `decided` and replies to the card that was pressed, so a surface
-can close that card (Slack edits it: no buttons, who decided and when).
+can close that card (Slack and Telegram edit it: no buttons, who decided and when).
 
 The chat's actor (bot.chat.actor) decides *whether* (bot.chat.machine); this desk does the store
 writes and words for each action and returns the outbox rows to deliver.

@@ -1,7 +1,8 @@
 """SQLite's writes of a chat's session and its runs: a turn, a step, a pause, a run's end, an
 interruption, the usage, a question's answer and reminder. The records are bot.store.writes';
 each function runs on the writer thread inside its own SAVEPOINT (bot.store.sqlite.writer), so
-it completes or leaves no trace. PostgreSQL's twins are migrations/postgres/0011.
+it completes or leaves no trace. PostgreSQL's twins are the `bot_<name>(w jsonb)` functions of
+migrations/postgres/0014_one_record_writes.sql and of the later migrations that add a write.
 """
 
 from __future__ import annotations
