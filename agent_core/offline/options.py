@@ -74,7 +74,8 @@ def source_of(data: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _valid(model: type[M], data: Any) -> list[M]:
+def valid_records(model: type[M], data: Any) -> list[M]:
+    """The items of a tool's results that read as `model`; an item that does not is passed over."""
     out = []
     for item in results(data):
         try:
@@ -91,7 +92,7 @@ def _seats(seats: list[models.Seat]) -> tuple[tuple[str, float], ...]:
 def read_trains(data: Any, day: str | None = None) -> list[Ride]:
     """Trains with seats left. `day` is accepted for older callers; the records carry full times."""
     rides = []
-    for t in _valid(models.Train, data):
+    for t in valid_records(models.Train, data):
         seats = _seats(t.seats)
         if not seats:
             continue  # sold out
@@ -104,7 +105,7 @@ def read_trains(data: Any, day: str | None = None) -> list[Ride]:
 def read_flights(data: Any, day: str | None = None) -> list[Ride]:
     """Flights with seats left. `day` is accepted for older callers; the records carry full times."""
     rides = []
-    for f in _valid(models.Flight, data):
+    for f in valid_records(models.Flight, data):
         seats = _seats(f.cabins)
         if f.cabins and not seats:
             continue  # sold out
@@ -119,7 +120,7 @@ def read_hotels(data: Any) -> list[Hotel]:
     return [
         Hotel(hotel_id=h.hotel_id, name=h.name, price=h.price, stars=h.stars, rating=h.rating,
               breakfast=h.has_breakfast, distance_m=h.distance_m)
-        for h in _valid(models.Hotel, data)
+        for h in valid_records(models.Hotel, data)
         if h.rooms_left > 0
     ]
 
@@ -129,7 +130,7 @@ def read_sights(data: Any) -> list[Sight]:
     return [
         Sight(poi_id=p.poi_id, name=p.name, hours=p.opening_hours, visit_min=p.visit_min or 90,
               price=p.ticket_price or 0.0, city=p.city, category=p.category, lat=p.lat, lon=p.lon)
-        for p in _valid(models.PlaceHit, data)
+        for p in valid_records(models.PlaceHit, data)
     ]
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
-from agent_core.offline.options import Ride, results
+from agent_core.offline.options import Ride, valid_records
 from tools.travel import models
 
 PLAN_CURRENCY = "CNY"  # the plan's prices; a fare the tool could not convert is not compared
@@ -28,19 +26,9 @@ class ToolRide:
     sale_opens: str | None = None
 
 
-def _records(model: type[models.Train] | type[models.Flight], data: Any) -> list[Any]:
-    out = []
-    for item in results(data):
-        try:
-            out.append(model.model_validate(item))
-        except ValidationError:
-            continue
-    return out
-
-
 def train_rides(data: Any) -> list[ToolRide]:
     rides = []
-    for t in _records(models.Train, data):
+    for t in valid_records(models.Train, data):
         seats = tuple((s.seat, s.price) for s in t.seats if s.left > 0 or t.sale_opens)
         if not seats:
             continue  # sold out in every class
@@ -53,7 +41,7 @@ def train_rides(data: Any) -> list[ToolRide]:
 
 def flight_rides(data: Any) -> list[ToolRide]:
     rides = []
-    for f in _records(models.Flight, data):
+    for f in valid_records(models.Flight, data):
         seats = tuple((s.seat, s.price) for s in f.cabins if s.left > 0)
         if f.cabins and not seats:
             continue  # sold out
