@@ -68,6 +68,7 @@ async def web_stack(
     settings: Settings | None = None,
     reviewer: PlanReviewer | None = None,
     tools: ToolCollection | None = None,
+    adapter: type[WebAdapter] = WebAdapter,
 ) -> AsyncIterator[WebStack]:
     settings = settings or web_settings(db_path)
     model = model if model is not None else web_model()
@@ -81,7 +82,7 @@ async def web_stack(
         prompt=lambda lang, now, tz, loc: f"You plan trips. Now: {now:%Y-%m-%d %H:%M} {tz}.",
     )
     manager = SessionManager(store, factory, settings, metrics, reviewer=reviewer)
-    web = WebAdapter(settings, manager, keepalive_s=keepalive_s)
+    web = adapter(settings, manager, keepalive_s=keepalive_s)
     manager.attach(web)
     server = HttpServer(settings, metrics, {"store": store.ping})
     server.add_health_check("web", web.healthy)

@@ -116,11 +116,11 @@ class WebAdapter:
         # the answer and its verdict are two parts: a retry after the first never repeats it
         if parts.done < 1:
             data = answer_data(answer, run.lang)
-            if answer.plan is not None and run.run:  # what the plan's thumbs up / down rate
+            if run.run:  # what a plan's thumbs up / down rate; a reload's stream knows the answer by it
                 data = data.model_copy(update={"run": run.run})
             await parts.sent(self._emit(chat, "answer", data), more=verdict is not None)
         if verdict is not None and parts.done < 2:
-            await parts.sent(self._emit(chat, "verdict", verdict_data(verdict)), more=False)
+            await parts.sent(self._emit(chat, "verdict", verdict_data(verdict, run.run)), more=False)
 
     async def post_notice(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
         if notice.kind == "limited":  # the 429 that refused the message says it, with its Retry-After
@@ -135,8 +135,8 @@ class WebAdapter:
         return None  # a web session is one person's
 
     async def post_file(self, chat: ChatKey, file: Attachment, parts: PartLog) -> None:
-        # the page gets a link; the file is made again from the stored plan when it is fetched
-        url = file_url(chat.chat_id, file.filename)
+        # the page gets a link naming this very file: its outbox row keeps it for the download
+        url = file_url(chat.chat_id, file.filename, file.content)
         await parts.sent(self._emit(chat, "file", FileData(filename=file.filename, title=file.title, url=url)),
                          more=False)
 

@@ -12,8 +12,8 @@ SSE events and their data (every payload also carries `ts`, epoch seconds when p
     answer              {text, plan?, costs?, places?, run?}  plan = TripPlan.model_dump(); costs: its priced rows
                                                  (tools.plan_costs), worded; places: Chinese name -> the
                                                  name an English plan shows (北京南 -> 北京南 (Beijing South));
-                                                 run: the run a plan's 👍 / 👎 rate
-    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded}
+                                                 run: the run it ends (a plan's 👍 / 👎 rate it)
+    verdict             {label, label_en, reasons, failed_checks, rubric_skipped, rounds, graded, run?}
     error               {message, reason?, retryable}
     notice              {kind, text}             queued, cancelled (also a Stop), status, help, reminder, ...
     done                {steps}
@@ -169,6 +169,8 @@ class SessionView(BaseModel):
     run: str | None = Field(default=None, description="the run working now (state `working`): a Stop names it")
     progress: list[ProgressOut] = Field(default_factory=list, description="the working run's events so far")
     last_event_id: str = Field(description="open the event stream after this id to avoid duplicates")
+    drawn: list[str] = Field(default_factory=list, description="what the view drew that a delivery may still "
+                             "bring (answers by run, files by their link's v): the event stream's `drawn`")
 
 
 # ------------------------------------------------------------------ SSE event data
@@ -231,7 +233,7 @@ class AnswerData(_EventData):
     plan: TripPlan | None = None
     costs: PlanCostsOut | None = None
     places: dict[str, str] | None = None
-    run: str | None = None  # the run of a plan: POST /api/sessions/{id}/feedback rates it
+    run: str | None = None  # the run it ends; a plan's: POST /api/sessions/{id}/feedback rates it
 
 
 class FeedbackRequest(_Strict):
@@ -251,6 +253,7 @@ class VerdictData(_EventData):
     rubric_skipped: bool = False
     rounds: int = 1
     graded: bool = True  # False: "not graded" — label and label_en are empty, no label is claimed
+    run: str | None = None  # the run whose answer it reviews
 
 
 class ErrorData(_EventData):
@@ -262,7 +265,7 @@ class ErrorData(_EventData):
 class FileData(_EventData):
     filename: str
     title: str
-    url: str  # GET it (with the page's session or token) to download the file
+    url: str  # GET it (with the page's session or token) to download this file (its `v` names it)
 
 
 class NoticeData(_EventData):

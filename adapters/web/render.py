@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+import hashlib
+from urllib.parse import parse_qs, quote, urlsplit
 
 from pydantic import BaseModel
 
@@ -77,7 +78,8 @@ def progress_data(event: Event, run: str = "", lang: str = "en") -> tuple[str, B
     return None
 
 
-def verdict_data(verdict: Verdict) -> VerdictData:
+def verdict_data(verdict: Verdict, run: str = "") -> VerdictData:
+    """`run`: the run whose answer it reviews (a reload's event stream skips one the view drew)."""
     return VerdictData(
         label=verdict.label,
         label_en=verdict.label_en,
@@ -86,12 +88,24 @@ def verdict_data(verdict: Verdict) -> VerdictData:
         rubric_skipped=verdict.rubric_skipped,
         rounds=verdict.rounds,
         graded=verdict.graded,
+        run=run or None,
     )
 
 
-def file_url(session_id: str, filename: str) -> str:
-    """Where the page downloads a plan's file (the file is made again from the stored plan)."""
-    return f"/api/sessions/{quote(session_id)}/files/{quote(filename)}"
+def file_url(session_id: str, filename: str, content: str) -> str:
+    """Where the page downloads a plan's file. `v` names this very file (its content): a plan made
+    again has files of the same names, and a link keeps giving the file it came with (the outbox
+    row that delivered it keeps the file)."""
+    return f"/api/sessions/{quote(session_id)}/files/{quote(filename)}?v={file_key(content)}"
+
+
+def file_key(content: str) -> str:
+    return hashlib.sha256(content.encode()).hexdigest()[:16]
+
+
+def file_key_of(url: str) -> str:
+    """The `v` of a file's link ("" for a link without one)."""
+    return parse_qs(urlsplit(url).query).get("v", [""])[0]
 
 
 def answer_data(answer: AnswerReady, lang: str) -> AnswerData:

@@ -11,6 +11,12 @@ The steps and the text being written are events only: the process's own log (or,
 PostgreSQL, the relayed copy every process can read), so mid-run a reload lost neither the steps
 nor the answer's start; what the log no longer keeps (a restart, an evicted session) is simply
 not replayed.
+
+An answer can be in the history before it is delivered (its outbox row is written with it, and
+delivered a moment later): the view draws it then from the row not yet delivered, with its
+review and files, and names what it drew (`drawn_keys`: the answer by the run it ends, a file by
+its link's `v`), so the event stream the page opens next skips those events (`drawn_event`)
+when the delivery brings them. Each answer shows once, whenever the reload happens.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from adapters.web.payloads import (
     ToolData,
     VerdictData,
 )
-from adapters.web.render import file_url, verdict_data
+from adapters.web.render import file_key_of, file_url, verdict_data
 from bot.delivery.bodies import answer_from_body, audience_of
 from bot.delivery.plan_files import file_from_body
 from bot.store.rows import FeedbackRow, OutboxRow
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _ENDS_RUN = {"cancelled", "new"}  # notices that end the run (adapters/web/static/app.js does the same)
 Rating = Literal["up", "down"]
+DRAWN_RECENT = 8  # the newest answers a view names as drawn, besides those not yet delivered
 
 
 @dataclass(slots=True)
@@ -53,21 +60,24 @@ class Shown:
     verdict: VerdictData | None = None
     files: list[FileData] = field(default_factory=list)
     run: str | None = None  # the run its 👍 / 👎 rate (a plan's answer only)
+    key: str | None = None  # the run it ends, any answer: its answer and verdict events name it
+    pending: bool = False  # its outbox row was not yet delivered when the view read it
 
 
 def shown_in_outbox(rows: Sequence[OutboxRow], session_id: str) -> list[Shown]:
-    """The answers the session delivered, each with its verdict and the files after it."""
+    """The answers the session delivered (or is about to), each with its verdict and the files after it."""
     shown: list[Shown] = []
     for row in rows:
         if row.kind == "answer":
             answer, verdict = answer_from_body(row.body)
-            run = audience_of(row.body)[0].run if answer.plan is not None else ""
+            key = audience_of(row.body)[0].run or None
             shown.append(Shown(answer.text, None if verdict is None else verdict_data(verdict).model_copy(
-                update={"ts": row.created_at}), run=run or None))
+                update={"ts": row.created_at}), run=key if answer.plan is not None else None, key=key,
+                pending=row.status == "pending"))
         elif row.kind == "file" and shown:
             file = file_from_body(row.body)
             shown[-1].files.append(FileData(filename=file.filename, title=file.title, ts=row.created_at,
-                                            url=file_url(session_id, file.filename)))
+                                            url=file_url(session_id, file.filename, file.content)))
     return shown
 
 
@@ -77,7 +87,8 @@ def shown_in_log(events: Sequence[LoggedEvent]) -> list[Shown]:
     for event in events:
         if event.event == "answer":
             data = json.loads(event.data)
-            shown.append(Shown(str(data.get("text", "")), run=data.get("run") or None))
+            key = data.get("run") or None
+            shown.append(Shown(str(data.get("text", "")), run=key if data.get("plan") else None, key=key))
         elif event.event == "verdict" and shown:
             shown[-1].verdict = VerdictData.model_validate_json(event.data)
         elif event.event == "file" and shown:
@@ -85,11 +96,13 @@ def shown_in_log(events: Sequence[LoggedEvent]) -> list[Shown]:
     return shown
 
 
-def decorate(entries: list[HistoryEntryOut], shown: Sequence[Shown]) -> None:
+def decorate(entries: list[HistoryEntryOut], shown: Sequence[Shown]) -> list[Shown]:
     """Give each answer of the history what the page showed with it, where it has none yet. A
     shown answer belongs to the latest history answer with its text (matched from the end, in
-    order), so answers a source no longer holds are left as they are."""
+    order), so answers a source no longer holds are left as they are. The shown answers that
+    found their entry, in order."""
     below = len(entries)
+    found: list[Shown] = []
     for answer in reversed(shown):
         for i in range(below - 1, -1, -1):
             entry = entries[i]
@@ -99,7 +112,30 @@ def decorate(entries: list[HistoryEntryOut], shown: Sequence[Shown]) -> None:
                 if entry.plan is not None:
                     entry.run = entry.run or answer.run
                 below = i
+                found.append(answer)
                 break
+    return found[::-1]
+
+
+def drawn_keys(drawn: Sequence[Shown]) -> list[str]:
+    """What a view drew from the outbox that the event stream may still bring: its answers (and
+    their reviews) by the run they end, its files by their link's `v`: those not yet delivered,
+    and the newest few (delivered while the view was read). A chat delivers in order, so older
+    ones were delivered before those, before the view's events, which the stream never repeats."""
+    keys: list[str] = []
+    for i, answer in enumerate(drawn):
+        if answer.pending or i >= len(drawn) - DRAWN_RECENT:
+            keys += [k for k in (answer.key, *(file_key_of(f.url) for f in answer.files)) if k]
+    return keys
+
+
+def drawn_event(event: str, data: str, drawn: frozenset[str]) -> bool:
+    """Is this an event the page drew from the session view (`drawn_keys`)? Then the stream skips it."""
+    if not drawn or event not in ("answer", "verdict", "file"):
+        return False
+    payload = json.loads(data)
+    key = file_key_of(str(payload.get("url") or "")) if event == "file" else payload.get("run")
+    return bool(key) and key in drawn
 
 
 def rate(entries: list[HistoryEntryOut], feedback: Sequence[FeedbackRow], user_id: str) -> None:

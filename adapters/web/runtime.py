@@ -48,8 +48,9 @@ class HistoryEntryView(Protocol):
 
 class ShownReads(Protocol):
     """What a reloading page reads of the store (bot.store.base.Store fits it): what the session
-    delivered (an answer's review and files) and the ratings given."""
+    delivered or is about to (an answer's review and files) and the ratings given."""
 
+    async def pending_outbox(self, chat_key: str | None = None) -> list[OutboxRow]: ...
     async def sent_outbox(self, session_id: str) -> list[OutboxRow]: ...
     async def session_feedback(self, session_id: str) -> list[FeedbackRow]: ...
 

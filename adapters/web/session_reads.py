@@ -2,10 +2,14 @@
 event stream (Server-Sent Events, resumable with Last-Event-ID).
 
 A reload gets the stored history and what the history does not hold (adapters.web.replay): each
-answer's review, files and rating, from what the session delivered (after a restart too), and
-from the session's events the steps and text of the run working now. The view's
-`last_event_id` is read at the same moment as those events, so the stream the page opens next
-goes on exactly where they end.
+answer's review, files and rating, from the session's outbox (delivered or about to be: after a
+restart too), and from the session's events the steps and text of the run working now. The
+view's `last_event_id` is read at the same moment as those events, so the stream the page opens
+next goes on exactly where they end; and its `drawn` names what it drew that a delivery may still
+bring, which that stream skips: each answer shows once.
+
+A file's link names its file (`v`, adapters.web.render.file_url): the download gives the file
+the outbox row delivered, so a plan made again never changes an older answer's files.
 """
 
 from __future__ import annotations
@@ -27,14 +31,27 @@ from adapters.web.payloads import (
     SessionView,
 )
 from adapters.web.relay import Relay
-from adapters.web.render import costs_out, places_of
-from adapters.web.replay import decorate, rate, shown_in_log, shown_in_outbox
+from adapters.web.render import costs_out, file_key, places_of
+from adapters.web.replay import (
+    Shown,
+    decorate,
+    drawn_event,
+    drawn_keys,
+    rate,
+    shown_in_log,
+    shown_in_outbox,
+)
 from adapters.web.runtime import SessionApi
-from bot.delivery.plan_files import plan_files
-from bot.surface import ChatKey, run_ref
+from bot.delivery.plan_files import file_from_body, plan_files
+from bot.store.rows import OutboxRow
+from bot.surface import Attachment, ChatKey, run_ref
 
 PLATFORM = "web"
 SessionIdPath = Annotated[str, PathParam(pattern=SESSION_ID_PATTERN)]
+DrawnQuery = Annotated[str | None, Query(max_length=2000, pattern=r"^[0-9A-Za-z_.,-]*$",
+                                         description="the session view's `drawn`, comma-joined: skipped")]
+FileVersion = Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$",
+                                          description="the file the link came with (its `url` has it)")]
 
 
 def chat_key(session_id: str) -> ChatKey:
@@ -69,8 +86,9 @@ class SessionReads:
         info = await self._manager.session_info(chat)
         if info is None and not await self.known(session_id):
             raise HTTPException(404, "unknown session")
-        # The id (with the events it ends) first, then the history: an event in between shows
-        # twice at worst, never zero times.
+        # The id (with the events it ends) first, then the history: an event in between is never
+        # lost; an answer, review or file it brings is drawn here and skipped by the stream the
+        # page opens with `drawn`, so it shows once (a notice would show twice at worst).
         session_log = await self.caught_up(session_id)
         last_event_id, events, progress = session_log.last_id, session_log.kept(), session_log.segment.progress()
         lang = (info.lang if info is not None else None) or "en"
@@ -80,8 +98,9 @@ class SessionReads:
                             places=places_of(e.plan, lang) if e.plan is not None else None)
             for e in await self._manager.history(chat)
         ]
-        if info is not None:
-            decorate(entries, shown_in_outbox(await self._manager.store.sent_outbox(info.session_id), session_id))
+        drawn: list[Shown] = []
+        if info is not None:  # delivered, or about to be: the stream then skips what is drawn here
+            drawn = decorate(entries, shown_in_outbox(await self._outbox(info.session_id, session_id), session_id))
         decorate(entries, shown_in_log(events))  # shown a moment ago, not yet recorded as delivered
         if info is not None:
             rate(entries, await self._manager.store.session_feedback(info.session_id), session_id)
@@ -103,26 +122,44 @@ class SessionReads:
             run=run_ref(info.session_id, info.run_no) if info is not None and working else None,
             progress=progress if working else [],
             last_event_id=last_event_id,
+            drawn=drawn_keys(drawn),
         )
 
-    async def download(self, session_id: SessionIdPath, filename: Annotated[str, PathParam(max_length=120)]) -> Response:
+    async def _outbox(self, session_id: str, web_session: str) -> list[OutboxRow]:
+        """The session's outbox rows, delivered or not yet, in order (pending ones read first: a
+        row delivered between the two reads is among the delivered)."""
+        store = self._manager.store
+        pending = [r for r in await store.pending_outbox(str(chat_key(web_session))) if r.session_id == session_id]
+        rows = {r.id: r for r in pending} | {r.id: r for r in await store.sent_outbox(session_id)}
+        return [rows[i] for i in sorted(rows)]
+
+    async def download(self, session_id: SessionIdPath, filename: Annotated[str, PathParam(max_length=120)],
+                       v: FileVersion = None) -> Response:
         chat = chat_key(session_id)
+        info = await self._manager.session_info(chat)
+        if v is not None:  # the very file its link came with, as its outbox row keeps it
+            rows = await self._outbox(info.session_id, session_id) if info is not None else []
+            kept = (file_from_body(r.body) for r in reversed(rows) if r.kind == "file")
+            file = next((f for f in kept if f.filename == filename and file_key(f.content) == v), None)
+            if file is None:
+                raise HTTPException(404, "this file is no longer kept: its link belongs to another trip")
+            return _attachment(file)
+        # a link without `v` (from an older page): the file of the session's latest plan
         plans = [e.plan for e in await self._manager.history(chat) if e.plan is not None]
         if not plans:
             raise HTTPException(404, "this session has no plan yet")
-        info = await self._manager.session_info(chat)
         lang = (info.lang if info is not None else None) or "en"
         file = next((f for f in plan_files(plans[-1], self._tz, lang) if f.filename == filename), None)
         if file is None:
             raise HTTPException(404, "no such file for the latest plan")
-        return Response(file.content.encode(), media_type=f"{file.mime}; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="{file.filename}"'})
+        return _attachment(file)
 
     async def events(
         self,
         session_id: SessionIdPath,
         last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=80)] = None,
         after: Annotated[str | None, Query(max_length=80)] = None,
+        drawn: DrawnQuery = None,
     ) -> EventSourceResponse:
         # EventSource cannot set headers on its first connection; `after` carries the id then.
         resume_from = last_event_id or after
@@ -130,12 +167,13 @@ class SessionReads:
             raise HTTPException(404, "unknown session")
         session_log = await self.caught_up(session_id)
         return EventSourceResponse(
-            self._stream(session_log, resume_from),
+            self._stream(session_log, resume_from, frozenset(k for k in (drawn or "").split(",") if k)),
             ping=self._keepalive_s,
             headers={"Cache-Control": "no-store"},
         )
 
-    async def _stream(self, session_log: SessionLog, resume_from: str | None) -> AsyncIterator[bytes | ServerSentEvent]:
+    async def _stream(self, session_log: SessionLog, resume_from: str | None,
+                      drawn: frozenset[str]) -> AsyncIterator[bytes | ServerSentEvent]:
         session_log.subscribers += 1
         try:
             yield ServerSentEvent(comment="connected", retry=self._retry_ms)
@@ -147,11 +185,18 @@ class SessionReads:
             else:
                 cursor = replay.events[-1].seq if replay.events else session_log.last_seq
                 for logged in replay.events:
-                    yield logged.wire
+                    if not drawn_event(logged.event, logged.data, drawn):
+                        yield logged.wire
             while self._running() and not session_log.closed:
                 await session_log.wait_after(cursor)
                 for logged in session_log.after(cursor):
                     cursor = logged.seq
-                    yield logged.wire
+                    if not drawn_event(logged.event, logged.data, drawn):  # the reloaded page has it
+                        yield logged.wire
         finally:
             session_log.subscribers -= 1
+
+
+def _attachment(file: Attachment) -> Response:
+    return Response(file.content.encode(), media_type=f"{file.mime}; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{file.filename}"'})

@@ -387,9 +387,13 @@
     },
     reset: () => reload(),
   };
-  function connect(after) {
+  function connect(after, drawn) {
+    // `drawn`: what the reload drew that a delivery may still bring; the stream skips it
     if (state.source) state.source.close();
-    const q = after ? "?after=" + encodeURIComponent(after) : "";
+    const params = new URLSearchParams();
+    if (after) params.set("after", after);
+    if (drawn && drawn.length) params.set("drawn", drawn.join(","));
+    const q = params.toString() ? "?" + params.toString() : "";
     const es = new EventSource(`/api/sessions/${encodeURIComponent(state.sessionId)}/events${q}`);
     for (const [name, fn] of Object.entries(handlers)) {
       es.addEventListener(name, (ev) => {
@@ -478,7 +482,7 @@
       for (const p of view.progress || []) if (handlers[p.event]) handlers[p.event](p.data);
       timeline();
     }
-    connect(view.last_event_id);
+    connect(view.last_event_id, view.drawn);
   }
   function resetSession() {
     if (state.source) state.source.close();
