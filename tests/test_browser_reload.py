@@ -1,6 +1,7 @@
 """Reload keeps everything, in a real headless Chromium: a finished team plan keeps its review
 badge, its file links and everyone's legs; a reload while the answer is being written keeps the
-steps and the words so far, and the answer goes on from there instead of restarting mid-sentence."""
+steps and the words so far, and the answer goes on from there instead of restarting mid-sentence; a
+reload before a plan is delivered shows it once."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bot.surface import ChatKey
 from tests.fakes.openai_server import FakeOpenAI, reply
 from tests.team_support import TeamScript, team_request
 from tests.test_browser_e2e import _chromium, _launch
+from tests.test_web_reload_once import HeldAnswers
 from tests.validator_support import load_sandbox
 from tests.web_runtime import web_settings, web_stack
 from tests.web_sse import SseReader
@@ -165,3 +167,47 @@ async def test_a_reload_mid_answer_keeps_the_steps_and_the_words_so_far(tmp_path
         finally:
             await context.close()
         fake.assert_complete()
+
+
+async def test_a_reload_before_the_plan_is_delivered_shows_it_once(tmp_path: Path) -> None:
+    _chromium()
+    from playwright.async_api import async_playwright, expect
+
+    sandbox = load_sandbox()
+    reviewer = PlanValidator(facts=sandbox.facts(), tools=sandbox.tools, rubric_model=None)
+    settings = web_settings(tmp_path / "bot.sqlite3", BOT_VALIDATE="on", BOT_VALIDATE_ROUNDS=0)
+    async with web_stack(tmp_path / "bot.sqlite3", model=TeamScript(LABELS), settings=settings, reviewer=reviewer,
+                         adapter=HeldAnswers) as s, \
+            httpx.AsyncClient(base_url=s.base_url, timeout=10) as client, async_playwright() as pw:
+        web = s.web
+        assert isinstance(web, HeldAnswers)
+        sid = str((await client.post("/api/chat", json={"message": team_request(LABELS)})).json()["session_id"])
+        async with client.stream("GET", f"/api/sessions/{sid}/events") as events:
+            reader = SseReader(events)
+            for _ in LABELS:
+                await reader.until("human_input_request")
+            for q in await s.manager.pending_questions(ChatKey("web", sid)):
+                await client.post("/api/human_response",
+                                  json={"session_id": sid, "response": "any time", "tool_call_id": q.tool_call_id})
+            async with asyncio.timeout(20):
+                await web.entered.wait()  # the plan is stored; its delivery waits
+
+        context = await _launch(pw, tmp_path / "profile", "en-US", {"width": 1280, "height": 900})
+        try:
+            await context.add_init_script(f"localStorage.setItem('travelbot.session', '{sid}')")
+            page = context.pages[0] if context.pages else await context.new_page()
+            page.set_default_timeout(10000)
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(s.base_url + "/")
+            await expect(page.locator(".plan-card")).to_have_count(1)  # drawn from the store at once
+            web.release.set()  # delivered now, while the page listens
+            await s.manager.wait_until_idle(ChatKey("web", sid), 10)
+            await client.post("/api/chat", json={"session_id": sid, "message": "/help"})
+            await expect(page.locator(".msg.notice")).to_have_count(1)  # the stream has brought all before it
+            await expect(page.locator(".plan-card")).to_have_count(1)
+            await expect(page.locator(".verdict")).to_have_count(1)
+            await expect(page.locator("a.file")).to_have_count(2)
+            assert errors == []
+        finally:
+            await context.close()
