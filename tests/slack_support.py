@@ -15,6 +15,7 @@ from typing import Any
 
 from adapters.runtime import Runtime, build_runtime
 from adapters.slack import SlackAdapter
+from agent_core.llm import LLM
 from agent_core.model import ChatModel
 from bot.settings import Settings
 from tests.fakes.slack_api import FakeSlack, SlackMessage
@@ -107,5 +108,7 @@ async def slack_stack(tmp_path: Path, *, model: ScriptedTrip | None = None, fake
     finally:
         await events.aclose()
         await runtime.stop()
+        if isinstance(chat_model, LLM):  # the stack runs the client it was given until it stops
+            await chat_model.aclose()
         if own_fake:
             await fake.close()

@@ -21,7 +21,8 @@ async def telegram_bot(tmp: Path, tg: FakeTelegram, openai_url: str, *, serve_ht
                        tools: ToolCollection | None = None, **overrides: Any) -> AsyncIterator[tuple[Runtime, TelegramAdapter]]:
     values: dict[str, Any] = {"port": 0, **overrides}
     settings = make_settings(tmp, telegram_bot_token=tg.token, telegram_api_base_url=tg.base_url, **values)
-    runtime = build_runtime(settings, model=make_llm(openai_url), tools=tools or make_tools(), prompt=plain_prompt,
+    llm = make_llm(openai_url)
+    runtime = build_runtime(settings, model=llm, tools=tools or make_tools(), prompt=plain_prompt,
                             serve_http=serve_http)
     adapter = next(a for a in runtime.adapters if isinstance(a, TelegramAdapter))
     await runtime.start()
@@ -29,6 +30,7 @@ async def telegram_bot(tmp: Path, tg: FakeTelegram, openai_url: str, *, serve_ht
         yield runtime, adapter
     finally:
         await runtime.stop()
+        await llm.aclose()
 
 
 def texts(tg: FakeTelegram, chat_id: int) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.web import WebAdapter
+from agent_core.llm import LLM
 from agent_core.model import ChatModel
 from bot.http.server import HttpServer
 from bot.observe.metrics import Metrics
@@ -97,4 +98,6 @@ async def web_stack(
         await server.stop()
         await manager.stop()
         await store.close()
+        if isinstance(model, LLM):  # the stack runs the client it was given until it stops
+            await model.aclose()
 
