@@ -39,10 +39,10 @@ def test_every_station_of_a_known_city_resolves_to_it(table: StationTable, tool:
     whole_city: list[str] = []
     wrong: list[tuple[str, object]] = []
     for s, city_id in stations:
-        city, names = tool._endpoint(s.name, "depart_station")
+        city, names, named = tool._endpoint(s.name, "depart_station")
         if city.id != city_id:
             wrong.append((s.name, city.id))
-        elif not tool._named_station(s.name):
+        elif not named:
             whole_city.append(s.name)  # named like its city (保定, 常州): asking for it asks for the city
         elif names != (s.name,):
             wrong.append((s.name, names))
@@ -58,8 +58,8 @@ def test_every_station_of_a_known_city_resolves_to_it(table: StationTable, tool:
     ("珠海机场", "珠海机场", "zhuhai"),
 ])
 def test_names_a_traveller_or_a_model_writes(tool: TrainSearch, name: str, station: str, city: str) -> None:
-    found, names = tool._endpoint(name, "depart_station")
-    assert (found.id, names) == (city, (station,)) and tool._named_station(name)
+    found, names, named = tool._endpoint(name, "depart_station")
+    assert (found.id, names) == (city, (station,)) and named
 
 
 def test_a_station_in_a_city_the_map_lacks_is_still_unknown(tool: TrainSearch, table: StationTable) -> None:

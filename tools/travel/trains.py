@@ -50,15 +50,16 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         self._limit = limit
         self._stations = stations
 
-    def _endpoint(self, name: str, field: str) -> tuple[City, tuple[str, ...]]:
+    def _endpoint(self, name: str, field: str) -> tuple[City, tuple[str, ...], bool]:
+        """The city, the stations to ask for, and whether `name` named one station (not a city)."""
         city, station = self._resolve(name, field)
         if not city.stations:
             raise ToolArgumentError(
                 f"{city.name_zh} has no railway station in the railway data; try flight_search", field=field
             )
-        return city, (station,) if station else city.stations
+        return city, (station,) if station else city.stations, station is not None
 
-    def _resolve(self, name: str, field: str | None = None) -> tuple[City, str | None]:
+    def _resolve(self, name: str, field: str) -> tuple[City, str | None]:
         """The city, and the station when `name` names one: the map's stations first, then the
         official table's (北京丰台, "Baoding East", and 珠海机场, which the map would read as 珠海)."""
         station = self._gaz.resolve_station(name)
@@ -67,39 +68,36 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         try:
             city = self._gaz.resolve_city(name, field=field)
         except UnknownCityError:
-            official = self._official(name)
-            if official is None:
+            found = self._stations.find(name) if self._stations is not None else None
+            official = self._city_of(found) if found is not None else None
+            if found is None or official is None:
                 raise
-            return self._gaz.resolve_city(official.city, field=field), official.name
+            return official, found.name
         exact = self._stations.by_name(name) if self._stations is not None else None
-        same_city = exact is not None and self._official(exact.name) == exact and (
-            self._gaz.resolve_city(exact.city).id == city.id)
-        return (city, exact.name) if exact is not None and same_city and exact.name != city.name_zh else (city, None)
+        if exact is not None and exact.name != city.name_zh and (in_city := self._city_of(exact)) is not None \
+                and in_city.id == city.id:
+            return city, exact.name
+        return city, None
 
-    def _official(self, name: str) -> RailStation | None:
-        """A station of the official table in a city the map knows."""
-        found = self._stations.find(name) if self._stations is not None else None
-        if found is None:
-            return None
+    def _city_of(self, station: RailStation) -> City | None:
+        """The map's city of a station of the official table (None: a city the map does not know)."""
         try:
-            self._gaz.resolve_city(found.city)
+            return self._gaz.resolve_city(station.city)
         except UnknownCityError:
             return None
-        return found
 
     async def execute(self, params: TrainSearchParams, ctx: ToolContext) -> ToolResult:
         day = not_past(params.depart_date, ctx, "depart_date")
-        origin, froms = self._endpoint(params.depart_station, "depart_station")
-        dest, tos = self._endpoint(params.arrive_station, "arrive_station")
+        origin, froms, exact_from = self._endpoint(params.depart_station, "depart_station")
+        dest, tos, exact_to = self._endpoint(params.arrive_station, "arrive_station")
         if origin.id == dest.id:
             raise ToolArgumentError("departure and arrival are in the same city; use route_plan for trips inside a city")
-        q = TrainQuery(origin, dest, day, froms, tos, exact_from=self._named_station(params.depart_station),
-                       exact_to=self._named_station(params.arrive_station))
+        q = TrainQuery(origin, dest, day, froms, tos, exact_from=exact_from, exact_to=exact_to)
         now = ctx.now.replace(tzinfo=None)
         if params.is_transfer:
             middle = None
             if params.middle_station_name:
-                middle, _ = self._endpoint(params.middle_station_name, "middle_station_name")
+                middle, _, _ = self._endpoint(params.middle_station_name, "middle_station_name")
             found_t = await self._provider.train_transfers(q, middle, self._limit * 2)
             items_t = [t for t in found_t.items if self._keep(t.legs[0], params, now)
                        and self._keep_arrival(t.legs[-1], params) and self._fits_price(t.legs, params)]
@@ -114,9 +112,6 @@ class TrainSearch(BaseTool[TrainSearchParams]):
         hint = {} if items or "not_on_sale_until" in found.extra else {
             "hint": "nothing matched; relax the time or price limits, try is_transfer=1, or flight_search"}
         return render(found, params, items, limit=self._limit, summary=label, extra=hint)
-
-    def _named_station(self, name: str) -> bool:
-        return self._resolve(name)[1] is not None
 
     def _keep(self, t: Train, p: TrainSearchParams, now: datetime) -> bool:
         dep = parse_dt(t.depart)
