@@ -49,6 +49,7 @@ from agent_core.events import AnswerReady, Event, QuestionAsked, Verdict
 from bot.settings import Settings
 from bot.store.base import SessionLock
 from bot.surface import Attachment, ChatKey, Notice, PartLog, RunInfo
+from bot.texts import detect_lang
 
 log = logging.getLogger(__name__)
 
@@ -209,11 +210,11 @@ class TelegramAdapter:
         if notice.kind == "decided" and notice.reply_to and notice.reply_to.isdigit() and not self.guests.holds(place):
             await self.cards.close(place, notice, parts)  # the card pressed says who decided, its buttons gone
             return
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
+        lang = detect_lang(notice.text)
         # a reminder replies to its question
         reply_to = int(notice.reply_to) if notice.reply_to and notice.reply_to.isdigit() else None
-        await self.poster.send_all(place, "notice", render.notice_html(notice.text), parts, notice_buttons(notice, zh),
-                                   reply_to=reply_to, lang="zh" if zh else "en")
+        await self.poster.send_all(place, "notice", render.notice_html(notice.text), parts,
+                                   notice_buttons(notice, lang == "zh"), reply_to=reply_to, lang=lang)
 
     async def members(self, chat: ChatKey) -> frozenset[str] | None:
         return None  # the Bot API lists no group's members

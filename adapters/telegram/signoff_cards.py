@@ -27,6 +27,7 @@ from adapters.telegram.places import Place
 from adapters.telegram.posting import Poster
 from bot.store.rows import SignoffRow
 from bot.surface import ChatKey, IncomingMessage, Notice, PartLog, mention
+from bot.texts import detect_lang
 
 log = logging.getLogger(__name__)
 _DECIDED = ("approved", "rejecting", "rejected")  # rejecting: Reject pressed, its reason awaited
@@ -45,8 +46,7 @@ class SignoffCards:
     async def close(self, place: Place, notice: Notice, parts: PartLog) -> None:
         assert notice.reply_to is not None and notice.reply_to.isdigit()
         card = int(notice.reply_to)
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in notice.text)
-        lang = "zh" if zh else "en"
+        lang = detect_lang(notice.text)
         signoff = await self._manager.signoff(place.key)
         # an approval: the card says it all; a retry after the card's part: its notice is owed
         follows = parts.done > 0 or signoff is None or signoff.status != "approved"
