@@ -71,7 +71,6 @@ class _RowParts:
     row: OutboxRow
     done: int = 0
     last_id: str | None = None
-    watermark: int | None = None  # a question's: the newest inbox id before its first posting attempt
 
     def __post_init__(self) -> None:
         self.done = self.row.parts_sent
@@ -230,7 +229,7 @@ class DeliveryWorker:
             if row.kind == "question":
                 self.on_failed(row.chat_key)
             return
-        await self.store.outbox_sent(row.id, parts.done, parts.last_id, posted_after=parts.watermark)
+        await self.store.outbox_sent(row.id, parts.done, parts.last_id)  # a question: its recorded watermark
         if row.kind == "question":  # a message that came meanwhile waits for this (bot.chat.actor)
             self.on_posted(row.chat_key)
         self.metrics.deliveries.labels(row.kind, "sent").inc()
@@ -258,18 +257,17 @@ class DeliveryWorker:
                 self.breaker.unreachable(chat.platform)
             else:  # refused or flood-waited: the platform answers
                 self.breaker.answered(chat.platform)
-            await self._attempt_failed(row, parts, exc.reason)
+            await self._attempt_failed(row, exc.reason)
             raise
         except BaseException as exc:
             self.breaker.abandoned(chat.platform)
             if isinstance(exc, Exception):
-                await self._attempt_failed(row, parts, f"{type(exc).__name__}: {exc}")
+                await self._attempt_failed(row, f"{type(exc).__name__}: {exc}")
             raise
         self.breaker.answered(chat.platform)
 
-    async def _attempt_failed(self, row: OutboxRow, parts: _RowParts, reason: str) -> None:
-        await self.store.outbox_attempt_failed(row.id, reason)
-        parts.watermark = None  # the store cleared it: the next attempt records its own
+    async def _attempt_failed(self, row: OutboxRow, reason: str) -> None:
+        await self.store.outbox_attempt_failed(row.id, reason)  # a question's watermark cleared with it
         self.metrics.delivery_retries.labels(row.kind).inc()
 
     async def _send(self, surface: Surface, chat: ChatKey, row: OutboxRow, run: RunInfo, parts: _RowParts) -> None:
@@ -278,8 +276,7 @@ class DeliveryWorker:
             # gets it back): an attempt the platform took, killed before outbox_sent, must not
             # leave the answer given meanwhile below a later watermark. An attempt that failed
             # reached nobody: the store cleared it, and the next attempt records its own.
-            if parts.watermark is None:
-                parts.watermark = await self.store.record_watermark(row.id)
+            await self.store.record_watermark(row.id)
             await surface.post_question(chat, question_from_body(row.body), run, parts)
         elif row.kind == "answer":
             answer, verdict = answer_from_body(row.body)
