@@ -8,6 +8,8 @@ one); the counts from agent_core.lang.plural ("1 night", "2 nights", "2晚").
 
 from __future__ import annotations
 
+from datetime import date
+
 from agent_core.lang import pick, plural
 from tools.plan_costs import CostLine, PlanCosts, money
 from tools.travel.names import PlaceNames
@@ -18,11 +20,29 @@ _WORDS = {
     "each": {"zh": "{total}（{people}，人均 {each}）", "en": "{total} for {people} ({each} each)"},
     "about_each": {"zh": "{total}（{people}，人均约 {each}）", "en": "{total} for {people} (about {each} each)"},
     "share": {"zh": "应付 {amount}", "en": "pays {amount}"},
+    "next_day": {"zh": "次日{time}", "en": "{time} (+1 day)"},
+    "days_later": {"zh": "{days}天后{time}", "en": "{time} (+{days} days)"},
 }
 
 
 def word(key: str, lang: str, **values: object) -> str:
     return pick(_WORDS[key], lang, **values)
+
+
+def arrival(depart: str, arrive: str, lang: str) -> str:
+    """A ride's arrival beside its departure ("YYYY-MM-DD HH:MM" both): the time alone on the same
+    day, and the days later when it arrives after (an overnight train: '08:26 (+1 day)', '次日08:26').
+    A time that cannot be read is shown as it was given."""
+    try:
+        days = (date.fromisoformat(arrive[:10]) - date.fromisoformat(depart[:10])).days
+    except ValueError:
+        return arrive
+    time = arrive[11:16]
+    if days == 0:
+        return time
+    if days == 1:
+        return word("next_day", lang, time=time)
+    return word("days_later", lang, time=time, days=days) if days > 1 else arrive
 
 
 def place(name: str, lang: str) -> str:

@@ -17,7 +17,7 @@ from agent_core.lang import plural
 from agent_core.offline.options import Hotel, Ride, Sight
 from agent_core.offline.request import BUDGET_STARS
 from agent_core.offline.texts import say
-from agent_core.plan_words import place, priced, total_text, word
+from agent_core.plan_words import arrival, place, priced, total_text, word
 from tools.plan import HotelStay, Leg, TripPlan, Visit
 from tools.plan_costs import plan_costs
 from tools.travel.geo import haversine_km
@@ -240,8 +240,8 @@ def source_notes(sources: frozenset[str], lang: str) -> list[str]:
 
 def ride_line(ride: Ride, lang: str) -> str:
     if lang == "zh":
-        return f"{ride.number} {ride.depart[5:]} {ride.origin} → {ride.arrive[11:]} {ride.destination}（{ride.price:g}元起）"
-    return f"{ride.number} {ride.depart[5:]} {ride.origin} → {ride.arrive[11:]} {ride.destination} (from {ride.price:g} CNY)"
+        return f"{ride.number} {ride.depart[5:]} {ride.origin} → {arrival(ride.depart, ride.arrive, lang)} {ride.destination}（{ride.price:g}元起）"
+    return f"{ride.number} {ride.depart[5:]} {ride.origin} → {arrival(ride.depart, ride.arrive, lang)} {ride.destination} (from {ride.price:g} CNY)"
 
 
 def summary_text(plan: TripPlan, lang: str) -> str:
@@ -256,7 +256,7 @@ def summary_text(plan: TripPlan, lang: str) -> str:
         what = f"{leg.number}" + (f"（{leg.airline}）" if leg.airline and zh else f" ({leg.airline})" if leg.airline else "")
         seat = f" {leg.seat}" if leg.seat else ""
         money = priced(rows[("leg", i)], lang, plan.currency) if ("leg", i) in rows else ""
-        lines.append(f"- {leg.depart} {place(leg.origin, lang)} → {leg.arrive[11:]} {place(leg.destination, lang)}"
+        lines.append(f"- {leg.depart} {place(leg.origin, lang)} → {arrival(leg.depart, leg.arrive, lang)} {place(leg.destination, lang)}"
                      f"  {what}{seat}  {money}".rstrip())
     if plan.stays:
         lines.append("住宿：" if zh else "Stay:")

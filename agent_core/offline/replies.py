@@ -9,6 +9,7 @@ from agent_core.lang import plural
 from agent_core.offline.changes import Remark
 from agent_core.offline.state import Refusal
 from agent_core.offline.texts import say
+from agent_core.plan_words import arrival
 from tools.plan import TripPlan
 
 _ABOUT_TOTAL = re.compile(r"total|add up|adds up|\bsum\b|cost|price|how much|expensive|per person|多少钱|总价|合计|加起来|算错|费用|价格|花费|人均|钱", re.I)
@@ -40,7 +41,8 @@ def total_breakdown(plan: TripPlan, lang: str) -> str:
 def _rides(plan: TripPlan, lang: str) -> str:
     legs = [*plan.legs, *(leg for t in plan.party for leg in t.legs)]
     sep = "；" if lang == "zh" else "; "
-    return sep.join(f"{leg.number or leg.kind} {leg.depart} {leg.origin} → {leg.arrive[11:]} {leg.destination}" for leg in legs)
+    return sep.join(f"{leg.number or leg.kind} {leg.depart} {leg.origin} → {arrival(leg.depart, leg.arrive, lang)} {leg.destination}"
+                    for leg in legs)
 
 
 def _answer(text: str, plan: TripPlan, lang: str) -> str:

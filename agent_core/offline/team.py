@@ -26,6 +26,7 @@ from agent_core.offline.options import Ride
 from agent_core.offline.texts import say
 from agent_core.offline.turns import Call, Turn
 from agent_core.party import Traveller, duplicate_labels
+from agent_core.plan_words import arrival
 from tools.plan import TravellerLegs, TripPlan
 from tools.travel.geo import City
 
@@ -143,7 +144,7 @@ def team_summary(plan: TripPlan, lang: str) -> str:
         people.append(f"- {person.name}（{person.home_city}，人均约 {share} 元）" if zh
                       else f"- {person.name} ({person.home_city}, about {share} CNY each)")
         for leg in person.legs:
-            people.append(f"  {leg.depart} {leg.origin} → {leg.arrive[11:]} {leg.destination}  {leg.number}  "
+            people.append(f"  {leg.depart} {leg.origin} → {arrival(leg.depart, leg.arrive, lang)} {leg.destination}  {leg.number}  "
                           + (f"{leg.price:g}元" if zh else f"{leg.price:g} CNY"))
     return "\n".join([*lines[:at + 1], *people, *lines[at + 1:]])
 

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from agent_core.offline import OfflinePlanner
+from agent_core.plan_words import arrival
 from agent_core.prompts import build_system_prompt
 from agent_core.schema import Message, Role
 from tools.base import ToolContext
@@ -289,6 +290,36 @@ async def test_follow_up_cheaper_and_flight(planner: OfflinePlanner, tools: Tool
     assert len(intros) == 1
     ids = [tc.id for m in thanks.messages if m.role is Role.ASSISTANT for tc in m.tool_calls or []]
     assert len(ids) == len(set(ids))
+
+
+async def test_an_overnight_ride_says_the_day_it_arrives(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    """The cheapest way home here is an overnight train: its arrival shows as the next day, in
+    the plan's own text and in its backups, not as an hour of the day it left."""
+    first = await drive(planner, tools, "Beijing to Shanghai 12-14 March, two adults, budget 3000 yuan", lang="en")
+    cheapest = await drive(planner, tools, "the cheapest", messages=first.messages)
+    assert cheapest.plan is not None and cheapest.final_text
+    overnight = [leg for leg in cheapest.plan.legs if leg.arrive[:10] > leg.depart[:10]]
+    assert overnight, "the sandbox's cheapest ride home is expected to arrive the next day"
+    for leg in overnight:
+        line = next(ln for ln in cheapest.final_text.splitlines() if ln.startswith(f"- {leg.depart} "))
+        assert f"→ {leg.arrive[11:]} (+1 day) " in line, line
+    same_day = [leg for leg in cheapest.plan.legs if leg.arrive[:10] == leg.depart[:10]]
+    for leg in same_day:
+        line = next(ln for ln in cheapest.final_text.splitlines() if ln.startswith(f"- {leg.depart} "))
+        assert f"→ {leg.arrive[11:]} " in line and "(+" not in line, line
+
+
+@pytest.mark.parametrize(("depart", "arrive", "lang", "shown"), [
+    ("2027-03-14 17:40", "2027-03-14 23:10", "en", "23:10"),
+    ("2027-03-14 17:40", "2027-03-15 08:26", "en", "08:26 (+1 day)"),
+    ("2027-03-14 17:40", "2027-03-15 08:26", "zh", "次日08:26"),
+    ("2027-03-14 08:00", "2027-03-16 09:05", "en", "09:05 (+2 days)"),
+    ("2027-03-14 08:00", "2027-03-16 09:05", "zh", "2天后09:05"),
+    ("2027-03-31 22:00", "2027-04-01 06:00", "en", "06:00 (+1 day)"),  # across a month
+    ("soon", "2027-04-01 06:00", "en", "2027-04-01 06:00"),  # unreadable: shown as given
+])
+def test_an_arrival_is_shown_with_the_days_it_takes(depart: str, arrive: str, lang: str, shown: str) -> None:
+    assert arrival(depart, arrive, lang) == shown
 
 
 async def test_follow_up_in_english_moves_the_date(planner: OfflinePlanner, tools: ToolCollection) -> None:
