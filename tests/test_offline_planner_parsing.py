@@ -78,6 +78,50 @@ def test_wishes_in_english() -> None:
     assert (r.days, r.start) == (None, date(2026, 12, 3))
 
 
+@pytest.mark.parametrize(("text", "budget"), [
+    ("预算一共8000够吗", 8000),  # not the 一 of 一共 ("in total")
+    ("预算一共八千", 8000),
+    ("预算大概两万块", 20000),
+    ("预算总共5000左右", 5000),
+    ("预算八千", 8000),
+    ("预算3k", 3000),
+])
+def test_a_budget_is_the_sum_not_a_word_before_it(text: str, budget: float) -> None:
+    assert read_wishes(text, TODAY).budget == budget
+
+
+@pytest.mark.parametrize(("text", "travellers", "days"), [
+    ("next month for 4 or 5 days", None, 5),  # a length, not four people
+    ("Xi'an for 2-3 days", None, 3),
+    ("Xi'an for 3 to 4 days", None, 4),
+    ("Beijing to Xi'an for 2", 2, None),
+    ("for 3 people, 4 days", 3, 4),
+])
+def test_a_length_with_a_range_is_not_a_party(text: str, travellers: int | None, days: int | None) -> None:
+    r = read_wishes(text, TODAY)
+    assert (r.travellers, r.days) == (travellers, days)
+
+
+@pytest.mark.parametrize(("text", "month"), [
+    ("下个月去成都", date(2026, 12, 1)),
+    ("下月中旬去成都", date(2026, 12, 1)),
+    ("next month to Chengdu", date(2026, 12, 1)),
+    ("这个月去成都", date(2026, 11, 1)),
+    ("this month", date(2026, 11, 1)),
+    ("下下个月", date(2027, 1, 1)),
+    ("the month after next", date(2027, 1, 1)),
+    ("1月去成都", date(2027, 1, 1)),
+])
+def test_a_month_said_relative_to_today_is_that_month(text: str, month: date) -> None:
+    r = read_wishes(text, TODAY)
+    assert (r.month, r.start) == (month, None)
+
+
+def test_a_day_of_next_month_is_a_day_not_a_month() -> None:
+    r = read_wishes("下个月5号去成都", TODAY)
+    assert (r.start, r.month) == (date(2026, 12, 5), None)
+
+
 def test_later_messages_override_and_count_cheaper() -> None:
     first = read_wishes("12月5日到8日", TODAY)
     assert first.trip_nights == 3

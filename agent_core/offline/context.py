@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agent_core.offline.state import RequestState
 from agent_core.offline.texts import say
 from agent_core.offline.transcript import ToolOutcome, Transcript, slot_of
+from agent_core.offline.transcript import Turn as Heard
 from agent_core.offline.turns import Call, Turn
 from tools.travel.geo import City
 
@@ -58,6 +59,17 @@ class Context:
 
     def asked(self, slot: str) -> int:
         return self.t.asks_in_phase.get(slot, 0)
+
+    def answers_to(self, slot: str) -> list[Heard]:
+        """The person's answers to this phase's questions for `slot`, in order (the phase: since
+        their last message of their own)."""
+        found: list[Heard] = []
+        for turn in reversed(self.t.turns):
+            if turn.slot is None:
+                break
+            if turn.slot == slot:
+                found.append(turn)
+        return found[::-1]
 
     def city_name(self, city: City) -> str:
         return city.name_zh if self.lang == "zh" else city.name_en

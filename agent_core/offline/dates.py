@@ -33,6 +33,8 @@ from agent_core.offline.numbers import to_int
 _MONTH_ONLY = re.compile(r"\bin\s+(?P<mn>jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
                          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|"
                          r"(?<![\d一二三四五六七八九十])(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月(?:份)?(?!\s*\d|\s*[一二三四五六七八九十两]+\s*[日号])", re.I)
+_MONTH_RELATIVE = re.compile(r"(?P<after>下下个?月|\bthe month after next\b)|(?P<next>下个?月|\bnext month\b)|"
+                             r"这个?月|本月|\bthis month\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,10 @@ def _mention(a: Atom, day: date, written: bool | None = None) -> DateMention:
 
 
 def _month_only(text: str, today: date) -> date | None:
+    if rel := _MONTH_RELATIVE.search(text):  # "next month", "下个月", "this month"
+        ahead = 2 if rel.group("after") else 1 if rel.group("next") else 0
+        year, month = today.year + (today.month - 1 + ahead) // 12, (today.month - 1 + ahead) % 12 + 1
+        return date(year, month, 1)
     m = _MONTH_ONLY.search(text)
     if m is None:
         return None

@@ -76,11 +76,28 @@ class Decider(Finishing):
 
     # -- questions ---------------------------------------------------------------------------
     def ask_date(self) -> Turn:
-        if self.asked("date") >= 2:
+        """Which day, asked again while the answers bring something: an answer that says
+        something else about the trip ("by plane", "next month", "breakfast please") is kept
+        (agent_core.offline.state) and the day asked for once more; two answers that say nothing
+        the planner can read end the asking."""
+        answers = self.answers_to("date")
+        if sum(1 for a in answers if not self.brings_something(a.text)) >= 2:
             return self.say("no_date")
-        key = "ask_date_again" if self.asked("date") else ("ask_date_in_month" if self.req.month else "ask_date")
+        last = answers[-1] if answers else None
         month = self.req.month
-        return self.ask("date", say(key, self.lang, month=self.month_name(month) if month else ""), self.date_options())
+        if last is not None and not self.brings_something(last.text):
+            question = say("ask_date_again", self.lang)
+        else:
+            question = say("ask_date_in_month" if month else "ask_date", self.lang,
+                           month=self.month_name(month) if month else "")
+            if last is not None:  # the answer is quoted: the person sees it was heard
+                question = say("ask_date_noted", self.lang, noted=_quoted(last.text), question=_lower_first(question))
+        return self.ask("date", question, self.date_options())
+
+    def brings_something(self, text: str) -> bool:
+        """An answer that says something about the trip other than the day asked for."""
+        wishes = read_wishes(text, self.today)
+        return bool(wishes.stated()) or any(m.city is not None for m in self.p.places.mentions(text))
 
     def month_name(self, month: date) -> str:
         return f"{month.month}月" if self.lang == "zh" else f"{month:%B}"
@@ -199,6 +216,16 @@ class Decider(Finishing):
         if calls:
             return Turn(calls=calls)
         return self.finish(origin, dest, start, nights, chosen)
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _lower_first(question: str) -> str:
+    """'Which day ...' inside a sentence: 'which day ...' (Chinese has no case)."""
+    return question[:1].lower() + question[1:] if question[:1].isascii() else question
 
 
 def summary_of(plan: TripPlan, lang: str) -> str:

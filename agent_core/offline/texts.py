@@ -41,6 +41,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "你打算哪天出发？（例如：明天、下周五、12月5日）",
         "en": "Which day do you want to leave? (for example: tomorrow, next Friday, Dec 5)",
     },
+    "ask_date_noted": {
+        "zh": "好的，记下了：“{noted}”。还差出发日期：{question}",
+        "en": "Noted: \"{noted}\". One thing is still missing: {question}",
+    },
     "ask_date_again": {
         "zh": "我没看懂这个日期。请写成“12月5日”或“2026-12-05”这样的格式。",
         "en": "I could not read that date. Please write it like \"Dec 5\" or \"2026-12-05\".",

@@ -7,7 +7,7 @@ import re
 from datetime import date
 
 from agent_core.offline.dates import read_when
-from agent_core.offline.numbers import EN_NUM, NUM, to_int, to_number
+from agent_core.offline.numbers import CN_NUM, EN_NUM, NUM, to_int, to_number
 from agent_core.offline.request import BUDGET_STARS, TripRequest
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -21,8 +21,11 @@ _NIGHTS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+nights?\b", re.I)
 _WEEK_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+weeks?\b(?!\s+(?:from|later|ago))", re.I)
 _DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|(?<![\w-])(?:a\s+)?day[\s-]trip", re.I)
 
+# A sum in Chinese numerals stands before a unit, a money word or the end of a clause: "预算一共
+# 8000" reads 8000, not the 一 of 一共 ("in total").
+_CN_SUM = rf"{CN_NUM}(?=\s*(?:[kK千万w元块]|rmb|RMB|CNY|左右|以内|之内|以下|够|$|[\s，。、,.!?！？]))"
 _BUDGET = [
-    re.compile(rf"预算\D{{0,4}}?(?P<v>\d+(?:\.\d+)?|{NUM})\s*(?P<u>[kK千万w])?"),
+    re.compile(rf"预算\D{{0,6}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"),
     re.compile(rf"(?P<v>\d+(?:\.\d+)?|{NUM})\s*(?P<u>[kK千万w])?\s*(?:元|块|rmb|RMB|CNY)?\s*(?:以内|之内|以下|左右)"),
     re.compile(r"budget\D{0,12}?(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
     re.compile(r"(?:under|below|within|less than|max(?:imum)?|at most|no more than)\s*[¥￥]?\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
@@ -35,7 +38,9 @@ _TRAVELLERS = [
     re.compile(rf"(?P<n>{NUM})\s*(?:个人|人|位|口人|个大人|大人)(?!均)"),
     re.compile(rf"我们\s*(?P<n>{NUM})\s*个"),
     re.compile(rf"\b(?P<n>{EN_NUM})\s+(?:people|persons|adults|travell?ers|guests|of us)\b", re.I),
-    re.compile(r"\bfor\s+(?P<n>\d+)\b(?!\s*(?:days?|nights?|weeks?|yuan|rmb|cny|k\b))", re.I),
+    # "for 2" is a party; "for 3 days", "for 4 or 5 days", "for 2-3 nights" are a length
+    re.compile(r"\bfor\s+(?P<n>\d+)\b(?!\s*(?:(?:or|to|-|–)\s*\d+\s*)?(?:days?|nights?|weeks?|yuan|rmb|cny|k\b))",
+               re.I),
 ]
 _COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
 _PARENTS = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:父母|爸妈)|with my parents", re.I)

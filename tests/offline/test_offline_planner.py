@@ -232,6 +232,36 @@ async def test_date_asked_twice_then_explained(planner: OfflinePlanner, tools: T
     assert d.plan is None and d.final_text and "日期" in d.final_text
 
 
+async def test_an_answer_with_another_wish_is_kept_and_the_day_asked_again(
+        planner: OfflinePlanner, tools: ToolCollection) -> None:
+    """A traveller answers "which day?" with something else about the trip: it is kept, quoted
+    back, and the day asked for again; it does not count as a date they could not give."""
+    d = await drive(planner, tools, "从杭州去成都玩五天，三个人", answers=["坐飞机吧", "酒店要带早餐的", "12月11日"])
+    assert len(d.questions) == 3
+    assert "“坐飞机吧”" in d.questions[1][0] and "哪天出发" in d.questions[1][0]
+    assert "“酒店要带早餐的”" in d.questions[2][0]
+    plan = assert_sound_plan(d, origin="杭州", destination="成都", start="2026-12-11", nights=4)
+    assert {leg.kind for leg in plan.legs} == {"flight"}
+    assert plan.stays and all(s.breakfast for s in plan.stays)
+
+
+async def test_an_english_answer_with_another_wish_is_quoted_back(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "Beijing to Xi'an for 3 days", answers=["by train please", "hmm", "no idea"], lang="en")
+    assert [q for q, _ in d.questions] == [
+        "Which day do you want to leave? (for example: tomorrow, next Friday, Dec 5)",
+        'Noted: "by train please". One thing is still missing: which day do you want to leave? '
+        "(for example: tomorrow, next Friday, Dec 5)",
+        'I could not read that date. Please write it like "Dec 5" or "2026-12-05".',
+    ]
+    assert d.plan is None and d.final_text and "travel date" in d.final_text  # two answers that said nothing
+
+
+async def test_next_month_is_asked_for_a_day_in_that_month(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "下个月想带爸妈去成都玩四五天，从杭州出发")
+    assert d.plan is None and d.questions[0][0].startswith("12月哪天")  # NOW is 2026-11-30: next month is December
+    assert d.questions[0][1] and all(o.startswith("2026-12-") for o in d.questions[0][1])
+
+
 async def test_ambiguous_place_is_asked_with_options(planner: OfflinePlanner, tools: ToolCollection) -> None:
     d = await drive(planner, tools, "下周五从北京去万达广场玩两天")
     question, options = d.questions[0]
