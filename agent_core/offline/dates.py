@@ -170,8 +170,8 @@ def _mention(a: Atom, day: date, written: bool | None = None) -> DateMention:
 def _month_only(text: str, today: date) -> date | None:
     if rel := _MONTH_RELATIVE.search(text):  # "next month", "下个月", "this month"
         ahead = 2 if rel.group("after") else 1 if rel.group("next") else 0
-        year, month = today.year + (today.month - 1 + ahead) // 12, (today.month - 1 + ahead) % 12 + 1
-        return date(year, month, 1)
+        months = today.month - 1 + ahead
+        return date(today.year + months // 12, months % 12 + 1, 1)
     m = _MONTH_ONLY.search(text)
     if m is None:
         return None
