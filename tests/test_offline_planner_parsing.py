@@ -122,6 +122,53 @@ def test_a_day_of_next_month_is_a_day_not_a_month() -> None:
     assert (r.start, r.month) == (date(2026, 12, 5), None)
 
 
+@pytest.mark.parametrize(("text", "travellers"), [
+    ("一家三口去三亚", 3),
+    ("两个大人一个小孩", 3),
+    ("2大1小", 3),
+    ("我们4个人，2大2小", 4),
+    ("2 adults and 2 kids", 4),
+    ("two adults, one child", 3),
+    ("me and 3 friends", 4),
+    ("I and 2 colleagues", 3),
+    ("我和两个同事", 3),
+    ("我带两个孩子", 3),
+    ("family of five", 5),
+    ("3个大人", 3),
+    ("坐2小时的车", None),  # hours, not children
+    ("me and 3 days", None),
+])
+def test_a_party_counted_in_parts_is_everyone(text: str, travellers: int | None) -> None:
+    assert read_wishes(text, TODAY).travellers == travellers
+
+
+@pytest.mark.parametrize(("text", "budget"), [
+    ("人均2000", 2000),
+    ("人均2000，3个人", 6000),
+    ("每人预算三千，两个人", 6000),
+    ("两个大人一个小孩，人均1500", 4500),
+])
+def test_a_budget_per_person_counts_the_party(text: str, budget: float) -> None:
+    assert read_wishes(text, TODAY).budget == budget
+
+
+@pytest.mark.parametrize(("text", "after", "before"), [
+    ("早上8点以后出发", "08:00", "12:00"),
+    ("下午3点后出发", "15:00", "18:00"),
+    ("晚上7点半以后", "19:30", None),
+    ("10点前出发", None, "10:00"),
+    ("after 9am", "09:00", None),
+    ("after 9:30", "09:30", None),
+    ("not before 10am", "10:00", None),
+    ("before 2pm", None, "14:00"),
+    ("after 3 days", None, None),  # no time of day
+    ("by 5pm", None, None),  # as often when to arrive
+])
+def test_a_departure_time_said_outright(text: str, after: str | None, before: str | None) -> None:
+    r = read_wishes(text, TODAY)
+    assert (r.depart_after, r.depart_before) == (after, before)
+
+
 def test_later_messages_override_and_count_cheaper() -> None:
     first = read_wishes("12月5日到8日", TODAY)
     assert first.trip_nights == 3

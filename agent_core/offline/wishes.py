@@ -31,6 +31,7 @@ _BUDGET = [
     re.compile(r"(?:under|below|within|less than|max(?:imum)?|at most|no more than)\s*[¥￥]?\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
     re.compile(r"[¥￥]\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?"),
 ]
+_BUDGET.insert(1, re.compile(rf"(?:人均|每人)(?:预算)?\D{{0,3}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"))
 _PER_PERSON = re.compile(r"人均|每人|一个人|per person|each|pp\b", re.I)
 _UNITS = {"k": 1000, "K": 1000, "千": 1000, "万": 10000, "w": 10000}
 
@@ -42,6 +43,14 @@ _TRAVELLERS = [
     re.compile(r"\bfor\s+(?P<n>\d+)\b(?!\s*(?:(?:or|to|-|–)\s*\d+\s*)?(?:days?|nights?|weeks?|yuan|rmb|cny|k\b))",
                re.I),
 ]
+# a party counted in parts: grown-ups and children ("两个大人一个小孩", "2大1小", "2 adults and
+# 2 kids"), a family ("一家三口"), the writer and others ("me and 3 friends", "我和两个同事")
+_ADULTS = re.compile(rf"(?P<n>{NUM})\s*(?:个)?(?:大人|成人|大(?=\s*{NUM}\s*小))|\b(?P<e>{EN_NUM})\s+(?:adults?|grown-?ups)\b", re.I)
+_CHILDREN = re.compile(rf"(?P<n>{NUM})\s*(?:个)?(?:小孩|孩子|儿童|宝宝|小朋友|小(?![时学朋]))|"
+                       rf"\b(?P<e>{EN_NUM})\s+(?:kids?|children|child|toddlers?|babies|baby)\b", re.I)
+_FAMILY = re.compile(rf"一家(?P<n>{NUM})口|\bfamily of (?P<e>{EN_NUM})\b", re.I)
+_ME_AND = re.compile(rf"我(?:和|跟|带|带着)(?P<n>{NUM})\s*(?:个|位)|"
+                     rf"\b(?:me|myself|i)\s+(?:and|with|plus)\s+(?:my\s+)?(?P<e>{EN_NUM})\s+(?!(?:days?|nights?|weeks?)\b)[a-z]+", re.I)
 _COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
 _PARENTS = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:父母|爸妈)|with my parents", re.I)
 
@@ -67,9 +76,34 @@ _NEAR_EN = re.compile(r"\b(?:near|close to|next to)\s+(?:the\s+)?(?P<x>[A-Za-z][
 
 _CHEAPER = re.compile(r"便宜|省钱|划算|实惠|预算(?:不够|有限|紧)|太贵|贵了|cheaper|less expensive|cheapest|too expensive|save money|lower (?:the )?cost", re.I)
 _ONE_WAY = re.compile(r"单程|不用返程|不回来|one[\s-]way|no return", re.I)
+# a departure time: "8点以后", "下午3点后", "after 9am", "not before 10:30"; "10点前出发", "before
+# 2pm" ("by 5pm" is left alone: it is as often when to arrive as when to leave)
+_CLOCK = rf"(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?|\s*时)?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
+_AFTER_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*(?:以后|之后|后)(?:出发|走|的车|的航班)?")
+_BEFORE_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*(?:以前|之前|前)(?:出发|走)")
+_AFTER_EN = re.compile(rf"\b(?:after|not before|from)\s+{_CLOCK}", re.I)
+_BEFORE_EN = re.compile(rf"(?<!not )\b(?:before|no later than)\s+{_CLOCK}(?=\s|$|[,.;!?])", re.I)
 _MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
 _AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
 _EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
+
+
+def _clock(m: re.Match[str] | None) -> str | None:
+    """"HH:MM" of a departure time read by _AFTER_*/_BEFORE_*, None when it is no time of day."""
+    if m is None:
+        return None
+    hour = to_int(m.group("h"))
+    groups = m.groupdict()
+    minute = int(groups["m"]) if groups.get("m") else 30 if groups.get("half") else 0
+    ap = (groups.get("ap") or "").lower().replace(".", "")
+    english = "ap" in groups and groups.get("pm") is None
+    if hour is None or (english and not ap and not groups.get("m")):  # "after 3" alone: not a time
+        return None
+    if (ap == "pm" or groups.get("pm")) and hour < 12:
+        hour += 12
+    if ap == "am" and hour == 12:
+        hour = 0
+    return f"{hour:02d}:{minute:02d}" if 0 <= hour <= 23 and 0 <= minute <= 59 else None
 
 
 def detect_lang(text: str) -> str:
@@ -109,7 +143,20 @@ def _length(undated: str) -> tuple[int | None, int | None]:
     return None, None
 
 
+def _count(m: re.Match[str] | None) -> int | None:
+    if m is None:
+        return None
+    return to_int(m.group("n") or m.group("e"))
+
+
 def _travellers(undated: str, text: str) -> int | None:
+    adults, children = _count(_ADULTS.search(undated)), _count(_CHILDREN.search(undated))
+    if adults and children:
+        return adults + children
+    if (family := _count(_FAMILY.search(undated))) or (family := _count(_FAMILY.search(text))):
+        return family
+    if others := _count(_ME_AND.search(undated)):
+        return others + 1
     for pattern in _TRAVELLERS:
         if (m := pattern.search(undated)) and (n := to_int(m.group("n"))):
             return n
@@ -166,6 +213,9 @@ def read_wishes(text: str, today: date) -> TripRequest:
         depart_after, depart_before = "12:00", "18:00"
     elif _EVENING.search(text):
         depart_after, depart_before = "17:00", "23:59"
+    # a time of day said outright narrows the part of the day said with it
+    depart_after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or depart_after
+    depart_before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or depart_before
 
     cheaper = _CHEAPER.search((cheap_hotel and text.replace(cheap_hotel.group(0), " ")) or text)
     return TripRequest(
