@@ -20,7 +20,8 @@ tq = question received, ta = answer sent, tf = final answer received and r1..r4 
 server's arrival times: step1 = tq - t0, step2 = r3 - ta, step3 = r4 - r3, step4 = tf - r4;
 resume latency = r2 - ta (answer given -> the model is asked again).
 
-Measured: per-step median/p99 and overhead over bare (ours_streaming: over bare_streaming and bare); resume latency; SQLite bytes per finished
+Measured: per-step median/p99 and overhead over bare (the mean over the four steps of the step's
+median minus bare's: _common.overhead_per_step; ours_streaming: over bare_streaming and bare); resume latency; SQLite bytes per finished
 conversation (file growth, WAL folded in); RSS per paused conversation with 3,000 paused (ours
 parks them: BOT_PARK_AFTER_S=0); resume in a new process (paused in a process that is then
 SIGKILLed, answered in a fresh one); 50 conversations at once with 0 ms and 1 s model latency:
@@ -56,6 +57,7 @@ from _common import (
     file_bytes,
     guard_network,
     ms,
+    overhead_per_step,
     pct,
     rss_bytes,
 )
@@ -401,13 +403,11 @@ def new_process_phase(fm: FakeModelProcess, tmp: Path, names: list[str]) -> dict
 
 
 def verdict(seq: dict[str, Any], conc0: dict[str, Any], conc1: dict[str, Any], rss: dict[str, Any]) -> dict[str, Any]:
-    def over(name: str) -> float | None:
-        a, c = seq.get(name, {}).get("step_median_ms"), seq.get("bare", {}).get("step_median_ms")
-        return None if a is None or c is None else round(a - c, 2)
+    def over(name: str, floor: str = "bare") -> float | None:
+        return overhead_per_step(seq.get(name, {}).get("steps_median_ms"), seq.get(floor, {}).get("steps_median_ms"))
 
     ours, lg, ag = over("ours"), over("langgraph"), over("agents")
-    streamed = seq.get("ours_streaming", {}).get("step_median_ms")
-    stream_floor = seq.get("bare_streaming", {}).get("step_median_ms")
+    streamed = seq.get("ours_streaming", {}).get("steps_median_ms")
     checks: dict[str, Any] = {}
     if ours is not None and lg is not None:
         checks["overhead_le_third_of_langgraph"] = ours <= lg * TARGETS["overhead_vs_langgraph_max_ratio"]
@@ -431,8 +431,7 @@ def verdict(seq: dict[str, Any], conc0: dict[str, Any], conc1: dict[str, Any], r
     overhead: dict[str, float | None] = {"ours": ours, "langgraph": lg, "agents": ag}
     if streamed is not None:
         overhead["ours_streaming_over_bare"] = over("ours_streaming")
-        if stream_floor is not None:
-            overhead["ours_streaming_over_bare_streaming"] = round(streamed - stream_floor, 2)
+        overhead["ours_streaming_over_bare_streaming"] = over("ours_streaming", "bare_streaming")
     return {"overhead_ms": overhead, "checks": checks}
 
 

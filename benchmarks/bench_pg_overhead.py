@@ -10,7 +10,8 @@ through five runtimes in child processes whose rounds alternate (background load
   langgraph     create_react_agent + AsyncSqliteSaver (for reference)
   langgraph_pg  create_react_agent + AsyncPostgresSaver
 
-Overhead per step = the runtime's median step time minus bare's. Target: ours_pg at most a
+Overhead per step = the mean over the four steps of (the runtime's median step time - bare's),
+as in bench_compare.py (overhead_per_step in benchmarks/_common.py). Target: ours_pg at most a
 third of langgraph_pg's. Each PostgreSQL runtime gets a fresh database on the machine's server.
 
     python benchmarks/bench_pg_overhead.py [--seq 100] [--rounds 4] [--baseline DIR]
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import emit, guard_network
+from _common import emit, guard_network, overhead_per_step
 from _fake_model import FakeModelProcess
 from _pg_databases import bench_database
 from _runtimes import PG_URL_ENV, missing_deps
@@ -79,9 +80,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     async with contextlib.AsyncExitStack() as stack:
         urls = await _databases(stack, present)
         seq = await asyncio.to_thread(measure, args, present, urls)
-    bare = seq.get("bare", {}).get("step_median_ms")
-    overhead = {name: (round(seq[name]["step_median_ms"] - bare, 2) if bare is not None
-                       and seq.get(name, {}).get("step_median_ms") is not None else None)
+    bare = seq.get("bare", {}).get("steps_median_ms")
+    overhead = {name: overhead_per_step(seq.get(name, {}).get("steps_median_ms"), bare)
                 for name in present if name != "bare"}
     checks: dict[str, bool] = {}
     ours, lg = overhead.get("ours_pg"), overhead.get("langgraph_pg")
