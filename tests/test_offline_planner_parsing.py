@@ -169,6 +169,35 @@ def test_a_departure_time_said_outright(text: str, after: str | None, before: st
     assert (r.depart_after, r.depart_before) == (after, before)
 
 
+@pytest.mark.parametrize(("text", "start", "end", "leave", "back"), [
+    ("can we come back Sunday evening instead?", None, date(2026, 12, 6), None, ("17:00", "23:59")),
+    ("周六早上出发周日晚上回", date(2026, 12, 5), date(2026, 12, 6), ("06:00", "12:00"), ("17:00", "23:59")),
+    ("leave Friday morning and come back Sunday evening", date(2026, 12, 4), date(2026, 12, 6),
+     ("06:00", "12:00"), ("17:00", "23:59")),
+    ("回来改成周日晚上", None, date(2026, 12, 6), None, ("17:00", "23:59")),
+    ("我想周日下午回", None, date(2026, 12, 6), None, ("12:00", "18:00")),
+    ("返程坐晚上的车", None, None, None, ("17:00", "23:59")),
+    ("return after 6pm", None, None, None, ("18:00", None)),
+    ("leaving Saturday morning", date(2026, 12, 5), None, ("06:00", "12:00"), None),
+    ("下周五出发，周日回", date(2026, 12, 11), date(2026, 12, 13), None, None),
+])
+def test_the_way_back_is_the_end_and_its_own_time(text: str, start: date | None, end: date | None,
+                                                  leave: tuple[str, str | None] | None,
+                                                  back: tuple[str, str | None] | None) -> None:
+    r = read_wishes(text, TODAY)
+    assert (r.start, r.end) == (start, end)
+    assert (r.depart_after, r.depart_before) == (leave or (None, None))
+    assert (r.return_after, r.return_before) == (back or (None, None))
+
+
+def test_a_weekday_to_come_back_on_is_the_one_after_the_start() -> None:
+    trip = TripRequest().merged(read_wishes("2026-12-12出发去杭州玩两天", TODAY))
+    later = trip.merged(read_wishes("return on Monday morning", TODAY))  # today's next Monday is 12-07
+    assert (later.start, later.end, later.trip_nights, later.return_after) == (date(2026, 12, 12), date(2026, 12, 14), 2, "06:00")
+    written = trip.merged(read_wishes("come back on 2026-12-10", TODAY))  # a written date is kept (and refused later)
+    assert written.end == date(2026, 12, 10)
+
+
 def test_later_messages_override_and_count_cheaper() -> None:
     first = read_wishes("12月5日到8日", TODAY)
     assert first.trip_nights == 3

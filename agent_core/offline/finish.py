@@ -38,7 +38,7 @@ class Finishing(Searches):
                                     cheapest=cheapest, seat=self.req.seat, arrive_by=self.arrive_by(start, nights))
         back = back_backup = None
         if "back" in chosen:
-            back, back_backup = pick_ride(chosen["back"][1], after=self.return_after(nights), before=None,
+            back, back_backup = pick_ride(chosen["back"][1], after=self.return_after(nights), before=self.req.return_before,
                                           cheapest=cheapest, seat=self.req.seat)
         if out is None:
             return self.say("no_transport", day=start.isoformat(), origin=self.city_name(origin), destination=self.city_name(dest))

@@ -26,6 +26,7 @@ class TripRequest:
     destination: str | None = None
     start: date | None = None
     end: date | None = None
+    end_written: bool | None = None  # said alone for the way back, as a calendar date (not "Sunday")
     start_text: str | None = None  # the words that gave the start date
     start_written: bool | None = None  # the start is a calendar date the person wrote (or moved from one)
     days: int | None = None
@@ -39,6 +40,8 @@ class TripRequest:
     landmark: str | None = None  # "near X" for the hotel
     depart_after: str | None = None  # "HH:MM"
     depart_before: str | None = None
+    return_after: str | None = None  # "HH:MM": when to come back (the last day)
+    return_before: str | None = None
     one_way: bool | None = None
     cheaper: int | None = None  # how many times the person asked for cheaper
     month: date | None = None  # only a month was named ("in May"): its first day
@@ -65,6 +68,11 @@ class TripRequest:
         elif newer.end is not None:
             changes.setdefault("days", None)
             changes.setdefault("nights", None)
+            if newer.start is None and self.start is not None and newer.end < self.start and not newer.end_written:
+                # "come back Monday" on a trip that starts Saturday: the Monday after it
+                weeks = (self.start - newer.end).days // 7 + 1
+                changes["end"] = newer.end + timedelta(days=7 * weeks)
+        changes.pop("end_written", None)
         return replace(self, **changes)
 
     @property
@@ -91,4 +99,4 @@ class TripRequest:
     def stated(self) -> dict[str, object]:
         """The fields the person has stated (for comparing what a change changed)."""
         return {f.name: getattr(self, f.name) for f in fields(self)
-                if getattr(self, f.name) is not None and f.name not in ("lang", "start_text")}
+                if getattr(self, f.name) is not None and f.name not in ("lang", "start_text", "end_written")}

@@ -35,10 +35,10 @@ SIGHT_KINDS = (("sights", "景点"), ("sights_landmark", "地标"), ("sights_mus
 
 
 class Searches(Context):
-    @staticmethod
-    def return_after(nights: int) -> str:
-        """Leave the last afternoon for sights; a day trip goes home in the evening."""
-        return "17:00" if nights == 0 else "15:00"
+    def return_after(self, nights: int) -> str:
+        """When the person said to come back; else leave the last afternoon for sights (a day
+        trip goes home in the evening)."""
+        return self.req.return_after or ("17:00" if nights == 0 else "15:00")
 
     def mode(self, origin: City, dest: City) -> str:
         if self.req.transport:

@@ -196,6 +196,8 @@ class _Fold:
             new = replace(new, travellers=len(party))
         if new.start is not None and new.start != old.start and new.start < self.today:
             refusal = refusal or Refusal("past_date", (("day", new.start.isoformat()),))
+        if new.start is not None and new.end is not None and new.end != old.end and new.end < new.start:
+            refusal = refusal or Refusal("back_before_start", (("day", new.end.isoformat()), ("start", new.start.isoformat())))
         if refusal is not None:
             self.s = replace(s, last=Said.CHANGE, last_changes=(), last_text=text, remark=None, refused=refusal)
             return

@@ -92,7 +92,7 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
         outs, backs = chosen[k]
         out, out_backup = pick_ride(outs, after=d.req.depart_after, before=d.req.depart_before, cheapest=cheapest,
                                     seat=d.req.seat, arrive_by=d.arrive_by(start, nights)) if outs else (None, None)
-        back, back_backup = pick_ride(backs, after=d.return_after(nights), before=None, cheapest=cheapest,
+        back, back_backup = pick_ride(backs, after=d.return_after(nights), before=d.req.return_before, cheapest=cheapest,
                                       seat=d.req.seat) if backs else (None, None)
         picks.append((out, back))
         backups += [f"{party[k].label}: {line}" for line in d.alternatives(out_backup, back_backup, None)]

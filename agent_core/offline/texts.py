@@ -171,6 +171,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "行程现在是{nights}，没法再缩短这么多。",
         "en": "The trip is {nights} long, so it cannot be that much shorter.",
     },
+    "cannot_back_before_start": {
+        "zh": "回程日期{day}在出发日期{start}之前，没法这样改。",
+        "en": "Coming back on {day} would be before leaving on {start}, so I cannot change the trip that way.",
+    },
     "cannot_nobody_left": {
         "zh": "至少要有一个人出行，没法再减人了。",
         "en": "At least one person has to travel, so the party cannot be smaller.",

@@ -4,11 +4,12 @@ dates (agent_core.offline.dates), length, budget, party size, transport, seat, h
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from agent_core.offline.dates import read_when
 from agent_core.offline.numbers import CN_NUM, EN_NUM, NUM, to_int, to_number
 from agent_core.offline.request import BUDGET_STARS, TripRequest
+from agent_core.offline.way_back import back_spans, blank, inside
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -86,6 +87,7 @@ _BEFORE_EN = re.compile(rf"(?<!not )\b(?:before|no later than)\s+{_CLOCK}(?=\s|$
 _MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
 _AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
 _EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
+_EVENING_BACK = re.compile(r"晚上|傍晚|夜里|evening|at night|tonight", re.I)  # said of the way back, 晚上 alone is enough
 
 
 def _clock(m: re.Match[str] | None) -> str | None:
@@ -104,6 +106,21 @@ def _clock(m: re.Match[str] | None) -> str | None:
     if ap == "am" and hour == 12:
         hour = 0
     return f"{hour:02d}:{minute:02d}" if 0 <= hour <= 23 and 0 <= minute <= 59 else None
+
+
+def _window(text: str, undated: str, evening: re.Pattern[str] = _EVENING) -> tuple[str | None, str | None]:
+    """The part of the day `text` says ("HH:MM" after, before): a morning, an afternoon, an
+    evening, narrowed by a time of day said outright."""
+    after = before = None
+    if _MORNING.search(text):
+        after, before = "06:00", "12:00"
+    elif _AFTERNOON.search(text):
+        after, before = "12:00", "18:00"
+    elif evening.search(text):
+        after, before = "17:00", "23:59"
+    after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or after
+    before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or before
+    return after, before
 
 
 def detect_lang(text: str) -> str:
@@ -206,23 +223,27 @@ def read_wishes(text: str, today: date) -> TripRequest:
     if m := (_NEAR_ZH.search(text) or _NEAR_EN.search(text)):
         landmark = m.group("x").strip()
 
-    depart_after = depart_before = None
-    if _MORNING.search(text):
-        depart_after, depart_before = "06:00", "12:00"
-    elif _AFTERNOON.search(text):
-        depart_after, depart_before = "12:00", "18:00"
-    elif _EVENING.search(text):
-        depart_after, depart_before = "17:00", "23:59"
-    # a time of day said outright narrows the part of the day said with it
-    depart_after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or depart_after
-    depart_before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or depart_before
+    # the way back's words say when to come back, and their day is the day home
+    back = back_spans(text)
+    depart_after, depart_before = _window(blank(text, back, keep=False), blank(undated, back, keep=False))
+    return_after, return_before = _window(blank(text, back, keep=True), blank(undated, back, keep=True), _EVENING_BACK)
+    start, end, end_written = when.start, when.end, None
+    said_back = [m for m in when.mentions if inside(back, m.start, m.end)]
+    if start is not None and end is None and said_back:
+        if said_back[0] is when.mentions[0]:  # "come back Sunday": the trip ends then, it does not start then
+            start, end, end_written = None, start, when.written
+        else:  # "下周五出发，周日回": the Sunday after that Friday
+            end, end_written = said_back[0].day, said_back[0].written
+            while not end_written and end <= start:
+                end += timedelta(days=7)
 
     cheaper = _CHEAPER.search((cheap_hotel and text.replace(cheap_hotel.group(0), " ")) or text)
     return TripRequest(
-        start=when.start,
-        end=when.end,
-        start_text=when.start_text,
-        start_written=when.written if when.start else None,
+        start=start,
+        end=end,
+        end_written=end_written,
+        start_text=when.start_text if start else None,
+        start_written=when.written if start else None,
         days=days,
         nights=nights,
         budget=budget,
@@ -234,6 +255,8 @@ def read_wishes(text: str, today: date) -> TripRequest:
         landmark=landmark,
         depart_after=depart_after,
         depart_before=depart_before,
+        return_after=return_after,
+        return_before=return_before,
         one_way=True if _ONE_WAY.search(text) else None,
         cheaper=1 if cheaper and budget is None else None,
         month=when.month,

@@ -58,7 +58,14 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "first class seats", {"seat": "一等座"}),
     ("en", "hotel with breakfast", {"breakfast": True}),
     ("en", "leave in the afternoon", {"depart_after": "12:00"}),
+    # the way back: its day is the day home, its time when to come back; the start stays
+    ("en", "can we come back Sunday evening instead?", {"return_after": "17:00"}),
+    ("en", "come back on Monday instead", {"nights": 3}),
+    ("en", "return after 6pm", {"return_after": "18:00"}),
     ("zh", "便宜一点", {"cheaper": True}),
+    ("zh", "周日晚上回来", {"return_after": "17:00"}),
+    ("zh", "返程坐晚上的车", {"return_after": "17:00"}),
+    ("zh", "改成周一回", {"nights": 3}),
     ("zh", "多住一晚", {"nights": 3}),
     ("zh", "少住一晚", {"nights": 1}),
     ("zh", "晚一天出发", {"start": D("2026-12-12")}),
@@ -93,6 +100,8 @@ REFUSED: list[tuple[str, str, str]] = [
     ("en", "3 nights less", "cannot be that much shorter"),
     ("zh", "改去霍格沃茨", "霍格沃茨"),
     ("zh", "少住五晚", "没法再缩短"),
+    ("en", "come back on Dec 10", "before leaving on 2026-12-11"),
+    ("zh", "12月9日回来", "在出发日期2026-12-11之前"),
     ("team_en", "one more person", "who joins"),
 ]
 
@@ -103,6 +112,7 @@ def facts(s: RequestState) -> dict[str, Any]:
         "origin": r.origin, "destination": r.destination, "start": r.start, "nights": r.trip_nights,
         "travellers": s.travellers, "transport": r.transport, "stars": r.stars, "budget": r.budget,
         "cheaper": bool(r.cheaper), "seat": r.seat, "breakfast": r.breakfast, "depart_after": r.depart_after,
+        "return_after": r.return_after,
         "party": tuple(t.label for t in s.party) or None, "homes": tuple(t.home_city for t in s.party) or None,
     }
 
@@ -158,6 +168,8 @@ def assert_plan_is_the_state(plan: TripPlan, s: RequestState, old: TripPlan, san
         assert all(leg.seat == r.seat for leg in legs if leg.kind == "train")
     if r.breakfast:
         assert all(stay.breakfast for stay in plan.stays)
+    if r.return_after and not s.team:
+        assert plan.legs[-1].depart[11:16] >= r.return_after, plan.legs[-1]
 
 
 @pytest.mark.parametrize(("key", "follow_up", "changed"), CHANGES, ids=[f"{k}:{f}" for k, f, _ in CHANGES])
