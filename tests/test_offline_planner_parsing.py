@@ -198,6 +198,23 @@ def test_a_weekday_to_come_back_on_is_the_one_after_the_start() -> None:
     assert written.end == date(2026, 12, 10)
 
 
+@pytest.mark.parametrize(("text", "arrive", "leave"), [
+    ("to Shenzhen on Monday for a meeting at 2pm", "13:00", (None, None)),  # an hour to get there
+    ("need to be there by 11am", "11:00", (None, None)),
+    ("arrive by 5pm", "17:00", (None, None)),
+    ("interview at 10:30am", "09:30", (None, None)),
+    ("下午两点前到深圳", "14:00", (None, None)),  # the afternoon is the arrival's, not when to leave
+    ("明天下午两点开会", "13:00", (None, None)),
+    ("明天9点半有个会", "08:30", (None, None)),
+    ("早上出发，下午两点前到", "14:00", ("06:00", "12:00")),
+    ("by 5pm", None, (None, None)),
+])
+def test_by_when_to_arrive(text: str, arrive: str | None, leave: tuple[str | None, str | None]) -> None:
+    r = read_wishes(text, TODAY)
+    assert r.arrive_before == arrive
+    assert (r.depart_after, r.depart_before) == leave
+
+
 def test_later_messages_override_and_count_cheaper() -> None:
     first = read_wishes("12月5日到8日", TODAY)
     assert first.trip_nights == 3

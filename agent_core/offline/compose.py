@@ -187,7 +187,10 @@ def leg_of(ride: Ride, seat: str | None, fare: float, travellers: int, origin_ci
 
 def build_plan(*, lang: str, origin: str, destination: str, start: date, nights: int, travellers: int,
                choice: Choice, sights: list[Sight], seat: str | None, cheapest: bool,
-               alternatives: list[str], notes: list[str], sources: frozenset[str] = frozenset({"sandbox"})) -> TripPlan:
+               alternatives: list[str], notes: list[str], sources: frozenset[str] = frozenset({"sandbox"}),
+               busy_until: str | None = None) -> TripPlan:
+    """The plan of the rides, hotel and sights chosen; `busy_until` ("HH:MM"): the first day's
+    sights wait until the person is free (they travel for an appointment)."""
     end = start + timedelta(days=nights)
     out_seat, out_fare = seat_for(choice.out, seat, cheapest)
     legs = [leg_of(choice.out, out_seat, out_fare, travellers, origin, destination)]
@@ -211,6 +214,8 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
         day = start + timedelta(days=i)
         begin = max(datetime.combine(day, datetime.min.time()).replace(hour=9),
                     arrive + timedelta(minutes=60 if nights == 0 else 90))
+        if i == 0 and busy_until is not None:
+            begin = max(begin, datetime.fromisoformat(f"{day.isoformat()} {busy_until}"))
         finish = min(datetime.combine(day, datetime.min.time()).replace(hour=19), leave - timedelta(minutes=150))
         if begin.date() == day and finish > begin:
             windows.append((day, begin, finish))

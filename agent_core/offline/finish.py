@@ -19,6 +19,7 @@ from agent_core.offline.options import Hotel, Ride, source_of
 from agent_core.offline.search import Searches
 from agent_core.offline.state import Said
 from agent_core.offline.texts import TRANSPORT_NAMES, say
+from agent_core.offline.times import busy_until
 from agent_core.offline.turns import Call, Turn
 from tools.plan import TripPlan
 from tools.travel.geo import City
@@ -29,7 +30,10 @@ DAY_TRIP_ARRIVAL = "13:00"  # a day trip arrives in time to see something
 
 class Finishing(Searches):
     def arrive_by(self, start: date, nights: int) -> str:
-        return f"{start.isoformat()} {DAY_TRIP_ARRIVAL if nights == 0 else NIGHT_ARRIVAL}"
+        """By when the first ride must arrive: when the person must be there, or in time to see
+        something on a day trip, or before the first night's hotel."""
+        said = self.req.arrive_before
+        return f"{start.isoformat()} {said or (DAY_TRIP_ARRIVAL if nights == 0 else NIGHT_ARRIVAL)}"
 
     def finish(self, origin: City, dest: City, start: date, nights: int, chosen: dict[str, tuple[str, list[Ride]]]) -> Turn:
         cheapest = bool(self.req.cheaper)
@@ -42,6 +46,8 @@ class Finishing(Searches):
                                           cheapest=cheapest, seat=self.req.seat)
         if out is None:
             return self.say("no_transport", day=start.isoformat(), origin=self.city_name(origin), destination=self.city_name(dest))
+        if self.req.arrive_before and out.arrive > self.arrive_by(start, nights):
+            self.notes.append(say("late_arrival", self.lang, by=self.req.arrive_before, at=out.arrive[11:16]))
         hotel = hotel_backup = None
         budget_night = None
         if self.req.budget and nights:
@@ -56,7 +62,8 @@ class Finishing(Searches):
                           nights=nights, travellers=travellers, choice=Choice(out=out, back=back, hotel=hotel),
                           sights=self.wanted_first(self.sights()), seat=self.req.seat, cheapest=cheapest,
                           alternatives=self.alternatives(out_backup, back_backup, hotel_backup), notes=notes,
-                          sources=self.sources())
+                          sources=self.sources(),
+                          busy_until=busy_until(self.req.arrive_before) if self.req.arrive_before else None)
         if self.req.budget:
             key = "over_budget" if plan.total_cost > self.req.budget else "within_budget"
             plan.notes.insert(0, say(key, self.lang, total=f"{plan.total_cost:g}", budget=f"{self.req.budget:g}"))

@@ -42,6 +42,7 @@ class TripRequest:
     depart_before: str | None = None
     return_after: str | None = None  # "HH:MM": when to come back (the last day)
     return_before: str | None = None
+    arrive_before: str | None = None  # "HH:MM": be there by then on the first day (an appointment)
     one_way: bool | None = None
     cheaper: int | None = None  # how many times the person asked for cheaper
     month: date | None = None  # only a month was named ("in May"): its first day

@@ -171,6 +171,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "行程现在是{nights}，没法再缩短这么多。",
         "en": "The trip is {nights} long, so it cannot be that much shorter.",
     },
+    "late_arrival": {
+        "zh": "没有能在{by}前到达的车次或航班，这是最早能到的一班（{at}到）。",
+        "en": "Nothing arrives by {by}; this is the earliest that does (arriving {at}).",
+    },
     "cannot_back_before_start": {
         "zh": "回程日期{day}在出发日期{start}之前，没法这样改。",
         "en": "Coming back on {day} would be before leaving on {start}, so I cannot change the trip that way.",

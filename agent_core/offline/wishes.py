@@ -9,6 +9,7 @@ from datetime import date, timedelta
 from agent_core.offline.dates import read_when
 from agent_core.offline.numbers import CN_NUM, EN_NUM, NUM, to_int, to_number
 from agent_core.offline.request import BUDGET_STARS, TripRequest
+from agent_core.offline.times import arrival, window
 from agent_core.offline.way_back import back_spans, blank, inside
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -77,50 +78,6 @@ _NEAR_EN = re.compile(r"\b(?:near|close to|next to)\s+(?:the\s+)?(?P<x>[A-Za-z][
 
 _CHEAPER = re.compile(r"便宜|省钱|划算|实惠|预算(?:不够|有限|紧)|太贵|贵了|cheaper|less expensive|cheapest|too expensive|save money|lower (?:the )?cost", re.I)
 _ONE_WAY = re.compile(r"单程|不用返程|不回来|one[\s-]way|no return", re.I)
-# a departure time: "8点以后", "下午3点后", "after 9am", "not before 10:30"; "10点前出发", "before
-# 2pm" ("by 5pm" is left alone: it is as often when to arrive as when to leave)
-_CLOCK = rf"(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?|\s*时)?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
-_AFTER_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*(?:以后|之后|后)(?:出发|走|的车|的航班)?")
-_BEFORE_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*(?:以前|之前|前)(?:出发|走)")
-_AFTER_EN = re.compile(rf"\b(?:after|not before|from)\s+{_CLOCK}", re.I)
-_BEFORE_EN = re.compile(rf"(?<!not )\b(?:before|no later than)\s+{_CLOCK}(?=\s|$|[,.;!?])", re.I)
-_MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
-_AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
-_EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
-_EVENING_BACK = re.compile(r"晚上|傍晚|夜里|evening|at night|tonight", re.I)  # said of the way back, 晚上 alone is enough
-
-
-def _clock(m: re.Match[str] | None) -> str | None:
-    """"HH:MM" of a departure time read by _AFTER_*/_BEFORE_*, None when it is no time of day."""
-    if m is None:
-        return None
-    hour = to_int(m.group("h"))
-    groups = m.groupdict()
-    minute = int(groups["m"]) if groups.get("m") else 30 if groups.get("half") else 0
-    ap = (groups.get("ap") or "").lower().replace(".", "")
-    english = "ap" in groups and groups.get("pm") is None
-    if hour is None or (english and not ap and not groups.get("m")):  # "after 3" alone: not a time
-        return None
-    if (ap == "pm" or groups.get("pm")) and hour < 12:
-        hour += 12
-    if ap == "am" and hour == 12:
-        hour = 0
-    return f"{hour:02d}:{minute:02d}" if 0 <= hour <= 23 and 0 <= minute <= 59 else None
-
-
-def _window(text: str, undated: str, evening: re.Pattern[str] = _EVENING) -> tuple[str | None, str | None]:
-    """The part of the day `text` says ("HH:MM" after, before): a morning, an afternoon, an
-    evening, narrowed by a time of day said outright."""
-    after = before = None
-    if _MORNING.search(text):
-        after, before = "06:00", "12:00"
-    elif _AFTERNOON.search(text):
-        after, before = "12:00", "18:00"
-    elif evening.search(text):
-        after, before = "17:00", "23:59"
-    after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or after
-    before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or before
-    return after, before
 
 
 def detect_lang(text: str) -> str:
@@ -225,8 +182,10 @@ def read_wishes(text: str, today: date) -> TripRequest:
 
     # the way back's words say when to come back, and their day is the day home
     back = back_spans(text)
-    depart_after, depart_before = _window(blank(text, back, keep=False), blank(undated, back, keep=False))
-    return_after, return_before = _window(blank(text, back, keep=True), blank(undated, back, keep=True), _EVENING_BACK)
+    arrive_before, arriving = arrival(blank(undated, back, keep=False))
+    leaving = back + ([arriving] if arriving else [])  # "下午两点前到": the afternoon is the arrival's
+    depart_after, depart_before = window(blank(text, leaving, keep=False), blank(undated, leaving, keep=False))
+    return_after, return_before = window(blank(text, back, keep=True), blank(undated, back, keep=True), back=True)
     start, end, end_written = when.start, when.end, None
     said_back = [m for m in when.mentions if inside(back, m.start, m.end)]
     if start is not None and end is None and said_back:
@@ -257,6 +216,7 @@ def read_wishes(text: str, today: date) -> TripRequest:
         depart_before=depart_before,
         return_after=return_after,
         return_before=return_before,
+        arrive_before=arrive_before,
         one_way=True if _ONE_WAY.search(text) else None,
         cheaper=1 if cheaper and budget is None else None,
         month=when.month,

@@ -56,7 +56,8 @@ def describe(state: RequestState) -> str | None:
         facts.append(f"the person wrote '{r.clash.words}', but {r.clash.day.isoformat()} is another weekday: ask which day")
     for label, value in (("by", r.transport), ("seat", r.seat), ("budget CNY", r.budget), ("hotel near", r.landmark),
                          ("leave after", r.depart_after), ("leave before", r.depart_before),
-                         ("come back after", r.return_after), ("come back before", r.return_before)):
+                         ("come back after", r.return_after), ("come back before", r.return_before),
+                         ("be there by", r.arrive_before)):
         if value is not None:
             facts.append(f"{label} {value:g}" if isinstance(value, float) else f"{label} {value}")
     if r.stars is not None:

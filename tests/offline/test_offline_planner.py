@@ -352,6 +352,24 @@ def test_an_arrival_is_shown_with_the_days_it_takes(depart: str, arrive: str, la
     assert arrival(depart, arrive, lang) == shown
 
 
+async def test_a_meeting_is_reached_in_time_and_kept_free(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    """"A meeting at 2pm": the ride arrives by 13:00 (an hour to get there), and no sight is
+    planned on that day before the meeting is over."""
+    d = await drive(planner, tools, "Wuhan to Shenzhen on Friday Dec 4 for a meeting at 2pm, one night, cheapest option", lang="en")
+    assert d.plan is not None, d.final_text
+    out = d.plan.legs[0]
+    assert out.depart.startswith("2026-12-04") and out.arrive <= "2026-12-04 13:00", out
+    first_day = [v for v in d.plan.visits if v.date == "2026-12-04"]
+    assert all((v.start or "") >= "16:00" for v in first_day), first_day
+
+
+async def test_an_arrival_nothing_can_make_is_said(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "北京到广州，12月4日早上7点前到，住一晚", lang="zh")
+    assert d.plan is not None, d.final_text
+    assert d.plan.legs[0].arrive > "2026-12-04 07:00"
+    assert any("没有能在07:00前到达" in n for n in d.plan.notes), d.plan.notes
+
+
 async def test_follow_up_in_english_moves_the_date(planner: OfflinePlanner, tools: ToolCollection) -> None:
     first = await drive(planner, tools, "Beijing to Shanghai next Friday for 2 days", lang="en")
     moved = await drive(planner, tools, "move it to Dec 19", messages=first.messages)
