@@ -210,6 +210,9 @@ class TelegramAdapter:
         if notice.kind == "decided" and notice.reply_to and notice.reply_to.isdigit() and not self.guests.holds(place):
             await self.cards.close(place, notice, parts)  # the card pressed says who decided, its buttons gone
             return
+        if notice.cards and not self.guests.holds(place):
+            await self.cards.expire(place, notice, parts)  # every card of the expired sign-off closes first
+            return
         lang = detect_lang(notice.text)
         # a reminder replies to its question
         reply_to = int(notice.reply_to) if notice.reply_to and notice.reply_to.isdigit() else None

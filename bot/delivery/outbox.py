@@ -33,7 +33,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tenacity import AsyncRetrying, retry_if_exception
 
@@ -59,6 +59,7 @@ from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.store.base import LeaseLost, OutboxRow, Store
 from bot.surface import ChatKey, DeliveryError, RunInfo, Surface
+from bot.team.cards import signoff_cards
 
 log = logging.getLogger(__name__)
 
@@ -284,4 +285,7 @@ class DeliveryWorker:
         elif row.kind == "file":
             await surface.post_file(chat, file_from_body(row.body), parts)
         else:
-            await surface.post_notice(chat, notice_from_body(row.body), parts)
+            notice = notice_from_body(row.body)
+            if notice.closes:  # an expired sign-off: the cards the chat was shown close before it is said
+                notice = replace(notice, cards=await signoff_cards(self.store, row.session_id, notice.closes))
+            await surface.post_notice(chat, notice, parts)
