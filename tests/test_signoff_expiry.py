@@ -72,6 +72,8 @@ async def test_telegram_an_expired_sign_off_closes_its_request_and_its_reminder(
             assert len(card.edits) == 1  # closed once
         assert len(containing(tg, group, EXPIRED)) == 1  # said once
         assert [c.ok for c in tg.calls("sendMessage") if c.chat_id == group].count(False) == 1  # the failed try
+        # a card edited again would be refused as "not modified": none was
+        assert all(c.ok for c in tg.calls("editMessageText") if c.chat_id == group)
         llm.assert_complete()
         assert tg.violations == []
 
