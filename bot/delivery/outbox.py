@@ -13,6 +13,9 @@ platform (no connection, 5xx) pauses all of that platform's lanes behind one bre
 waiting lane goes on, each in its chat's order, at the platform's pace (the surface's own). A part
 of a row that reached the chat is recorded before the next is sent, so no retry, restart or
 /cancel sends it twice; the chat's task never waits for a delivery, and nothing cancels one.
+A notice that closes an expired sign-off's cards is handed their message ids (bot.team.cards,
+from the session's delivered rows: the chat's rows go in order, so every card before it has
+settled); each card's edit is one of its parts.
 A question's watermark (only later messages answer it) is recorded before its first attempt and
 kept across re-posts (a failed attempt clears it), so a kill between the platform taking it and
 its record loses no answer.
