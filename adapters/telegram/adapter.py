@@ -7,7 +7,8 @@ its inbox and works in its own tasks, so no handler ever waits for a run. Everyt
 sends goes through per-chat lanes (pacing.Outbox) that keep Telegram's limits and outlast flood
 waits. A conversation is a chat or one forum topic of it (places.py); what a run shows while it
 works is live.py's, what it posts posting.py's (under buttons.py's buttons; a decided sign-off's
-card closes, and an expired one's cards all do, signoff_cards.py); guest places (guests.py) are answered through their guest queries.
+card closes, and an expired one's cards all do, signoff_cards.py); guest places (guests.py) are
+answered through their guest queries.
 """
 
 from __future__ import annotations
