@@ -151,6 +151,8 @@ class Notice:
     reply_to: str | None = None  # the platform message it refers to (a reminder: the question; a decision: its card)
     signoff_id: str | None = None  # a sign-off request: the surface adds Approve / Reject buttons naming it
     suggestion_id: str | None = None  # a suggestion to confirm: the surface adds Yes / No buttons naming it
+    closes: str | None = None  # a sign-off over with no card pressed (expired): its cards close before the notice
+    cards: tuple[str, ...] = ()  # those cards' platform message ids (the delivery worker reads them: bot.team.cards)
 
 
 class DeliveryError(Exception):

@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 
 from agent_core.schema import Function, Message, ToolCall
-from bot.delivery.bodies import Audience, question_body
+from bot.delivery.bodies import Audience, notice_body, question_body
 from bot.store.base import (
     ChatEvent,
     InboxRow,
@@ -36,6 +36,8 @@ from bot.store.migrate import MIGRATIONS_DIR, discover
 from bot.store.postgres.migrate import PG_MIGRATIONS_DIR
 from bot.store.postgres.store import PostgresStore
 from bot.store.sqlite.store import SqliteStore
+from bot.surface import Notice
+from bot.team.cards import signoff_cards
 from tests.pg_support import fresh_database
 from tests.store_support import postings_for
 
@@ -373,6 +375,28 @@ async def test_a_team_plan_waits_for_sign_off_with_its_reminder_and_deadline(sto
     await store.add_approver("slack", "C1", "U7", "U1")
     await store.add_approver("slack", "C1", "U7", "U1")
     assert await store.channel_approvers("slack", "C1") == ["U7"] and await store.channel_approvers("slack", "C2") == []
+
+
+async def test_a_sign_off_s_cards_are_its_notices_delivered_with_their_message_ids(store: Store):
+    """What an expiry closes (bot.team.cards): the session's delivered notices that carry the sign-off."""
+    def card(signoff_id: str, text: str) -> str:
+        return notice_body(Notice("signoff", text, signoff_id=signoff_id))
+
+    inbox = await store.add_inbox("test", "1", KEY, "{}")
+    session = await store.start_turn(turn(inbox or 0))
+    now = time.time()
+    signoff = SignoffRow("so1", session.id, KEY, "waiting", ("U9",), now, now + 10, now + 20)
+    answer, request = await store.finish_run(session.id, [Message.assistant("plan")], signoff=signoff,
+                                             outbox=[("answer", "{}"), ("notice", card("so1", "sign it off"))])
+    [reminder] = await store.signoff_reminded("so1", inbox_id=None, outbox=[("notice", card("so1", "reminder"))]) or []
+    older = await store.queue_outbox(KEY, session.id, "notice", card("so0", "an older plan's"))
+    assert await signoff_cards(store, session.id, "so1") == ()  # nothing delivered yet
+    for row, message_id in ((answer, "m1"), (request, "m3"), (older, "m4")):
+        await store.outbox_sent(row, 1, message_id)
+    assert await signoff_cards(store, session.id, "so1") == ("m3",)
+    await store.outbox_sent(reminder, 1, "m5")
+    assert await signoff_cards(store, session.id, "so1") == ("m3", "m5")  # oldest first
+    assert await signoff_cards(store, "another session", "so1") == ()
 
 
 async def test_a_failed_question_row_tells_its_chat_and_counts(store: Store):

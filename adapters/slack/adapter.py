@@ -205,6 +205,8 @@ class SlackAdapter:
             notice = without_streamed(notice, streamed)
         if notice.kind == "decided" and notice.reply_to:
             await self.poster.close_card(chat, notice, parts)
+        elif notice.cards:  # an expired sign-off: its cards close, then the notice
+            await self.poster.close_cards(chat, notice, parts)
         else:
             await self.poster.parts(chat, render.notice(notice), parts)
         if after is not None:

@@ -4,7 +4,8 @@ files, and the status message a run's progress edits (progress.ProgressBoard cal
 
 Every Web API call goes through SlackCalls (a failure is a SlackCallFailed naming the method).
 The parts an earlier attempt posted are in the thread already (the PartLog): never posted
-twice. A decided sign-off closes its card instead of posting beside it.
+twice. A decided sign-off closes its card instead of posting beside it; an expired one closes
+every card of it the thread shows (the request, each reminder: one part each), then says so.
 """
 
 from __future__ import annotations
@@ -66,10 +67,34 @@ class SlackPoster:
                 await self._call("chat.update", self._client.chat_update(
                     channel=chat.chat_id, ts=notice.reply_to, text=card.text, blocks=card.blocks))
             except SlackCallFailed as exc:  # the card is gone: the decision is said in a message instead
+                if not exc.permanent:
+                    raise
                 log.info("slack: the sign-off card in %s was not closed: %s", chat, exc)
                 posts = render.notice(notice)
             await parts.sent(notice.reply_to, more=bool(posts))
-        for i in range(max(parts.done - 1, 0), len(posts)):
+        await self._after(chat, posts, parts, 1)
+
+    async def close_cards(self, chat: ChatKey, notice: Notice, parts: PartLog) -> None:
+        """A sign-off expired: each of its cards in the thread (`notice.cards`) loses its buttons
+        and says nobody decided by the deadline, one part each (a card gone is skipped); then the
+        notice is posted."""
+        signoff = await self._manager.signoff(chat)
+        current = signoff if signoff is not None and signoff.id == notice.closes else None
+        card = render.closed_card(render.decided_line(current, lang_of(notice.text), self._timezone))
+        for ts in notice.cards[parts.done:]:
+            try:
+                await self._call("chat.update", self._client.chat_update(
+                    channel=chat.chat_id, ts=ts, text=card.text, blocks=card.blocks))
+            except SlackCallFailed as exc:
+                if not exc.permanent:
+                    raise
+                log.info("slack: the sign-off card %s in %s was not closed: %s", ts, chat, exc)
+            await parts.sent(ts, more=True)
+        await self._after(chat, render.notice(notice), parts, len(notice.cards))
+
+    async def _after(self, chat: ChatKey, posts: Sequence[render.SlackPost], parts: PartLog, edits: int) -> None:
+        """A notice's own posts, after the row's first `edits` parts (the cards it closed)."""
+        for i in range(max(parts.done - edits, 0), len(posts)):
             resp = await self._call("chat.postMessage", self._client.chat_postMessage(
                 channel=chat.chat_id, thread_ts=chat.thread_id or None, text=posts[i].text,
                 blocks=posts[i].blocks or None, unfurl_links=False))

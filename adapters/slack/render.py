@@ -8,9 +8,7 @@ and roughly 13,000 characters of text across all the blocks of one message.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from adapters.slack.mrkdwn import escape, live, split_text, to_mrkdwn
 from adapters.slack.texts import leg_kind, t
@@ -19,6 +17,7 @@ from agent_core.lang import plural
 from agent_core.plan_words import place, priced, share_text, total_text
 from bot.store.base import SignoffRow
 from bot.surface import Notice
+from bot.team.cards import card_line
 from tools.plan import Leg, TripPlan
 from tools.plan_costs import CostLine, plan_costs
 
@@ -258,18 +257,9 @@ def notice(n: Notice) -> list[SlackPost]:
 
 
 def decided_line(signoff: SignoffRow | None, lang: str, timezone: str) -> str:
-    """Who decided a sign-off and when, as its closed card says it."""
-    if signoff is None:
-        return t("signoff_closed", lang)
-    when = signoff.decided_at or signoff.deadline
-    at = datetime.fromtimestamp(when, ZoneInfo(timezone)).strftime("%Y-%m-%d %H:%M")
-    if signoff.status == "approved" and signoff.decided_by:
-        return t("signoff_approved", lang, who=signoff.decided_by, at=at)
-    if signoff.status in ("rejecting", "rejected") and signoff.decided_by:
-        return t("signoff_rejected", lang, who=signoff.decided_by, at=at)
-    if signoff.status == "expired":
-        return t("signoff_expired", lang, at=at)
-    return t("signoff_closed", lang)
+    """What a closed card says (bot.team.cards.card_line) in Slack's words: the approver is a
+    mention its text makes of their id."""
+    return card_line(signoff, timezone, lambda key, **values: t(key, lang, **values), lambda user_id: user_id)
 
 
 def closed_card(line: str) -> SlackPost:

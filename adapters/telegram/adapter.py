@@ -7,7 +7,8 @@ its inbox and works in its own tasks, so no handler ever waits for a run. Everyt
 sends goes through per-chat lanes (pacing.Outbox) that keep Telegram's limits and outlast flood
 waits. A conversation is a chat or one forum topic of it (places.py); what a run shows while it
 works is live.py's, what it posts posting.py's (under buttons.py's buttons; a decided sign-off's
-card closes, signoff_cards.py); guest places (guests.py) are answered through their guest queries.
+card closes, and an expired one's cards all do, signoff_cards.py); guest places (guests.py) are
+answered through their guest queries.
 """
 
 from __future__ import annotations
@@ -209,6 +210,9 @@ class TelegramAdapter:
             self.live.pause(place)
         if notice.kind == "decided" and notice.reply_to and notice.reply_to.isdigit() and not self.guests.holds(place):
             await self.cards.close(place, notice, parts)  # the card pressed says who decided, its buttons gone
+            return
+        if notice.cards and not self.guests.holds(place):
+            await self.cards.expire(place, notice, parts)  # every card of the expired sign-off closes first
             return
         lang = detect_lang(notice.text)
         # a reminder replies to its question

@@ -129,12 +129,15 @@ def notice_body(notice: Notice, *, ends_run: bool = False, steps: int = 0, reaso
         data["signoff_id"] = notice.signoff_id
     if notice.suggestion_id:
         data["suggestion_id"] = notice.suggestion_id
+    if notice.closes:
+        data["closes"] = notice.closes
     return json.dumps(data, ensure_ascii=False)
 
 
 def notice_from_body(body: str) -> Notice:
     data = json.loads(body)
-    return Notice(data["kind"], data["text"], data.get("reply_to"), data.get("signoff_id"), data.get("suggestion_id"))
+    return Notice(data["kind"], data["text"], data.get("reply_to"), data.get("signoff_id"), data.get("suggestion_id"),
+                  data.get("closes"))
 
 
 def audience_of(body: str) -> tuple[Audience, int, bool, str]:

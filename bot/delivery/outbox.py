@@ -13,6 +13,9 @@ platform (no connection, 5xx) pauses all of that platform's lanes behind one bre
 waiting lane goes on, each in its chat's order, at the platform's pace (the surface's own). A part
 of a row that reached the chat is recorded before the next is sent, so no retry, restart or
 /cancel sends it twice; the chat's task never waits for a delivery, and nothing cancels one.
+A notice that closes an expired sign-off's cards is handed their message ids (bot.team.cards,
+from the session's delivered rows: the chat's rows go in order, so every card before it has
+settled); each card's edit is one of its parts.
 A question's watermark (only later messages answer it) is recorded before its first attempt and
 kept across re-posts (a failed attempt clears it), so a kill between the platform taking it and
 its record loses no answer.
@@ -33,7 +36,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tenacity import AsyncRetrying, retry_if_exception
 
@@ -59,6 +62,7 @@ from bot.observe.log_context import ChatLogContext
 from bot.observe.metrics import Metrics
 from bot.store.base import LeaseLost, OutboxRow, Store
 from bot.surface import ChatKey, DeliveryError, RunInfo, Surface
+from bot.team.cards import signoff_cards
 
 log = logging.getLogger(__name__)
 
@@ -284,4 +288,7 @@ class DeliveryWorker:
         elif row.kind == "file":
             await surface.post_file(chat, file_from_body(row.body), parts)
         else:
-            await surface.post_notice(chat, notice_from_body(row.body), parts)
+            notice = notice_from_body(row.body)
+            if notice.closes:  # an expired sign-off: the cards the chat was shown close before it is said
+                notice = replace(notice, cards=await signoff_cards(self.store, row.session_id, notice.closes))
+            await surface.post_notice(chat, notice, parts)

@@ -6,7 +6,9 @@ buttons. Only an approver's press counts; Reject asks that approver why, and the
 is the reason the plan is made again with. Each decision — who, when, why — is stored before
 it is shown; the request has its own reminder and deadline, watched like a question's. A
 decision's notice is of kind `decided` and replies to the card that was pressed, so a surface
-can close that card (Slack and Telegram edit it: no buttons, who decided and when).
+can close that card (Slack and Telegram edit it: no buttons, who decided and when). A sign-off
+that expires was pressed nowhere: its notice, also `decided`, names the sign-off (`closes`), and
+every card of it the chat was shown closes before it (bot.team.cards: "nobody decided by ...").
 
 The chat's actor (bot.chat.actor) decides *whether* (bot.chat.machine); this desk does the store
 writes and words for each action and returns the outbox rows to deliver.
@@ -18,14 +20,13 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from bot import texts
 from bot.delivery.bodies import notice_body
 from bot.settings import Settings
 from bot.store.base import OutboxRow, SessionRow, SignoffRow, Store
 from bot.surface import ChatKey, IncomingMessage, Notice, mention
+from bot.team.cards import when
 
 _MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]+)?>|(?<![\w@])@([A-Za-z0-9_]{2,32})|\b(\d{4,})\b")
 
@@ -84,7 +85,8 @@ class SignoffDesk:
 
     async def expire(self, signoff: SignoffRow, inbox_id: int, lang: str) -> list[OutboxRow]:
         text = texts.text("signoff_expired", lang, deadline=self._when(signoff.deadline))
-        return await self._decide(signoff, "expired", "", inbox_id, [("notice", _info(text))])
+        notice = notice_body(Notice("decided", text, closes=signoff.id))  # its cards close before it is said
+        return await self._decide(signoff, "expired", "", inbox_id, [("notice", notice)])
 
     async def remind(self, signoff: SignoffRow, inbox_id: int, lang: str) -> list[OutboxRow]:
         text = texts.text("signoff_reminder", lang, who=self._names(signoff), deadline=self._when(signoff.deadline))
@@ -135,11 +137,7 @@ class SignoffDesk:
         return ", ".join(display(self.chat.platform, a) for a in signoff.approvers)
 
     def _when(self, at: float) -> str:
-        return datetime.fromtimestamp(at, ZoneInfo(self.settings.timezone)).strftime("%Y-%m-%d %H:%M")
-
-
-def _info(text: str) -> str:
-    return notice_body(Notice("info", text))
+        return when(at, self.settings.timezone)
 
 
 def _decided(text: str, press: IncomingMessage) -> str:
