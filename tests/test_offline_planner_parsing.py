@@ -215,6 +215,11 @@ def test_by_when_to_arrive(text: str, arrive: str | None, leave: tuple[str | Non
     assert (r.depart_after, r.depart_before) == leave
 
 
+@pytest.mark.parametrize("text", ["the kids are under 6", "less than 3 hours on the train", "max 2 transfers"])
+def test_a_small_number_after_under_is_no_budget(text: str) -> None:
+    assert read_wishes(text, TODAY).budget is None
+
+
 def test_later_messages_override_and_count_cheaper() -> None:
     first = read_wishes("12月5日到8日", TODAY)
     assert first.trip_nights == 3

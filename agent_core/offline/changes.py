@@ -37,10 +37,16 @@ _MORE_NIGHTS = re.compile(
 _FEWER_NIGHTS = re.compile(
     rf"(?:少|减)(?:住|玩|待|呆)?\s*{_n(5)}[晚天夜]|缩短\s*{_n(6)}[晚天夜]|"
     rf"\b(?P<en>{EN_NUM})\s+(?:nights?|days?)\s+(?:less|fewer|shorter)\b|\b(?P<en2>{EN_NUM})\s+(?:fewer|less)\s+(?:nights?|days?)\b", re.I)
+_KIN_EN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|friend|wife|husband|partner|colleague|boss|"
+           "cousin|uncle|aunt|grandma|grandmother|grandpa|grandfather|girlfriend|boyfriend|roommate")
+_KIN_ZH = "弟弟|哥哥|姐姐|妹妹|妈妈|妈|爸爸|爸|朋友|同事|老婆|老公|儿子|女儿|男朋友|女朋友|爱人|表哥|表姐|表弟|表妹|奶奶|爷爷|室友"
 _MORE_PEOPLE = re.compile(
     rf"(?:多|加|再加|增加|多加|又多了?)\s*{_n(7)}(?:人|位)|"
     rf"\b(?P<en>{EN_NUM})\s+more\s+(?:person|people|travell?ers?|guests?|adults?)\b|"
-    rf"\b(?:add|bring)\s+(?P<en2>{EN_NUM})\s+(?:more\s+)?(?:person|people|travell?ers?|guests?)\b|\banother (?:person|traveller|traveler)\b|\bplus one\b", re.I)
+    rf"\b(?:add|bring)\s+(?P<en2>{EN_NUM})\s+(?:more\s+)?(?:person|people|travell?ers?|guests?)\b|\banother (?:person|traveller|traveler)\b|\bplus one\b|"
+    # someone of the person's own joining, unnamed: one more ("my brother is joining us", "我妈也去")
+    rf"\bmy (?:{_KIN_EN})\s+(?:is|will be|wants to be|would like to be)?\s*(?:joining|coming)\b|"
+    rf"我(?:的)?(?:{_KIN_ZH})也(?:要)?(?:去|来|一起)", re.I)
 _FEWER_PEOPLE = re.compile(
     rf"(?:少|减|减少)\s*{_n(8)}(?:人|位)|\b(?P<en>{EN_NUM})\s+(?:less|fewer)\s+(?:person|people|travell?ers?)\b|"
     rf"\b(?P<en2>{EN_NUM})\s+(?:person|people)\s+(?:less|fewer)\b", re.I)

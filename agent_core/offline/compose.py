@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Literal
 
@@ -44,9 +44,13 @@ class Choice:
     notes: list[str] = field(default_factory=list)
 
 
-def seat_for(ride: Ride, wanted: str | None, cheapest: bool) -> tuple[str | None, float]:
+def seat_for(ride: Ride, wanted: str | None, cheapest: bool, avoid: frozenset[str] = frozenset()) -> tuple[str | None, float]:
+    """The seat bought on `ride` and its fare: the one asked for, else the cheapest when cheaper
+    was asked, else the usual class; never one the person refused (`avoid`) while another is sold."""
     if not ride.seats:
         return ride.seat, ride.price
+    seats = [s for s in ride.seats if s[0] not in avoid] or list(ride.seats)
+    ride = replace(ride, seats=tuple(seats)) if len(seats) != len(ride.seats) else ride
     offered = dict(ride.seats)
     if wanted and wanted in offered and not cheapest:
         return wanted, offered[wanted]
@@ -64,13 +68,16 @@ def _at(stamp: str) -> datetime:
 
 
 def pick_ride(rides: list[Ride], *, after: str | None, before: str | None, cheapest: bool,
-              seat: str | None = None, arrive_by: str | None = None) -> tuple[Ride | None, Ride | None]:
+              seat: str | None = None, arrive_by: str | None = None, avoid_seats: frozenset[str] = frozenset(),
+              overnight: bool = True) -> tuple[Ride | None, Ride | None]:
     """The best ride and a backup: the earliest arrival, unless one arriving within the hour
     costs less in the seat we would buy (or simply the cheapest, when asked). `arrive_by`
     ("YYYY-MM-DD HH:MM"): rides arriving later are taken only when no other runs (the cheapest
     night train must not eat the first night the hotel is paid for)."""
     if arrive_by is not None:
         rides = [r for r in rides if r.arrive <= arrive_by] or rides
+    if not overnight:  # "不要夜车": a ride that arrives the day it leaves, while there is one
+        rides = [r for r in rides if r.arrive[:10] == r.depart[:10]] or rides
     if seat is not None and not cheapest:  # a seat class asked for: the rides that have it left
         rides = [r for r in rides if seat in dict(r.seats)] or rides
     if not rides:
@@ -80,7 +87,7 @@ def pick_ride(rides: list[Ride], *, after: str | None, before: str | None, cheap
         return r.depart[11:16]
 
     def fare(r: Ride) -> float:
-        return seat_for(r, seat, cheapest)[1]
+        return seat_for(r, seat, cheapest, avoid_seats)[1]
 
     window = [r for r in rides if (after is None or clock(r) >= after) and (before is None or clock(r) <= before)]
     pool = window or rides
@@ -188,14 +195,14 @@ def leg_of(ride: Ride, seat: str | None, fare: float, travellers: int, origin_ci
 def build_plan(*, lang: str, origin: str, destination: str, start: date, nights: int, travellers: int,
                choice: Choice, sights: list[Sight], seat: str | None, cheapest: bool,
                alternatives: list[str], notes: list[str], sources: frozenset[str] = frozenset({"sandbox"}),
-               busy_until: str | None = None) -> TripPlan:
+               busy_until: str | None = None, avoid_seats: frozenset[str] = frozenset()) -> TripPlan:
     """The plan of the rides, hotel and sights chosen; `busy_until` ("HH:MM"): the first day's
     sights wait until the person is free (they travel for an appointment)."""
     end = start + timedelta(days=nights)
-    out_seat, out_fare = seat_for(choice.out, seat, cheapest)
+    out_seat, out_fare = seat_for(choice.out, seat, cheapest, avoid_seats)
     legs = [leg_of(choice.out, out_seat, out_fare, travellers, origin, destination)]
     if choice.back is not None:
-        back_seat, back_fare = seat_for(choice.back, seat, cheapest)
+        back_seat, back_fare = seat_for(choice.back, seat, cheapest, avoid_seats)
         legs.append(leg_of(choice.back, back_seat, back_fare, travellers, destination, origin))
     stays = []
     if choice.hotel is not None and nights >= 1:

@@ -39,11 +39,13 @@ class Finishing(Searches):
         cheapest = bool(self.req.cheaper)
         travellers = self.req.travellers or 1
         out, out_backup = pick_ride(chosen["out"][1], after=self.req.depart_after, before=self.req.depart_before,
-                                    cheapest=cheapest, seat=self.req.seat, arrive_by=self.arrive_by(start, nights))
+                                    cheapest=cheapest, seat=self.req.seat, arrive_by=self.arrive_by(start, nights),
+                                    avoid_seats=self.req.avoid_seats, overnight=self.req.overnight is not False)
         back = back_backup = None
         if "back" in chosen:
             back, back_backup = pick_ride(chosen["back"][1], after=self.return_after(nights), before=self.req.return_before,
-                                          cheapest=cheapest, seat=self.req.seat)
+                                          cheapest=cheapest, seat=self.req.seat, avoid_seats=self.req.avoid_seats,
+                                          overnight=self.req.overnight is not False)
         if out is None:
             return self.say("no_transport", day=start.isoformat(), origin=self.city_name(origin), destination=self.city_name(dest))
         if self.req.arrive_before and out.arrive > self.arrive_by(start, nights):
@@ -63,7 +65,8 @@ class Finishing(Searches):
                           sights=self.wanted_first(self.sights()), seat=self.req.seat, cheapest=cheapest,
                           alternatives=self.alternatives(out_backup, back_backup, hotel_backup), notes=notes,
                           sources=self.sources(),
-                          busy_until=busy_until(self.req.arrive_before) if self.req.arrive_before else None)
+                          busy_until=busy_until(self.req.arrive_before) if self.req.arrive_before else None,
+                          avoid_seats=self.req.avoid_seats)
         if self.req.budget:
             key = "over_budget" if plan.total_cost > self.req.budget else "within_budget"
             plan.notes.insert(0, say(key, self.lang, total=f"{plan.total_cost:g}", budget=f"{self.req.budget:g}"))

@@ -44,6 +44,8 @@ class TripRequest:
     return_before: str | None = None
     arrive_before: str | None = None  # "HH:MM": be there by then on the first day (an appointment)
     one_way: bool | None = None
+    overnight: bool | None = None  # False: no ride that arrives the next day ("不要夜车")
+    hard_seat: bool | None = None  # False: never a hard seat, even when cheapest ("不要硬座")
     cheaper: int | None = None  # how many times the person asked for cheaper
     month: date | None = None  # only a month was named ("in May"): its first day
     clash: WeekdayClash | None = None  # a weekday that disagrees with the date written with it
@@ -75,6 +77,11 @@ class TripRequest:
                 changes["end"] = newer.end + timedelta(days=7 * weeks)
         changes.pop("end_written", None)
         return replace(self, **changes)
+
+    @property
+    def avoid_seats(self) -> frozenset[str]:
+        """Seat classes never to buy: a hard seat (and standing) once the person said no."""
+        return frozenset({"硬座", "无座"}) if self.hard_seat is False else frozenset()
 
     @property
     def trip_nights(self) -> int | None:

@@ -91,9 +91,11 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
     for k in range(size):
         outs, backs = chosen[k]
         out, out_backup = pick_ride(outs, after=d.req.depart_after, before=d.req.depart_before, cheapest=cheapest,
-                                    seat=d.req.seat, arrive_by=d.arrive_by(start, nights)) if outs else (None, None)
+                                    seat=d.req.seat, arrive_by=d.arrive_by(start, nights), avoid_seats=d.req.avoid_seats,
+                                    overnight=d.req.overnight is not False) if outs else (None, None)
         back, back_backup = pick_ride(backs, after=d.return_after(nights), before=d.req.return_before, cheapest=cheapest,
-                                      seat=d.req.seat) if backs else (None, None)
+                                      seat=d.req.seat, avoid_seats=d.req.avoid_seats,
+                                      overnight=d.req.overnight is not False) if backs else (None, None)
         picks.append((out, back))
         backups += [f"{party[k].label}: {line}" for line in d.alternatives(out_backup, back_backup, None)]
     arrivals = [p[0] for p in picks if p[0] is not None]
@@ -110,13 +112,13 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
     shared = build_plan(lang=d.lang, origin=names[0], destination=d.city_name(dest), start=start, nights=nights,
                         travellers=size, choice=Choice(out=last_in, back=first_out, hotel=hotel),
                         sights=d.wanted_first(d.sights()), seat=d.req.seat, cheapest=cheapest, alternatives=backups,
-                        notes=list(d.notes), sources=d.sources())
+                        notes=list(d.notes), sources=d.sources(), avoid_seats=d.req.avoid_seats)
     members = []
     for person, home, (out, back) in zip(party, homes, picks, strict=True):
         legs = []
         for ride, a, b in ((out, home, dest), (back, dest, home)):
             if ride is not None:
-                seat, fare = seat_for(ride, d.req.seat, cheapest)
+                seat, fare = seat_for(ride, d.req.seat, cheapest, d.req.avoid_seats)
                 legs.append(leg_of(ride, seat, fare, 1, d.city_name(a), d.city_name(b)))
         members.append(TravellerLegs(name=person.label, home_city=d.city_name(home), legs=legs))
     together = "、" if d.lang == "zh" else ", "

@@ -34,6 +34,7 @@ _BUDGET = [
     re.compile(r"[¥￥]\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?"),
 ]
 _BUDGET.insert(1, re.compile(rf"(?:人均|每人)(?:预算)?\D{{0,3}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"))
+MIN_BUDGET = 50  # CNY: a number under it is not what anyone means by a trip's budget
 _PER_PERSON = re.compile(r"人均|每人|一个人|per person|each|pp\b", re.I)
 _UNITS = {"k": 1000, "K": 1000, "千": 1000, "万": 10000, "w": 10000}
 
@@ -68,6 +69,10 @@ _SEATS = [
     (re.compile(r"硬卧|hard sleeper|sleeper", re.I), "硬卧"),
 ]
 
+_NO_OVERNIGHT = re.compile(r"\b(?:no|avoid|skip|without) (?:overnight|night|red-?eye) (?:trains?|rides?|flights?)\b|"
+                           r"\bno (?:overnight|night|red-?eye)s?\b|\bnot overnight\b|"
+                           r"(?:不要|不坐|不想坐|别坐|不乘)\s*(?:夜车|过夜的?车|红眼航班|夜班车)", re.I)
+_NO_HARD_SEAT = re.compile(r"\bno hard seats?\b|\bnot (?:a |the )?hard seats?\b|(?:不要|不坐|不想坐|别坐)\s*硬座", re.I)
 _BREAKFAST = re.compile(r"含早|带早|早餐|breakfast", re.I)
 _NO_BREAKFAST = re.compile(r"不(?:要|用|需要)?(?:含)?早餐|不含早|no breakfast|without breakfast", re.I)
 _STARS = re.compile(r"(?P<n>[二两三四五2345])\s*星|(?P<e>[2345])[\s-]*stars?", re.I)
@@ -152,18 +157,24 @@ def read_wishes(text: str, today: date) -> TripRequest:
 
     budget = None
     for pattern in _BUDGET:
-        if (m := pattern.search(undated)) and (value := _amount(m)):
-            budget = value
+        for said in pattern.finditer(undated):
+            # a trip's budget is a sum: "the kids are under 6" says no budget
+            if (value := _amount(said)) and value >= MIN_BUDGET:
+                budget = value
+                break
+        if budget is not None:
             break
     if budget is not None and _PER_PERSON.search(text):
         budget *= travellers or 1
 
     transport = None
+    refusals = [m.span() for pattern in (_NO_OVERNIGHT, _NO_HARD_SEAT) for m in pattern.finditer(text)]
+    text_for_transport = blank(text, refusals, keep=False)  # "no overnight trains" asks for no train
     if _NO_FLIGHT.search(text):
         transport = "train"
-    elif _NO_TRAIN.search(text) or _FLIGHT.search(text):
+    elif _NO_TRAIN.search(text) or _FLIGHT.search(text_for_transport):
         transport = "flight"
-    elif _TRAIN.search(text):
+    elif _TRAIN.search(text_for_transport):
         transport = "train"
     seat = next((name for pattern, name in _SEATS if pattern.search(text)), None)
 
@@ -218,6 +229,8 @@ def read_wishes(text: str, today: date) -> TripRequest:
         return_before=return_before,
         arrive_before=arrive_before,
         one_way=True if _ONE_WAY.search(text) else None,
+        overnight=False if _NO_OVERNIGHT.search(text) else None,
+        hard_seat=False if _NO_HARD_SEAT.search(text) else None,
         cheaper=1 if cheaper and budget is None else None,
         month=when.month,
         clash=when.clash,

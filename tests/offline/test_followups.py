@@ -62,10 +62,12 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "can we come back Sunday evening instead?", {"return_after": "17:00"}),
     ("en", "come back on Monday instead", {"nights": 3}),
     ("en", "return after 6pm", {"return_after": "18:00"}),
+    ("en", "my brother is joining us", {"travellers": 3}),
     ("zh", "便宜一点", {"cheaper": True}),
     ("zh", "周日晚上回来", {"return_after": "17:00"}),
     ("zh", "返程坐晚上的车", {"return_after": "17:00"}),
     ("zh", "改成周一回", {"nights": 3}),
+    ("zh", "我妈也去", {"travellers": 3}),
     ("zh", "多住一晚", {"nights": 3}),
     ("zh", "少住一晚", {"nights": 1}),
     ("zh", "晚一天出发", {"start": D("2026-12-12")}),
@@ -112,7 +114,7 @@ def facts(s: RequestState) -> dict[str, Any]:
         "origin": r.origin, "destination": r.destination, "start": r.start, "nights": r.trip_nights,
         "travellers": s.travellers, "transport": r.transport, "stars": r.stars, "budget": r.budget,
         "cheaper": bool(r.cheaper), "seat": r.seat, "breakfast": r.breakfast, "depart_after": r.depart_after,
-        "return_after": r.return_after,
+        "return_after": r.return_after, "overnight": r.overnight, "hard_seat": r.hard_seat,
         "party": tuple(t.label for t in s.party) or None, "homes": tuple(t.home_city for t in s.party) or None,
     }
 
@@ -168,6 +170,10 @@ def assert_plan_is_the_state(plan: TripPlan, s: RequestState, old: TripPlan, san
         assert all(leg.seat == r.seat for leg in legs if leg.kind == "train")
     if r.breakfast:
         assert all(stay.breakfast for stay in plan.stays)
+    if r.overnight is False:
+        assert all(leg.arrive[:10] == leg.depart[:10] for leg in legs), legs
+    if r.hard_seat is False:
+        assert all(leg.seat not in ("硬座", "无座") for leg in legs), legs
     if r.return_after and not s.team:
         assert plan.legs[-1].depart[11:16] >= r.return_after, plan.legs[-1]
 

@@ -339,6 +339,18 @@ async def test_an_overnight_ride_says_the_day_it_arrives(planner: OfflinePlanner
         assert f"→ {leg.arrive[11:]} " in line and "(+" not in line, line
 
 
+async def test_no_overnight_and_no_hard_seat_take_the_t40_out(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    """The cheapest plan home was a 15-hour hard seat overnight; the traveller says no to both:
+    the plan stays the cheapest of what is left, same-day rides in a proper seat."""
+    first = await drive(planner, tools, "Beijing to Shanghai 12-14 March, two adults, budget 3000 yuan", lang="en")
+    cheapest = await drive(planner, tools, "the cheapest", messages=first.messages)
+    assert cheapest.plan is not None and any(leg.seat == "硬座" for leg in cheapest.plan.legs)
+    better = await drive(planner, tools, "no overnight trains and no hard seats please", messages=cheapest.messages)
+    assert better.plan is not None, better.final_text
+    assert all(leg.arrive[:10] == leg.depart[:10] and leg.seat not in ("硬座", "无座") for leg in better.plan.legs), better.plan.legs
+    assert (better.plan.start_date, better.plan.end_date, better.plan.travellers) == ("2027-03-12", "2027-03-14", 2)
+
+
 @pytest.mark.parametrize(("depart", "arrive", "lang", "shown"), [
     ("2027-03-14 17:40", "2027-03-14 23:10", "en", "23:10"),
     ("2027-03-14 17:40", "2027-03-15 08:26", "en", "08:26 (+1 day)"),
