@@ -139,3 +139,31 @@ async def test_the_rubric_is_given_the_request_after_the_changes(sandbox: Sandbo
     assert "## The request after the person's changes (grade against this)" in user
     assert "from Beijing to Shanghai; 2 travellers; leaving 2026-12-11, 2 nights" in user
     assert "nights 1 -> 2" in user
+
+
+async def test_a_ride_the_person_refused_or_too_late_is_a_broken_constraint(sandbox: Sandbox, validator: Validator) -> None:
+    """"No overnight trains and no hard seats": the cheapest plan home on the T40 (a 15-hour hard
+    seat overnight) breaks both, the plan made after it neither; "a meeting at 2pm" is broken by a
+    first ride that arrives after 13:00."""
+    from agent_core.offline import OfflinePlanner
+
+    planner = OfflinePlanner(sandbox.gazetteer)
+    first = await drive(planner, sandbox.tools, "Beijing to Shanghai 12-14 March, two adults, budget 3000 yuan", lang="en")
+    cheapest = await drive(planner, sandbox.tools, "the cheapest", lang="en", messages=list(first.messages))
+    refused = "no overnight trains and no hard seats please"
+    better = await drive(planner, sandbox.tools, refused, lang="en", messages=list(cheapest.messages))
+    assert cheapest.plan is not None and better.plan is not None
+    old = await grade(validator, cheapest.plan, better.messages, refused)
+    broken = [f for f in old.report.findings if f.category is Category.CONSTRAINT] if old.report else []
+    assert {f.item.split(" ")[:2] == ["legs[1]", "T40"] for f in broken} == {True}, old.report
+    assert len(broken) == 2 and old.label not in GOOD
+    assert (await grade(validator, better.plan, better.messages, refused)).label in GOOD
+
+    meeting = "Wuhan to Shenzhen on Friday Dec 4 for a meeting at 2pm, one night"
+    on_time = await drive(planner, sandbox.tools, meeting, lang="en")
+    assert on_time.plan is not None and on_time.plan.legs[0].arrive <= "2026-12-04 13:00"
+    assert (await grade(validator, on_time.plan, on_time.messages, meeting)).label in GOOD
+    late = on_time.plan.model_copy(deep=True)
+    late.legs[0].arrive = "2026-12-04 15:41"
+    graded = await grade(validator, late, on_time.messages, meeting)
+    assert any(f.category is Category.CONSTRAINT and f.item.startswith("legs[0]") for f in graded.report.findings), graded.report

@@ -13,7 +13,7 @@ from agent_core.validator.facts import FactSource
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.items import day, leg_name, place_key, stay_name, visit_name
 from agent_core.validator.wording import kind
-from tools.plan import TripPlan
+from tools.plan import Leg, TripPlan
 
 _SEAT_CLASSES = ("商务座", "一等座", "二等座", "硬卧", "软卧", "硬座", "软座")
 
@@ -40,12 +40,26 @@ def check_constraints(plan: TripPlan, c: Constraints, report: CheckReport) -> No
             report.add(Category.CONSTRAINT, leg_name(i, leg), W.WRONG_SEAT(seat=leg.seat, wanted=req.seat), W.REQUESTED(what=req.seat))
         if leg.kind == "flight" and c.cabin and leg.seat and c.cabin[:2] not in leg.seat:
             report.add(Category.CONSTRAINT, leg_name(i, leg), W.WRONG_CABIN(seat=leg.seat, wanted=c.cabin), W.REQUESTED(what=c.cabin))
+        _check_refused_rides(i, leg, c, report)
     for place in c.avoid_places:
         key = place_key(place)
         for k, visit in enumerate(plan.visits):
             if key and key in place_key(visit.name):
                 report.add(Category.CONSTRAINT, visit_name(k, visit), W.AVOID_PLACE(place=place), W.AVOID_PLACE_EVIDENCE(place=place))
     _check_dates(plan, c, report)
+
+
+def _check_refused_rides(i: int, leg: Leg, c: Constraints, report: CheckReport) -> None:
+    """What the person said no to about a ride (overnight, a hard seat), and the arrival they need
+    on the first leg ("a meeting at 2pm")."""
+    req = c.request
+    if req.overnight is False and leg.kind in ("train", "flight") and leg.arrive[:10] > leg.depart[:10]:
+        report.add(Category.CONSTRAINT, leg_name(i, leg), W.OVERNIGHT(arrive=leg.arrive), W.NO_OVERNIGHT_ASKED())
+    if leg.seat and leg.seat in req.avoid_seats:
+        report.add(Category.CONSTRAINT, leg_name(i, leg), W.HARD_SEAT(seat=leg.seat), W.NO_HARD_SEAT_ASKED())
+    if i == 0 and req.arrive_before and leg.arrive > f"{leg.depart[:10]} {req.arrive_before}":
+        report.add(Category.CONSTRAINT, leg_name(i, leg), W.LATE_ARRIVAL(arrive=leg.arrive, by=req.arrive_before),
+                   W.ARRIVE_BY_ASKED(by=req.arrive_before))
 
 
 def _check_dates(plan: TripPlan, c: Constraints, report: CheckReport) -> None:

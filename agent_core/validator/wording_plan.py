@@ -43,6 +43,13 @@ NO_KIND = Phrase("constraint.transport.evidence", "用户要求：不坐{kind}",
 AVOID_AIRLINE = Phrase("constraint.airline", "用户要求避开 {airline}", "the person asked to avoid {airline}")
 OPERATED_BY = Phrase("constraint.airline.evidence", "该航班由 {airline} 执飞", "the flight is operated by {airline}")
 WRONG_SEAT = Phrase("constraint.seat", "座位 {seat} 不是用户要求的 {wanted}", "seat {seat} is not the {wanted} the person asked for")
+OVERNIGHT = Phrase("constraint.overnight", "用户不坐夜车：这一程 {arrive} 才到（次日或更晚）",
+                   "the person wants no overnight ride: this one arrives {arrive}, a later day")
+HARD_SEAT = Phrase("constraint.hard_seat", "用户不坐{seat}", "the person wants no {seat}")
+LATE_ARRIVAL = Phrase("constraint.arrive_by", "{arrive} 才到，用户要求 {by} 前到", "arrives {arrive}; the person must be there by {by}")
+NO_OVERNIGHT_ASKED = Phrase("constraint.overnight.evidence", "用户要求：不坐夜车", "request: no overnight ride")
+NO_HARD_SEAT_ASKED = Phrase("constraint.hard_seat.evidence", "用户要求：不坐硬座", "request: no hard seat")
+ARRIVE_BY_ASKED = Phrase("constraint.arrive_by.evidence", "用户要求：{by} 前到", "request: be there by {by}")
 WRONG_CABIN = Phrase("constraint.cabin", "舱位 {seat} 不是用户要求的 {wanted}", "cabin {seat} is not the {wanted} the person asked for")
 REQUESTED = Phrase("request.said", "用户要求：{what}", "request: {what}")
 AVOID_PLACE = Phrase("constraint.place", "用户要求避开 {place}", "the person asked to avoid {place}")
