@@ -220,6 +220,11 @@ def test_a_small_number_after_under_is_no_budget(text: str) -> None:
     assert read_wishes(text, TODAY).budget is None
 
 
+def test_a_day_of_the_trip_is_not_its_length() -> None:
+    assert read_wishes("第二天想去迪士尼", TODAY).trip_nights is None
+    assert read_wishes("玩两天", TODAY).trip_nights == 1
+
+
 def test_later_messages_override_and_count_cheaper() -> None:
     first = read_wishes("12月5日到8日", TODAY)
     assert first.trip_nights == 3

@@ -30,7 +30,7 @@ _SHIFT_EARLIER = re.compile(
     rf"(?:提前|早)\s*{_n(2)}天|\b(?P<en>{EN_NUM})\s+days?\s+(?:earlier|sooner)\b|"
     rf"\b(?:bring|move)\s+(?:it|the trip|everything)?\s*(?:forward|earlier)\s+(?:by\s+)?(?P<en2>{EN_NUM})\s+days?\b", re.I)
 _MORE_NIGHTS = re.compile(
-    rf"(?:多|再)(?:住|玩|待|呆|留)\s*{_n(3)}[晚天夜]|延长\s*{_n(4)}[晚天夜]|"
+    rf"(?:多|再)(?:住|玩|待|呆|留)\s*{_n(3)}[晚天夜]|延长\s*{_n(4)}[晚天夜]|(?:加|再加|增加)(?:住|玩|待|呆)?\s*{_n(9)}[晚天夜]|"
     rf"\b(?P<en>{EN_NUM})\s+(?:more|extra)\s+(?:nights?|days?)\b|\badd\s+(?P<en2>{EN_NUM})\s+(?:more\s+)?(?:nights?|days?)\b|"
     rf"\b(?:stay|extend(?:\s+it)?)\s+(?:by\s+)?(?P<en3>{EN_NUM})\s+(?:more\s+)?(?:nights?|days?)\s*(?:longer|more)?\b|"
     rf"\b(?P<en4>{EN_NUM})\s+(?:nights?|days?)\s+longer\b", re.I)
@@ -48,6 +48,8 @@ _MORE_PEOPLE = re.compile(
     rf"\bmy (?:{_KIN_EN})\s+(?:is|will be|wants to be|would like to be)?\s*(?:joining|coming)\b|"
     rf"我(?:的)?(?:{_KIN_ZH})也(?:要)?(?:去|来|一起)", re.I)
 _FEWER_PEOPLE = re.compile(
+    rf"我(?:的)?(?:{_KIN_ZH})(?:不去了|不来了|去不了|来不了)|"
+    rf"\bmy (?:{_KIN_EN})\s+(?:can'?t|cannot|won'?t|isn'?t|is not)\s+(?:come|coming|join|make it)\b|"
     rf"(?:少|减|减少)\s*{_n(8)}(?:人|位)|\b(?P<en>{EN_NUM})\s+(?:less|fewer)\s+(?:person|people|travell?ers?)\b|"
     rf"\b(?P<en2>{EN_NUM})\s+(?:person|people)\s+(?:less|fewer)\b", re.I)
 _HOTEL_UP = re.compile(r"(?:好|高档|舒服)(?:一?点|些)的?(?:酒店|住处)|酒店(?:好|升级|高档)(?:一?点|些)?|升级酒店|住好(?:一?点|些)|"

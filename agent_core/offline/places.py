@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tools.travel.errors import UnknownCityError
-from tools.travel.geo import City, Gazetteer, Poi
+from tools.travel.geo import City, Gazetteer, Poi, normalize
 
 _ORIGIN_BEFORE = re.compile(r"(?:从|由|自|在|\bfrom|\bleaving|\bdeparting(?: from)?|\bi'?m in|\bi am in|\bbased in)\s*$", re.I)
 _ORIGIN_AFTER = re.compile(r"^\s*(?:出发|动身|走|启程|\bdeparture)", re.I)
@@ -116,6 +116,15 @@ class PlaceReader:
             labels = tuple(self.poi_label(p) for p in exact)
             return Resolution(name, options=labels, ambiguous=True)
         return Resolution(name, options=suggestions)
+
+    def sight_in(self, city: City, name: str) -> Poi | None:
+        """The sight of `city` a name points at, written whole or in part ("迪士尼" for
+        上海迪士尼乐园, "Disneyland" for Shanghai Disneyland); None when it names none or several."""
+        q = normalize(name)
+        if len(q) < 2:
+            return None
+        found = [p for p in self.gazetteer.pois_in(city) if q in normalize(p.name_zh) or q in normalize(p.name_en)]
+        return found[0] if len(found) == 1 else None
 
     def poi_label(self, poi: Poi) -> str:
         return f"{poi.name_zh}（{self.gazetteer.city(poi.city_id).name_zh}）"

@@ -159,6 +159,11 @@ class _Fold:
             self._remark(text, Remark.QUESTION)
             return
         origin, destination, further = self._places(mentions, (*s.party, *read_party(text)), meeting=False)
+        wanted = s.wanted_pois
+        if destination and (sight := self._sight_of_trip(destination)) is not None:
+            # "第二天想去迪士尼": a sight of the city the trip goes to, not another destination
+            destination, further = None, []
+            wanted = (*wanted, sight) if sight not in wanted else wanted
         new = old.merged(replace(wishes, origin=origin, destination=destination))
         party = s.party
         refusal: Refusal | None = None
@@ -204,6 +209,8 @@ class _Fold:
         changes = _diff(old, new)
         if party != s.party:
             changes.append(Change("party", tuple(t.label for t in s.party), tuple(t.label for t in party)))
+        if wanted != s.wanted_pois:
+            changes.append(Change("sights", s.wanted_pois, wanted))
         asked = bool(wishes.stated()) or origin is not None or destination is not None or not rel.empty
         remark = kind_of_remark(text)
         if remark is Remark.FEEDBACK and rel.empty and not rel.instead and {c.name for c in changes} <= {"transport"}:
@@ -214,8 +221,17 @@ class _Fold:
         self.s = replace(s, request=new, party=party, texts=(*s.texts, text), changes=(*s.changes, *changes),
                          last=Said.CHANGE, last_changes=tuple(changes), last_text=text, remark=None, refused=None,
                          more_destinations=tuple(further) if destination else s.more_destinations,
-                         wanted_pois=() if destination else s.wanted_pois,
+                         wanted_pois=() if destination else wanted,
                          landmark_choice=None if new.landmark != old.landmark else s.landmark_choice)
+
+    def _sight_of_trip(self, name: str) -> str | None:
+        """The id of the sight `name` points at in the trip's destination city, when it is no city
+        of its own."""
+        if self.places.resolve(name).city is not None or not self.s.request.destination:
+            return None
+        city = self.places.resolve(self.s.request.destination).city
+        sight = self.places.sight_in(city, name) if city is not None else None
+        return sight.id if sight is not None else None
 
     def _remark(self, text: str, remark: Remark) -> None:
         self.s = replace(self.s, last=Said.REMARK, remark=remark, last_changes=(), last_text=text, refused=None)

@@ -14,7 +14,8 @@ from agent_core.offline.way_back import back_spans, blank, inside
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
-_DAYS_NIGHTS_ZH = re.compile(rf"(?P<d>{NUM})\s*[天日](?:\s*(?P<n>{NUM})\s*[晚夜])?(?!\s*(?:以?后|之后|前))")
+# "第二天" is a day of the trip, not its length
+_DAYS_NIGHTS_ZH = re.compile(rf"(?<!第)(?P<d>{NUM})\s*[天日](?:\s*(?P<n>{NUM})\s*[晚夜])?(?!\s*(?:以?后|之后|前))")
 _NIGHTS_ZH = re.compile(rf"(?:住|待|呆)?\s*(?P<n>{NUM})\s*(?:个)?[晚夜宿](?!上|饭|餐|点)")
 _WEEK_ZH = re.compile(rf"(?P<n>{NUM})?\s*(?:个)?(?:星期|周)(?![一二三四五六日天末1-7])")
 # "3 days from now" is a date, "4 days from March 5" a length

@@ -63,11 +63,15 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "come back on Monday instead", {"nights": 3}),
     ("en", "return after 6pm", {"return_after": "18:00"}),
     ("en", "my brother is joining us", {"travellers": 3}),
+    ("en", "my wife can't come", {"travellers": 1}),
     ("zh", "便宜一点", {"cheaper": True}),
     ("zh", "周日晚上回来", {"return_after": "17:00"}),
     ("zh", "返程坐晚上的车", {"return_after": "17:00"}),
     ("zh", "改成周一回", {"nights": 3}),
     ("zh", "我妈也去", {"travellers": 3}),
+    ("zh", "加一天", {"nights": 3}),  # one more, not a one-day trip
+    ("zh", "加两晚", {"nights": 4}),
+    ("zh", "我老婆不去了", {"travellers": 1}),
     ("zh", "多住一晚", {"nights": 3}),
     ("zh", "少住一晚", {"nights": 1}),
     ("zh", "晚一天出发", {"start": D("2026-12-12")}),
@@ -228,3 +232,19 @@ async def test_a_change_the_sandbox_cannot_serve_is_said_and_the_plan_kept(
     d = await drive(planner, tools, "by plane", lang="en", messages=list(first.messages))
     assert d.plan is None and d.final_text is not None
     assert "no flight for this route" in d.final_text and "stays as it was" in d.final_text
+
+
+@pytest.mark.parametrize(("key", "follow_up"), [("zh", "第二天想去迪士尼"), ("en", "on day 2 we want to go to Disneyland")])
+async def test_a_sight_of_the_city_is_a_sight_not_a_new_destination(
+    planner: OfflinePlanner, tools: ToolCollection, bases: dict[str, Drive], key: str, follow_up: str,
+) -> None:
+    """"迪士尼" is 上海迪士尼乐园 on a trip to Shanghai: the trip stays (destination, dates, party) and
+    the plan visits it; before, the planner asked whether 悉尼 or 迪拜 was meant and the trip
+    became one night shorter ("第二天" read as a two-day trip)."""
+    first = await base(planner, tools, bases, key)
+    before = facts(state_of(planner, first.messages))
+    d = await drive(planner, tools, follow_up, lang=BASES[key][1], messages=list(first.messages))
+    assert not d.questions and d.plan is not None, d.final_text
+    assert facts(state_of(planner, d.messages)) == before
+    assert any(v.name == "上海迪士尼乐园" for v in d.plan.visits), d.plan.visits
+
