@@ -33,13 +33,13 @@ from agent_core.offline.changes import (
 )
 from agent_core.offline.places import PlaceMention, PlaceReader
 from agent_core.offline.request import TripRequest
+from agent_core.offline.request_diff import Change, diff
+from agent_core.offline.ride_times import moved
 from agent_core.offline.transcript import Transcript, Turn
 from agent_core.offline.wishes import detect_lang, read_wishes
 from agent_core.party import Traveller, read_party
 from tools.plan import TripPlan
 from tools.travel.geo import City
-
-_UNSAID = ("lang", "start_text", "clash", "month", "start_written")
 
 
 class Said(StrEnum):
@@ -50,13 +50,6 @@ class Said(StrEnum):
     CHANGE = "change"  # a change to the trip on the table (`last_changes`; empty: it already was so)
     ANSWER = "answer"  # an answer to one of the planner's questions
     REMARK = "remark"  # thanks, feedback, a question: nothing to change (`remark`)
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    name: str  # a TripRequest field, or "party"
-    before: object
-    after: object
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +100,7 @@ class _Fold:
     today: date
     s: RequestState
     sender_default: str = "me"
+    plans: tuple[TripPlan, ...] = ()  # every plan given in the conversation, in order
 
     # -- messages ---------------------------------------------------------------------------
     def message(self, turn: Turn) -> None:
@@ -180,6 +174,9 @@ class _Fold:
             new = new.with_nights(max(0, nights))
         if rel.hotel_up:
             new = replace(new, stars=min(5, max(new.stars or 3, 3) + 1))
+        if rel.leave_later or rel.back_later:  # "能不能晚点出发": later than the plan's ride
+            shown = self.plans[turn.plans_before - 1] if 0 < turn.plans_before <= len(self.plans) else None
+            new = moved(new, shown, leave=rel.leave_later, back=rel.back_later)
         if rel.joining:
             if not party:
                 me = Traveller(turn.sender or self.sender_default, new.origin)
@@ -206,7 +203,7 @@ class _Fold:
         if refusal is not None:
             self.s = replace(s, last=Said.CHANGE, last_changes=(), last_text=text, remark=None, refused=refusal)
             return
-        changes = _diff(old, new)
+        changes = diff(old, new)
         if party != s.party:
             changes.append(Change("party", tuple(t.label for t in s.party), tuple(t.label for t in party)))
         if wanted != s.wanted_pois:
@@ -267,19 +264,6 @@ def _without_city(choice: str) -> str:
     return choice[:cut] if cut > 0 and choice.endswith("）") else choice
 
 
-def _diff(old: TripRequest, new: TripRequest) -> list[Change]:
-    """What changed, by what the trip is: its length in nights, not how it was worded (days, an end day)."""
-    a, b = _facts(old), _facts(new)
-    return [Change(k, a.get(k), b.get(k)) for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
-
-
-def _facts(r: TripRequest) -> dict[str, object]:
-    facts = {k: v for k, v in r.stated().items() if k not in _UNSAID and k not in ("days", "nights", "end")}
-    if r.trip_nights is not None:
-        facts["nights"] = r.trip_nights
-    return facts
-
-
 def seed_from(plan: TripPlan) -> TripRequest:
     """The trip a plan is, when the request that asked for it has left the memory window."""
     return TripRequest(origin=None if plan.party else plan.origin_city, destination=plan.destination_city,
@@ -291,7 +275,8 @@ def read_state(t: Transcript, places: PlaceReader, today: date) -> RequestState:
     """The request state of a conversation read back by agent_core.offline.transcript."""
     lang = t.clock.lang if t.clock and t.clock.lang else None
     first = next((turn for turn in t.turns if turn.slot is None), None)
-    fold = _Fold(places, today, RequestState(TripRequest(), lang or (detect_lang(first.text) if first else "zh")))
+    fold = _Fold(places, today, RequestState(TripRequest(), lang or (detect_lang(first.text) if first else "zh")),
+                 plans=tuple(t.plans))
     if lang == "zh":
         fold.sender_default = "我"
     if first is not None and first.after_plan and t.plans:

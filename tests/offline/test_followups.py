@@ -64,11 +64,16 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "return after 6pm", {"return_after": "18:00"}),
     ("en", "my brother is joining us", {"travellers": 3}),
     ("en", "my wife can't come", {"travellers": 1}),
+    # earlier or later in the day than the plan's ride (its outbound 08:00, its return 16:45)
+    ("en", "can we leave a bit later?", {"depart_after": "09:00"}),
+    ("en", "come back later", {"return_after": "17:45"}),
+    ("en", "come back earlier", {"return_after": "12:45"}),
     ("zh", "便宜一点", {"cheaper": True}),
     ("zh", "周日晚上回来", {"return_after": "17:00"}),
     ("zh", "返程坐晚上的车", {"return_after": "17:00"}),
     ("zh", "改成周一回", {"nights": 3}),
     ("zh", "我妈也去", {"travellers": 3}),
+    ("zh", "能不能晚点出发", {"depart_after": "09:00"}),
     ("zh", "加一天", {"nights": 3}),  # one more, not a one-day trip
     ("zh", "加两晚", {"nights": 4}),
     ("zh", "我老婆不去了", {"travellers": 1}),
@@ -180,6 +185,10 @@ def assert_plan_is_the_state(plan: TripPlan, s: RequestState, old: TripPlan, san
         assert all(leg.seat not in ("硬座", "无座") for leg in legs), legs
     if r.return_after and not s.team:
         assert plan.legs[-1].depart[11:16] >= r.return_after, plan.legs[-1]
+    if r.return_before and not s.team:
+        assert plan.legs[-1].depart[11:16] <= r.return_before, plan.legs[-1]
+    if r.depart_after and not s.team:
+        assert plan.legs[0].depart[11:16] >= r.depart_after, plan.legs[0]
 
 
 @pytest.mark.parametrize(("key", "follow_up", "changed"), CHANGES, ids=[f"{k}:{f}" for k, f, _ in CHANGES])
