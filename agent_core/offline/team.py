@@ -23,7 +23,7 @@ from agent_core.offline.compose import (
     summary_text,
 )
 from agent_core.offline.options import Ride
-from agent_core.offline.texts import say
+from agent_core.offline.texts import TRANSPORT_NAMES, say
 from agent_core.offline.turns import Call, Turn
 from agent_core.party import Traveller, duplicate_labels
 from agent_core.plan_words import arrival
@@ -62,15 +62,23 @@ def plan_team(d: _Decider, party: list[Traveller], dest: City, start: date, nigh
             chosen[k] = ([], [])
             continue
         mode = d.mode(home, dest)
-        found = [d.rides(f"p{k}_{leg}_{mode}", day) for leg, day in (("out", start), ("back", end))]
-        for (leg, a, b, day, after), rides in zip(
-            (("out", home, dest, start, d.req.depart_after), ("back", dest, home, end, d.return_after(nights))),
-            found, strict=True,
-        ):
-            if rides is None:
+        other = "flight" if mode == "train" else "train"
+        found: list[list[Ride] | None] = []
+        for leg, a, b, day, after in (("out", home, dest, start, d.req.depart_after),
+                                      ("back", dest, home, end, d.return_after(nights))):
+            rides = d.rides(f"p{k}_{leg}_{mode}", day)
+            if rides == []:  # none that way (a flight between neighbours): this traveller goes the other way
+                rides = d.rides(f"p{k}_{leg}_{other}", day)
+                if rides is None:
+                    calls.append(d.ride_call(other, a, b, day, f"p{k}_{leg}_{other}", after))
+                elif not rides:
+                    return d.say("no_transport", day=day.isoformat(), origin=d.city_name(a), destination=d.city_name(b))
+                elif d.req.transport and leg == "out":
+                    d.notes.append(say("transport_switched_for", d.lang, who=party[k].label, origin=d.city_name(a),
+                                       wanted=TRANSPORT_NAMES[mode][d.lang], used=TRANSPORT_NAMES[other][d.lang]))
+            elif rides is None:
                 calls.append(d.ride_call(mode, a, b, day, f"p{k}_{leg}_{mode}", after))
-            elif not rides:
-                return d.say("no_transport", day=day.isoformat(), origin=d.city_name(a), destination=d.city_name(b))
+            found.append(rides)
         if all(r is not None for r in found):
             chosen[k] = (found[0] or [], found[1] or [])
     rest = d.searches(dest, start, end, nights)

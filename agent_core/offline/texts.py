@@ -223,6 +223,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "这份行程：{title}，{start} → {end}，合计约{total}。",
         "en": "This plan: {title}, {start} → {end}, about {total} in total.",
     },
+    "transport_switched_for": {
+        "zh": "沙盒数据里{who}从{origin}出发没有{wanted}，这一位改用{used}。",
+        "en": "The sandbox has no {wanted} for {who} from {origin}, so {who} goes by {used}.",
+    },
     "transport_switched": {
         "zh": "沙盒数据里这段没有{wanted}，改用{used}。",
         "en": "The sandbox has no {wanted} for this route, so I used {used} instead.",

@@ -257,3 +257,16 @@ async def test_a_sight_of_the_city_is_a_sight_not_a_new_destination(
     assert facts(state_of(planner, d.messages)) == before
     assert any(v.name == "上海迪士尼乐园" for v in d.plan.visits), d.plan.visits
 
+
+
+async def test_a_traveller_who_cannot_fly_goes_by_train_and_the_team_still_gets_a_plan(
+    planner: OfflinePlanner, tools: ToolCollection, bases: dict[str, Drive],
+) -> None:
+    """"Chen will fly" on a team trip to Hangzhou: Bo, from Shanghai next door, has no flight in
+    the sandbox; before, the whole team got "no train or flight from Shanghai"."""
+    first = await base(planner, tools, bases, "team_en")
+    d = await drive(planner, tools, "Chen will fly", lang="en", messages=list(first.messages))
+    assert d.plan is not None, d.final_text
+    kinds = {p.name: {leg.kind for leg in p.legs} for p in d.plan.party}
+    assert kinds == {"Ana": {"flight"}, "Bo": {"train"}, "Chen": {"flight"}}, kinds
+    assert any("Bo" in n and "train" in n for n in d.plan.notes), d.plan.notes
