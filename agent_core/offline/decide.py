@@ -149,7 +149,8 @@ class Decider(Finishing):
         if (self.asked(slot) >= 1 and not res.ambiguous) or self.asked(slot) >= 2:
             return self.say("unknown_place", name=name)
         if res.ambiguous:
-            return self.ask(slot, say("ask_ambiguous_place", self.lang, name=name), res.options)
+            key = "ask_city_in_region" if res.region else "ask_ambiguous_place"
+            return self.ask(slot, say(key, self.lang, name=name), res.options)
         if res.options:
             return self.ask(slot, say("ask_unknown_place", self.lang, name=name), res.options)
         return self.say("unknown_place", name=name)

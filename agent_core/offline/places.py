@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pypinyin import lazy_pinyin
+
 from tools.travel.errors import UnknownCityError
 from tools.travel.geo import City, Gazetteer, Poi, normalize
 
@@ -51,6 +53,7 @@ class Resolution:
     options: tuple[str, ...] = ()
     ambiguous: bool = False
     poi: Poi | None = None  # the name was a sight, and this is the one
+    region: bool = False  # the name is a province: the options are its cities
 
 
 class PlaceReader:
@@ -70,6 +73,12 @@ class PlaceReader:
             if s.name not in zh:
                 zh[s.name] = (gazetteer.city(s.city_id), s.name)
         self._names = {**zh, **en}
+        # a province names its cities ("去云南": 昆明, 丽江 or 大理), in Chinese and in pinyin
+        self._provinces: dict[str, list[City]] = {}
+        for c in sorted(gazetteer.cities, key=lambda c: -c.population):
+            if c.province and c.province != c.name_zh:
+                for key in (c.province, "".join(lazy_pinyin(c.province))):
+                    self._provinces.setdefault(key.lower(), []).append(c)
         zh_alt = "|".join(sorted((re.escape(n) for n in zh), key=len, reverse=True))
         en_alt = "|".join(sorted((re.escape(n) for n in en), key=len, reverse=True))
         self._pattern = re.compile(rf"(?P<zh>{zh_alt})|\b(?P<en>{en_alt})\b", re.I)
@@ -105,6 +114,11 @@ class PlaceReader:
             if exc.ambiguous:
                 return Resolution(name, options=tuple(exc.suggestions), ambiguous=True)
             suggestions = tuple(exc.suggestions)
+        province = self._provinces.get(re.sub(r"(?:省|自治区|\s+province)$", "", name.strip(), flags=re.I).lower())
+        if province:
+            if len(province) == 1:
+                return Resolution(name, city=province[0])
+            return Resolution(name, options=tuple(c.label for c in province), ambiguous=True, region=True)
         pois = self.gazetteer.find_places(None, name, limit=10)
         low = name.lower()
         exact = [p for p in pois if low in (p.name_zh.lower(), p.name_en.lower())

@@ -53,6 +53,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "我没找到“{name}”这个地方。你是指下面哪一个？如果都不是，请换个写法。",
         "en": "I could not find \"{name}\". Did you mean one of these? If not, please write it another way.",
     },
+    "ask_city_in_region": {
+        "zh": "{name}有好几个城市可去，你想去哪一个？",
+        "en": "{name} has several cities to go to. Which one would you like?",
+    },
     "ask_ambiguous_place": {
         "zh": "“{name}”对应好几个地方，你指的是哪一个？",
         "en": "\"{name}\" matches several places. Which one do you mean?",

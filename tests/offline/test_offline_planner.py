@@ -440,3 +440,23 @@ async def test_after_a_plan_gibberish_is_not_thanked_and_another_trip_asks_its_d
     changed = await drive(planner, tools, "one more night please", lang="en", messages=after_first)
     assert changed.plan is not None  # a change keeps the trip, and its date
     assert (changed.plan.start_date, changed.plan.end_date) == ("2026-12-05", "2026-12-07")
+
+
+@pytest.mark.parametrize(("text", "lang", "asked", "options"), [
+    ("下周五从上海去云南玩三天", "zh", "云南有好几个城市可去，你想去哪一个？", ("昆明 (Kunming)", "大理 (Dali)", "丽江 (Lijiang)")),
+    ("Shanghai to Yunnan next Friday for 3 days", "en", "Yunnan has several cities to go to. Which one would you like?",
+     ("昆明 (Kunming)", "大理 (Dali)", "丽江 (Lijiang)")),
+    ("下周五从广州去海南省玩三天", "zh", "海南省有好几个城市可去，你想去哪一个？", ("海口 (Haikou)", "三亚 (Sanya)")),
+])
+async def test_a_province_is_asked_which_of_its_cities(planner: OfflinePlanner, tools: ToolCollection, text: str,
+                                                       lang: str, asked: str, options: tuple[str, ...]) -> None:
+    """A province is a place people go to; before, "云南" was "not in my offline data"."""
+    d = await drive(planner, tools, text, lang=lang)
+    assert d.questions == [(asked, options)]
+    d = await drive(planner, tools, text, answers=[options[-1]], lang=lang)
+    assert d.plan is not None and d.plan.destination_city in (options[-1].split(" ")[0], options[-1].split("(")[1][:-1])
+
+
+async def test_a_province_with_one_city_is_that_city(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "下周五从成都去西藏玩一周")
+    assert not d.questions and d.plan is not None and d.plan.destination_city == "拉萨"
