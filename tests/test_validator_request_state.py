@@ -167,3 +167,22 @@ async def test_a_ride_the_person_refused_or_too_late_is_a_broken_constraint(sand
     late.legs[0].arrive = "2026-12-04 15:41"
     graded = await grade(validator, late, on_time.messages, meeting)
     assert any(f.category is Category.CONSTRAINT and f.item.startswith("legs[0]") for f in graded.report.findings), graded.report
+
+
+@pytest.mark.parametrize(("request_text", "follow_up", "lang"), [
+    ("Wuhan to Shenzhen on Friday Dec 4 for a meeting at 2pm, one night", "can we come back Sunday evening instead?", "en"),
+    ("下周五从北京去上海玩三天，两个人", "第二天想去迪士尼", "zh"),
+    ("下周五从北京去上海玩三天，两个人", "加一天", "zh"),
+])
+async def test_a_plan_made_after_a_change_of_days_passes(sandbox: Sandbox, validator: Validator, request_text: str,
+                                                          follow_up: str, lang: str) -> None:
+    """The Validator's own reading of the length follows the change: a day home said alone ("come
+    back Sunday") makes the dates the length, "第二天" is a day of the trip, not a two-day trip."""
+    from agent_core.offline import OfflinePlanner
+
+    planner = OfflinePlanner(sandbox.gazetteer)
+    first = await drive(planner, sandbox.tools, request_text, lang=lang)
+    changed = await drive(planner, sandbox.tools, follow_up, lang=lang, messages=list(first.messages))
+    assert changed.plan is not None, changed.final_text
+    a = await validator.assess(request=follow_up, reply="", plan=changed.plan, messages=changed.messages, lang=lang, now=NOW)
+    assert a.label in GOOD, a.report

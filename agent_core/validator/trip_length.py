@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from agent_core.offline.changes import read_relative
 from agent_core.offline.numbers import to_int
 from agent_core.offline.state import RequestState
+from agent_core.offline.wishes import read_wishes
 from agent_core.validator.findings import Category, CheckReport
 from agent_core.validator.items import day
 from agent_core.validator.wording import Phrase
@@ -32,8 +34,9 @@ REQUESTED = Phrase("need.length.requested", "用户写的是“{words}”（{nig
 
 _N = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 _EN_N = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen)"
-# 3天 / 三天两晚 / 3天2夜 / 3日游, not 3天后 (a date), 3天前, the day of 3月5日, or the end of 3月12日至14日
-_ZH_DAYS = re.compile(rf"(?<![月\d零〇一二两三四五六七八九十至到~\-–—])(?P<d>{_N})\s*(?:个)?(?:天|日(?!期))(?!\s*(?:以?后|之后|前|内))(?:\s*(?P<n>{_N})\s*[晚夜])?")
+# 3天 / 三天两晚 / 3天2夜 / 3日游, not 3天后 (a date), 3天前, the day of 3月5日, the end of 3月12日至14日,
+# or 第二天 (a day of the trip)
+_ZH_DAYS = re.compile(rf"(?<![月\d零〇一二两三四五六七八九十至到~\-–—第])(?P<d>{_N})\s*(?:个)?(?:天|日(?!期))(?!\s*(?:以?后|之后|前|内))(?:\s*(?P<n>{_N})\s*[晚夜])?")
 _ZH_NIGHTS = re.compile(rf"(?:住|待|呆|过)\s*(?P<n>{_N})\s*(?:个)?[晚夜]|(?P<n2>{_N})\s*(?:个)?晚(?!上|饭|餐|点)")
 _ZH_WEEK = re.compile(rf"(?P<n>{_N})?\s*(?:个)?(?:星期|礼拜|周)(?![一二三四五六日天末1-7])")
 # "3-day", "3 days", "three days", not "in 3 days" / "3 days from now" / "3 days later" (dates)
@@ -99,9 +102,17 @@ def length_in(texts: Sequence[str]) -> RequestedLength | None:
         stated = read_length(rel.blank(text))  # "晚一天出发" moves the trip; it is not a one-day trip
         if stated is not None:
             found = stated
+        elif _ends_on_a_day(text):  # "come back Sunday": the length is the dates' now, not words'
+            found = None
         if rel.nights and found is not None:
             found = RequestedLength(max(0, found.nights + rel.nights), f"{found.words} + {text.strip()}")
     return found
+
+
+def _ends_on_a_day(text: str) -> bool:
+    """The text names the day home alone ("can we come back Sunday evening instead?")."""
+    said = read_wishes(text, date.today())
+    return said.end is not None and said.start is None
 
 
 def requested_length(texts: Sequence[str]) -> RequestedLength | None:
