@@ -13,13 +13,11 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Literal
 
-from agent_core.lang import plural
 from agent_core.offline.options import Hotel, Ride, Sight
+from agent_core.offline.plan_text import length_words
 from agent_core.offline.request import BUDGET_STARS
 from agent_core.offline.texts import say
-from agent_core.plan_words import arrival, place, priced, total_text, word
 from tools.plan import HotelStay, Leg, TripPlan, Visit
-from tools.plan_costs import plan_costs
 from tools.travel.geo import haversine_km
 
 _SEAT_ORDER = ("二等座", "一等座", "商务座", "硬卧", "软卧", "硬座", "无座")
@@ -227,8 +225,8 @@ def build_plan(*, lang: str, origin: str, destination: str, start: date, nights:
         if begin.date() == day and finish > begin:
             windows.append((day, begin, finish))
     visits = schedule(sights, windows, destination, cheapest)
-    title = (f"{origin} → {destination} {nights + 1}天{nights}晚" if lang == "zh"
-             else f"{origin} → {destination}, {plural(nights + 1, 'day', lang)} / {plural(nights, 'night', lang)}")
+    title = (f"{origin} → {destination} {length_words(nights, lang)}" if lang == "zh"
+             else f"{origin} → {destination}, {length_words(nights, lang)}")
     plan = TripPlan(title=title, origin_city=origin, destination_city=destination, start_date=start.isoformat(),
                     end_date=end.isoformat(), travellers=travellers, legs=legs, stays=stays, visits=visits,
                     alternatives=alternatives, notes=[*notes, *source_notes(sources, lang)],
@@ -248,50 +246,3 @@ def source_notes(sources: frozenset[str], lang: str) -> list[str]:
     if "sandbox" in sources or not sources:
         return [say("sandbox_note" if sources <= {"sandbox"} else "mixed_note", lang)]
     return [say("live_note", lang)]
-
-
-def ride_line(ride: Ride, lang: str) -> str:
-    if lang == "zh":
-        return f"{ride.number} {ride.depart[5:]} {ride.origin} → {arrival(ride.depart, ride.arrive, lang)} {ride.destination}（{ride.price:g}元起）"
-    return f"{ride.number} {ride.depart[5:]} {ride.origin} → {arrival(ride.depart, ride.arrive, lang)} {ride.destination} (from {ride.price:g} CNY)"
-
-
-def summary_text(plan: TripPlan, lang: str) -> str:
-    zh = lang == "zh"
-    lines = [plan.title, f"{plan.start_date} → {plan.end_date}" + (f"，{plan.travellers}人" if zh else f", {plural(plan.travellers, 'traveller', lang)}")]
-    lines.append("")
-    # the rows as every surface prices them (tools.plan_costs): they add up to the total shown
-    costs = plan_costs(plan)
-    rows = {(c.kind, c.index): c for c in costs.lines if not c.who}
-    lines.append("交通：" if zh else "Getting there and back:")
-    for i, leg in enumerate(plan.legs):
-        what = f"{leg.number}" + (f"（{leg.airline}）" if leg.airline and zh else f" ({leg.airline})" if leg.airline else "")
-        seat = f" {leg.seat}" if leg.seat else ""
-        money = priced(rows[("leg", i)], lang, plan.currency) if ("leg", i) in rows else ""
-        lines.append(f"- {leg.depart} {place(leg.origin, lang)} → {arrival(leg.depart, leg.arrive, lang)} {place(leg.destination, lang)}"
-                     f"  {what}{seat}  {money}".rstrip())
-    if plan.stays:
-        lines.append("住宿：" if zh else "Stay:")
-        for i, s in enumerate(plan.stays):
-            bf = ("含早" if s.breakfast else "不含早") if zh else ("breakfast included" if s.breakfast else "no breakfast")
-            cost = priced(rows[("stay", i)], lang, plan.currency) if ("stay", i) in rows else ""
-            nights = plural(s.nights, "night", lang)
-            lines.append(f"- {place(s.name, lang)}（{s.checkin_date} 入住，{nights}，{bf}：{cost}）" if zh
-                         else f"- {place(s.name, lang)} (check in {s.checkin_date}, {nights}, {bf}: {cost})")
-    if plan.visits:
-        lines.append("行程：" if zh else "Sights:")
-        for i, v in enumerate(plan.visits):
-            ticket = priced(rows[("ticket", i)], lang, plan.currency) if ("ticket", i) in rows else word("free", lang)
-            ticket = ticket if zh or ticket == word("free", lang) else f"ticket {ticket}"
-            dur = f"{v.duration_min}分钟" if zh else f"{v.duration_min} min"
-            lines.append(f"- {v.date} {v.start} {place(v.name, lang)}（{dur}，{ticket}）" if zh
-                         else f"- {v.date} {v.start} {place(v.name, lang)} ({dur}, {ticket})")
-    lines.append("")
-    lines.append(f"合计 {total_text(costs, lang, plan.currency)}" if zh else f"Total {total_text(costs, lang, plan.currency)}")
-    if plan.alternatives:
-        lines.append("备选：" if zh else "Backups:")
-        lines += [f"- {a}" for a in plan.alternatives]
-    if plan.notes:
-        lines.append("说明：" if zh else "Notes:")
-        lines += [f"- {n}" for n in plan.notes]
-    return "\n".join(lines)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from agent_core.offline.compose import summary_text
 from agent_core.offline.date_words import WEEKDAY_NAMES
 from agent_core.offline.dates import WeekdayClash
 from agent_core.offline.finish import Finishing
 from agent_core.offline.options import Ride
 from agent_core.offline.places import Resolution
+from agent_core.offline.plan_text import summary_text
 from agent_core.offline.replies import refusal_text, remark_text
 from agent_core.offline.state import Said
 from agent_core.offline.team import plan_team, team_summary

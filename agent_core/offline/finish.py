@@ -12,10 +12,9 @@ from agent_core.offline.compose import (
     build_plan,
     pick_hotel,
     pick_ride,
-    ride_line,
-    summary_text,
 )
 from agent_core.offline.options import Hotel, Ride, source_of
+from agent_core.offline.plan_text import ride_line, summary_text
 from agent_core.offline.search import Searches
 from agent_core.offline.state import Said
 from agent_core.offline.texts import TRANSPORT_NAMES, say

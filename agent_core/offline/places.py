@@ -53,7 +53,15 @@ class Resolution:
     options: tuple[str, ...] = ()
     ambiguous: bool = False
     poi: Poi | None = None  # the name was a sight, and this is the one
-    region: bool = False  # the name is a province: the options are its cities
+    region: bool = False  # the name is a province or a country: the options are its cities
+
+
+# the countries the sandbox has cities in, as an English request names them (the data names them in Chinese)
+_COUNTRY_EN = {"JP": "Japan", "KR": "Korea", "SG": "Singapore", "TH": "Thailand", "MY": "Malaysia", "ID": "Indonesia",
+               "PH": "Philippines", "VN": "Vietnam", "AU": "Australia", "NZ": "New Zealand", "AE": "UAE", "TR": "Turkey",
+               "GB": "UK", "FR": "France", "IT": "Italy", "ES": "Spain", "DE": "Germany", "NL": "Netherlands",
+               "AT": "Austria", "CZ": "Czechia", "CH": "Switzerland", "RU": "Russia", "US": "USA", "CA": "Canada",
+               "EG": "Egypt", "IN": "India"}
 
 
 class PlaceReader:
@@ -73,12 +81,20 @@ class PlaceReader:
             if s.name not in zh:
                 zh[s.name] = (gazetteer.city(s.city_id), s.name)
         self._names = {**zh, **en}
-        # a province names its cities ("去云南": 昆明, 丽江 or 大理), in Chinese and in pinyin
-        self._provinces: dict[str, list[City]] = {}
+        # a province or a country names its cities ("去云南": 昆明, 丽江 or 大理; "日本": 东京, 大阪, ...)
+        self._regions: dict[str, list[City]] = {}
         for c in sorted(gazetteer.cities, key=lambda c: -c.population):
-            if c.province and c.province != c.name_zh:
-                for key in (c.province, "".join(lazy_pinyin(c.province))):
-                    self._provinces.setdefault(key.lower(), []).append(c)
+            if not c.in_mainland and c.country != "中国":
+                keys: tuple[str, ...] = (c.country, _COUNTRY_EN.get(c.country_code, ""))
+            elif c.province and c.province != c.name_zh:
+                keys = (c.province, "".join(lazy_pinyin(c.province)))
+            else:
+                continue
+            for key in filter(None, keys):
+                if key.lower() not in self._names:  # 新加坡 is its city
+                    self._regions.setdefault(key.lower(), []).append(c)
+        region_alt = "|".join(sorted((re.escape(n) for n in self._regions), key=len, reverse=True))
+        self._region_pattern = re.compile(rf"(?:{region_alt})(?:省|自治区)?|\b(?:{region_alt})\b", re.I)
         zh_alt = "|".join(sorted((re.escape(n) for n in zh), key=len, reverse=True))
         en_alt = "|".join(sorted((re.escape(n) for n in en), key=len, reverse=True))
         self._pattern = re.compile(rf"(?P<zh>{zh_alt})|\b(?P<en>{en_alt})\b", re.I)
@@ -92,6 +108,9 @@ class PlaceReader:
                 continue
             city, station = self._names[m.group(0) if m.group("zh") else m.group(0).lower()]
             found.append(PlaceMention(m.group(0), m.start(), m.end(), city, station))
+        for m in self._region_pattern.finditer(text):  # resolved later: which of its cities
+            if not any(f.start < m.end() and m.start() < f.end for f in found):
+                found.append(PlaceMention(m.group(0), m.start(), m.end(), None))
         for raw in (_RAW_ZH, _RAW_EN):
             for m in raw.finditer(text):
                 x = m.group("x").strip()
@@ -114,11 +133,11 @@ class PlaceReader:
             if exc.ambiguous:
                 return Resolution(name, options=tuple(exc.suggestions), ambiguous=True)
             suggestions = tuple(exc.suggestions)
-        province = self._provinces.get(re.sub(r"(?:省|自治区|\s+province)$", "", name.strip(), flags=re.I).lower())
-        if province:
-            if len(province) == 1:
-                return Resolution(name, city=province[0])
-            return Resolution(name, options=tuple(c.label for c in province), ambiguous=True, region=True)
+        region = self._regions.get(re.sub(r"(?:省|自治区|\s+province)$", "", name.strip(), flags=re.I).lower())
+        if region:
+            if len(region) == 1:
+                return Resolution(name, city=region[0])
+            return Resolution(name, options=tuple(c.label for c in region), ambiguous=True, region=True)
         pois = self.gazetteer.find_places(None, name, limit=10)
         low = name.lower()
         exact = [p for p in pois if low in (p.name_zh.lower(), p.name_en.lower())

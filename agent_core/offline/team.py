@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from agent_core.lang import plural
 from agent_core.offline.compose import (
     Choice,
     build_plan,
@@ -20,9 +19,9 @@ from agent_core.offline.compose import (
     pick_hotel,
     pick_ride,
     seat_for,
-    summary_text,
 )
 from agent_core.offline.options import Ride
+from agent_core.offline.plan_text import length_words, summary_text
 from agent_core.offline.texts import TRANSPORT_NAMES, say
 from agent_core.offline.turns import Call, Turn
 from agent_core.party import Traveller, duplicate_labels
@@ -130,9 +129,8 @@ def _finish(d: _Decider, party: list[Traveller], homes: list[City], dest: City, 
                 legs.append(leg_of(ride, seat, fare, 1, d.city_name(a), d.city_name(b)))
         members.append(TravellerLegs(name=person.label, home_city=d.city_name(home), legs=legs))
     together = "、" if d.lang == "zh" else ", "
-    title = (f"{together.join(dict.fromkeys(names))} → {d.city_name(dest)} 团队出行 {nights + 1}天{nights}晚" if d.lang == "zh"
-             else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, "
-                  f"{plural(nights + 1, 'day', d.lang)} / {plural(nights, 'night', d.lang)}")
+    title = (f"{together.join(dict.fromkeys(names))} → {d.city_name(dest)} 团队出行 {length_words(nights, d.lang)}" if d.lang == "zh"
+             else f"Team trip {together.join(dict.fromkeys(names))} → {d.city_name(dest)}, {length_words(nights, d.lang)}")
     plan: TripPlan = replace_plan(shared, title=title, origin_city=together.join(dict.fromkeys(names)), legs=[],
                                   party=members, timezone=dest.tz)
     plan.total_cost = plan.computed_total()

@@ -22,7 +22,8 @@ _WEEK_ZH = re.compile(rf"(?P<n>{NUM})?\s*(?:个)?(?:星期|周)(?![一二三四�
 _DAYS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+days?\b(?!\s+(?:from\s+(?:now|today)\b|later|ago|earlier))", re.I)
 _NIGHTS_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+nights?\b", re.I)
 _WEEK_EN = re.compile(rf"\b(?P<n>{EN_NUM})[\s-]+weeks?\b(?!\s+(?:from|later|ago))", re.I)
-_DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|(?<![\w-])(?:a\s+)?day[\s-]trip", re.I)
+_DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|当天回(?:来|去|家)?|当日回(?:来|去)?|(?<![\w-])(?:a\s+)?day[\s-]trip|"
+                       r"\bsame[\s-]day (?:return|back|trip)\b|\b(?:back|return|home) the same day\b|\bthere and back in a day\b", re.I)
 
 # A sum in Chinese numerals stands before a unit, a money word or the end of a clause: "预算一共
 # 8000" reads 8000, not the 一 of 一共 ("in total").
@@ -56,6 +57,7 @@ _FAMILY = re.compile(rf"一家(?P<n>{NUM})口|\bfamily of (?P<e>{EN_NUM})\b", re
 _ME_AND = re.compile(rf"我(?:和|跟|带|带着)(?P<n>{NUM})\s*(?:个|位)|"
                      rf"\b(?:me|myself|i)\s+(?:and|with|plus)\s+(?:my\s+)?(?P<e>{EN_NUM})\s+(?!(?:days?|nights?|weeks?)\b)[a-z]+", re.I)
 _COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
+_WITH_CHILD = re.compile(r"带(?:着)?(?:孩子|娃|小孩|儿子|女儿|宝宝)|\bwith (?:my|our|the) (?:kid|child|son|daughter|baby)\b", re.I)
 _PARENTS = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:父母|爸妈)|with my parents", re.I)
 
 _NO_FLIGHT = re.compile(r"(?:不|别|不要|不想|不坐|不乘)\s*(?:坐|乘)?\s*飞机|不飞|no flights?|don'?t (?:want to )?fly|not fly|avoid flying|hate flying", re.I)
@@ -142,6 +144,8 @@ def _travellers(undated: str, text: str) -> int | None:
             return n
     if _PARENTS.search(text):
         return 3
+    if _WITH_CHILD.search(text):  # "带孩子": the writer and the child, when no one is counted
+        return 2
     if _COUPLE.search(text):
         return 2
     return None

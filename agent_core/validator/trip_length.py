@@ -45,7 +45,8 @@ _EN_NIGHTS = re.compile(rf"\b(?P<n>{_EN_N}|a|one)[\s-]+nights?\b", re.I)
 _EN_WEEK = re.compile(rf"\b(?P<n>{_EN_N}|a|one)[\s-]+weeks?\b", re.I)
 _LONG_WEEKEND = re.compile(r"long[\s-]weekend|小长假", re.I)
 _WEEKEND = re.compile(r"\bweekend\b|周末", re.I)
-_DAY_TRIP = re.compile(r"(?<![\w-])(?:a\s+)?day[\s-]trip|一日游|当天往返|当日往返", re.I)
+_DAY_TRIP = re.compile(r"(?<![\w-])(?:a\s+)?day[\s-]trip|一日游|当天往返|当日往返|当天回(?:来|去|家)?|当日回(?:来|去)?|"
+                       r"\bsame[\s-]day (?:return|back|trip)\b|\b(?:back|return|home) the same day\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)

@@ -460,3 +460,27 @@ async def test_a_province_is_asked_which_of_its_cities(planner: OfflinePlanner, 
 async def test_a_province_with_one_city_is_that_city(planner: OfflinePlanner, tools: ToolCollection) -> None:
     d = await drive(planner, tools, "下周五从成都去西藏玩一周")
     assert not d.questions and d.plan is not None and d.plan.destination_city == "拉萨"
+
+
+@pytest.mark.parametrize(("text", "lang", "title_end"), [
+    ("下周三从北京去杭州出差，当天回来", "zh", "一日往返"),
+    ("Beijing to Tianjin next Monday, back the same day", "en", ", day trip"),
+])
+async def test_back_the_same_day_is_a_day_trip(planner: OfflinePlanner, tools: ToolCollection, text: str, lang: str,
+                                                title_end: str) -> None:
+    """"当天回来" / "back the same day": no hotel, home that day; before, a night was planned."""
+    d = await drive(planner, tools, text, lang=lang)
+    assert d.plan is not None and d.plan.start_date == d.plan.end_date and not d.plan.stays
+    assert d.plan.title.endswith(title_end), d.plan.title
+
+
+async def test_with_the_kids_is_more_than_one(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "元旦想带孩子去哈尔滨看冰雕，从广州飞过去，玩4天")
+    assert d.plan is not None and d.plan.travellers == 2
+
+
+async def test_a_country_is_asked_which_of_its_cities(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "3月份想去日本赏樱，上海出发，一个礼拜左右")
+    assert d.questions == [("日本有好几个城市可去，你想去哪一个？", ("东京 (Tokyo)", "大阪 (Osaka)", "札幌 (Sapporo)", "京都 (Kyoto)"))]
+    d = await drive(planner, tools, "Shanghai to Japan in March for a week", lang="en")
+    assert d.questions and d.questions[0][0].startswith("Japan has several cities")
