@@ -80,3 +80,15 @@ async def test_no_note_before_the_person_asks_anything(gazetteer: Gazetteer) -> 
     zh = build_system_prompt("zh", NOW, "Asia/Shanghai", None)
     assert "只改用户说的那一处" in zh and "以日期为准" in zh and "[review]" in zh
     assert prompt.startswith(build_system_prompt("en", NOW, "Asia/Shanghai", None))
+
+
+async def test_a_model_is_told_the_limits_on_the_rides(gazetteer: Gazetteer) -> None:
+    """What the offline planner honours, a model is told: when to come back, by when to be
+    there, no overnight ride, no hard seat."""
+    history = [Message.user("Wuhan to Shenzhen next Friday for a meeting at 2pm, 2 nights"),
+               Message.assistant("<answer>Here is the plan.</answer>"),
+               Message.user("can we come back Sunday evening instead? no overnight trains and no hard seats please")]
+    prompt = await run(gazetteer, history)
+    note = prompt.split("The trip on the table")[1]
+    assert "be there by 13:00" in note and "come back after 17:00" in note
+    assert "no overnight rides" in note and "no hard seat (硬座)" in note
