@@ -29,6 +29,13 @@ _SHIFT_LATER = re.compile(
 _SHIFT_EARLIER = re.compile(
     rf"(?:提前|早)\s*{_n(2)}天|\b(?P<en>{EN_NUM})\s+days?\s+(?:earlier|sooner)\b|"
     rf"\b(?:bring|move)\s+(?:it|the trip|everything)?\s*(?:forward|earlier)\s+(?:by\s+)?(?P<en2>{EN_NUM})\s+days?\b", re.I)
+_WEEKS_LATER = re.compile(
+    rf"(?:晚|推迟|延后|延迟|往后推|推后|顺延)\s*{_n(11)}(?:个)?(?:周|星期|礼拜)|\b(?P<en>{EN_NUM})\s+weeks?\s+later\b|"
+    rf"\b(?:push|move)\s+(?:it|the trip|everything)?\s*(?:back|later)?\s*(?:by\s+)?(?P<en2>{EN_NUM})\s+weeks?(?:\s+later)?\b|"
+    rf"\b(?:delay|postpone)\s+(?:it|the trip)?\s*(?:by\s+)?(?P<en3>{EN_NUM})\s+weeks?\b", re.I)
+_WEEKS_EARLIER = re.compile(
+    rf"(?:提前|早)\s*{_n(12)}(?:个)?(?:周|星期|礼拜)|\b(?P<en>{EN_NUM})\s+weeks?\s+(?:earlier|sooner)\b|"
+    rf"\b(?:bring|move)\s+(?:it|the trip|everything)?\s*(?:forward|earlier)?\s*(?:by\s+)?(?P<en2>{EN_NUM})\s+weeks?\s+(?:earlier|forward|sooner)\b", re.I)
 _MORE_NIGHTS = re.compile(
     rf"(?:多|再)(?:住|玩|待|呆|留)\s*{_n(3)}[晚天夜]|延长\s*{_n(4)}[晚天夜]|(?:加|再加|增加)(?:住|玩|待|呆)?\s*{_n(9)}[晚天夜]|"
     rf"\b(?P<en>{EN_NUM})\s+(?:more|extra)\s+(?:nights?|days?)\b|\badd\s+(?P<en2>{EN_NUM})\s+(?:more\s+)?(?:nights?|days?)\b|"
@@ -36,7 +43,8 @@ _MORE_NIGHTS = re.compile(
     rf"\b(?P<en4>{EN_NUM})\s+(?:nights?|days?)\s+longer\b", re.I)
 _FEWER_NIGHTS = re.compile(
     rf"(?:少|减)(?:住|玩|待|呆)?\s*{_n(5)}[晚天夜]|缩短\s*{_n(6)}[晚天夜]|"
-    rf"\b(?P<en>{EN_NUM})\s+(?:nights?|days?)\s+(?:less|fewer|shorter)\b|\b(?P<en2>{EN_NUM})\s+(?:fewer|less)\s+(?:nights?|days?)\b", re.I)
+    rf"\b(?P<en>{EN_NUM})\s+(?:nights?|days?)\s+(?:less|fewer|shorter)\b|\b(?P<en2>{EN_NUM})\s+(?:fewer|less)\s+(?:nights?|days?)\b|"
+    r"\b(?:drop|cut|skip|remove|lose)\s+(?:the\s+(?:second|third|last|final|extra)\s+|a\s+|one\s+)night\b", re.I)
 _KIN_EN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|friend|wife|husband|partner|colleague|boss|"
            "cousin|uncle|aunt|grandma|grandmother|grandpa|grandfather|girlfriend|boyfriend|roommate")
 _KIN_ZH = "弟弟|哥哥|姐姐|妹妹|妈妈|妈|爸爸|爸|朋友|同事|老婆|老公|儿子|女儿|男朋友|女朋友|爱人|表哥|表姐|表弟|表妹|奶奶|爷爷|室友"
@@ -114,7 +122,7 @@ def _signed(text: str, up: re.Pattern[str], down: re.Pattern[str], spans: list[t
 
 def read_relative(text: str, party: tuple[Traveller, ...] = ()) -> Relative:
     spans: list[tuple[int, int]] = []
-    shift = _signed(text, _SHIFT_LATER, _SHIFT_EARLIER, spans)
+    shift = 7 * _signed(text, _WEEKS_LATER, _WEEKS_EARLIER, spans) or _signed(text, _SHIFT_LATER, _SHIFT_EARLIER, spans)
     nights = _signed(text, _MORE_NIGHTS, _FEWER_NIGHTS, spans)
     people = _signed(text, _MORE_PEOPLE, _FEWER_PEOPLE, spans)
     back_later = _signed(text, _BACK_LATER, _BACK_EARLIER, spans)

@@ -186,3 +186,17 @@ def find_dates(text: str, today: date) -> list[DateMention]:
     """The start and (when given) the end a text names, in that order."""
     when = read_when(text, today)
     return [m for m in when.mentions if m.day in (when.start, when.end)][:2] if when.start else []
+
+
+_BARE_WEEKDAY = re.compile(r"(?:on\s+)?(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day|(?:周|星期|礼拜)(?P<zh>[一二三四五六日天])", re.I)
+
+
+def weekday_near(words: str | None, around: date | None) -> date | None:
+    """The day a weekday said alone ("Saturday", "周六") means when a trip around `around` is on the
+    table: that weekday within three days of it ("make it Saturday to Monday" for a trip from
+    Friday the 11th: the 12th), not the next one from today. None when `words` is no bare weekday."""
+    m = _BARE_WEEKDAY.fullmatch((words or "").strip())
+    if m is None or around is None:
+        return None
+    weekday = w.WEEKDAY_EN[m.group("en")[:3].lower()] if m.group("en") else w.WEEKDAY_ZH[m.group("zh")]
+    return around + timedelta(days=(weekday - around.weekday() + 3) % 7 - 3)

@@ -31,6 +31,7 @@ from agent_core.offline.changes import (
     kind_of_remark,
     read_relative,
 )
+from agent_core.offline.dates import weekday_near
 from agent_core.offline.places import PlaceMention, PlaceReader
 from agent_core.offline.request import TripRequest
 from agent_core.offline.request_diff import Change, diff
@@ -159,6 +160,8 @@ class _Fold:
             destination, further = None, []
             wanted = (*wanted, sight) if sight not in wanted else wanted
         new = old.merged(replace(wishes, origin=origin, destination=destination))
+        if new.start is not None and (near := weekday_near(wishes.start_text, old.start)) is not None:
+            new = new.shifted((near - new.start).days)  # "make it Saturday": the trip's Saturday
         party = s.party
         refusal: Refusal | None = None
         for name in (destination, origin):

@@ -64,6 +64,11 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "return after 6pm", {"return_after": "18:00"}),
     ("en", "my brother is joining us", {"travellers": 3}),
     ("en", "my wife can't come", {"travellers": 1}),
+    # a weekday said alone is the trip's (the one within three days of its start), weeks move it
+    ("en", "make it Saturday to Monday", {"start": D("2026-12-12")}),
+    ("en", "leave on Thursday instead", {"start": D("2026-12-10")}),
+    ("en", "move everything one week later", {"start": D("2026-12-18")}),
+    ("en", "drop the second night", {"nights": 1}),
     # earlier or later in the day than the plan's ride (its outbound 08:00, its return 16:45)
     ("en", "can we leave a bit later?", {"depart_after": "09:00"}),
     ("en", "come back later", {"return_after": "17:45"}),
@@ -74,6 +79,8 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("zh", "改成周一回", {"nights": 3}),
     ("zh", "我妈也去", {"travellers": 3}),
     ("zh", "能不能晚点出发", {"depart_after": "09:00"}),
+    ("zh", "改成周六出发", {"start": D("2026-12-12")}),
+    ("zh", "推迟一周", {"start": D("2026-12-18")}),
     ("zh", "加一天", {"nights": 3}),  # one more, not a one-day trip
     ("zh", "加两晚", {"nights": 4}),
     ("zh", "我老婆不去了", {"travellers": 1}),
