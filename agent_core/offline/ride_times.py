@@ -1,10 +1,10 @@
 """A ride earlier or later in the day than the plan's: "能不能晚点出发", "come back earlier".
 
 Relative to the ride the last plan took (from an hour past it; earlier: one to four hours before
-it, not the first ride of the day), or, before any
-plan, to the part of the day a traveller would mean (not before 10:00; back by 14:00). The
-result is the request's departure or return window (agent_core.offline.request), which the
-planner's choice of rides and the Validator read like any window said outright.
+it, not the first ride of the day), or, before any plan, to the part of the day a traveller
+would mean ("不要太早的车": from 10:00; "come back earlier": between 10:00 and 14:00). The result
+is the request's departure or return window (agent_core.offline.request), which the planner's
+choice of rides and the Validator read like any window said outright.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from tools.plan import Leg, TripPlan
 STEP = timedelta(hours=1)
 WIDTH = timedelta(hours=4)  # "a bit earlier": within four hours before the plan's ride
 LATE_START = "10:00"  # "leave later" with no plan to go by
-EARLY_BACK = "14:00"  # "come back earlier" with no plan to go by
+EARLY_BACK = "14:00"  # "come back earlier" with no plan to go by: by then, not at dawn
+EARLY_BACK_FROM = "10:00"
 DAY_START = "06:00"
 
 
@@ -32,7 +33,7 @@ def moved(req: TripRequest, plan: TripPlan | None, *, leave: int, back: int) -> 
     if back > 0:
         req = replace(req, return_after=_clock(home, STEP) or "18:00", return_before=None)
     elif back < 0:  # a window of its own: the planner's default (after 15:00) must not hold
-        req = replace(req, return_after=_clock(home, -WIDTH) or DAY_START, return_before=_clock(home, -STEP) or EARLY_BACK)
+        req = replace(req, return_after=_clock(home, -WIDTH) or EARLY_BACK_FROM, return_before=_clock(home, -STEP) or EARLY_BACK)
     return req
 
 

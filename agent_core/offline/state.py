@@ -112,7 +112,8 @@ class _Fold:
         mentions = self.places.mentions(plain)
         named = read_party(text)
         if (self.s.first is None and self.s.last is Said.NOTHING) or rel.new_trip or self._another_trip(turn, rel, mentions, named):
-            self.start(text, wishes, mentions, named)
+            # "不要太早的车" in a first request: not early, with no plan's ride to go by
+            self.start(text, moved(wishes, None, leave=rel.leave_later, back=rel.back_later), mentions, named)
         else:
             self.change(turn, text, rel, wishes, mentions)
 

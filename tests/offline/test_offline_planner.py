@@ -484,3 +484,12 @@ async def test_a_country_is_asked_which_of_its_cities(planner: OfflinePlanner, t
     assert d.questions == [("日本有好几个城市可去，你想去哪一个？", ("东京 (Tokyo)", "大阪 (Osaka)", "札幌 (Sapporo)", "京都 (Kyoto)"))]
     d = await drive(planner, tools, "Shanghai to Japan in March for a week", lang="en")
     assert d.questions and d.questions[0][0].startswith("Japan has several cities")
+
+
+async def test_not_too_early_in_a_first_request(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    """"不要太早的车" before any plan: the ride leaves from 10:00; "come back earlier" comes back
+    between 10:00 and 14:00, not at dawn."""
+    d = await drive(planner, tools, "明天从上海去杭州玩两天，不要太早的车")
+    assert d.plan is not None and d.plan.legs[0].depart[11:16] >= "10:00"
+    d = await drive(planner, tools, "Beijing to Tianjin tomorrow for 2 days, come back earlier", lang="en")
+    assert d.plan is not None and "10:00" <= d.plan.legs[-1].depart[11:16] <= "14:00", d.plan.legs[-1]
