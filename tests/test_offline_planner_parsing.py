@@ -134,6 +134,7 @@ def test_a_day_of_next_month_is_a_day_not_a_month() -> None:
     ("我和两个同事", 3),
     ("我带两个孩子", 3),
     ("family of five", 5),
+    ("thinking about taking my parents to Guilin", 3),
     ("3个大人", 3),
     ("坐2小时的车", None),  # hours, not children
     ("me and 3 days", None),

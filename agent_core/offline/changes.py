@@ -67,14 +67,19 @@ _LEAVE = re.compile(r"(?:\bwithout\s+|\b(?:remove|drop|minus)\s+|去掉|不带)(
                     r"(?P<who2><@[A-Z0-9]+>|@?[A-Z][A-Za-z_]*|@[A-Za-z_]+)\s*(?:can'?t|cannot|won'?t|is not|isn'?t)\s+(?:come|coming|join|make it)|"
                     r"(?P<who3>@?[A-Za-z][A-Za-z_]*|[\u4e00-\u9fff]{1,4})\s*不(?:去|来)了", re.I)
 # a ride earlier or later in the day than the plan's ("能不能晚点出发", "come back earlier")
-_LEAVE_LATER = re.compile(r"晚(?:一)?点(?:儿)?(?:再)?(?:出发|走|动身)|出发(?:晚|迟)(?:一)?点|别那么早(?:出发|走)?|不要(?:那么|太)早(?:出发|走|的车)?|睡个懒觉|"
-                          r"\bleave (?:a bit |a little )?later\b|\blater (?:start|departure)\b|\bnot so early\b|\bless early\b|\bsleep in\b", re.I)
+_LEAVE_LATER = re.compile(r"晚(?:一)?点(?:儿)?(?:再)?(?:出发|走|动身)|出发(?:晚|迟)(?:一)?点|"
+                          r"\bleave (?:a bit |a little )?later\b|\blater (?:start|departure)\b|\bless early\b", re.I)
+# not early at all: from mid-morning, however early the plan's ride was
+_NOT_EARLY = re.compile(r"不想早起|起不来|不喜欢早起|不能太早|不要(?:那么|太)早(?:出发|走|的车)?|别那么早(?:出发|走)?|睡个懒觉|"
+                        r"\bnot so early\b|\bsleep in\b|\bnot (?:great|good|keen|fans?) (?:with|on|of) early(?: mornings?| starts?| trains?| flights?)?\b|"
+                        r"\b(?:no|hate|avoid|don'?t like|not) early(?: mornings?| starts?| trains?| flights?| departures?)\b", re.I)
 _LEAVE_EARLIER = re.compile(r"早(?:一)?点(?:儿)?(?:出发|走|动身)|出发(?:早)(?:一)?点|"
                             r"\bleave (?:a bit |a little )?earlier\b|\bearlier (?:start|departure)\b", re.I)
 _BACK_EARLIER = re.compile(r"早(?:一)?点(?:儿)?回(?:来|去|家)?|回(?:来|程)早(?:一)?点|"
                            r"\b(?:come|head|get|go) back (?:a bit |a little )?earlier\b|\breturn (?:a bit |a little )?earlier\b|\bearlier return\b", re.I)
 _BACK_LATER = re.compile(r"晚(?:一)?点(?:儿)?回(?:来|去|家)?|回(?:来|程)晚(?:一)?点|"
                          r"\b(?:come|head|get|go) back (?:a bit |a little )?later\b|\breturn (?:a bit |a little )?later\b|\blater return\b", re.I)
+_NEVER = re.compile(r"(?!)")  # a pattern that matches nothing: a change with one direction only
 INSTEAD = re.compile(r"\binstead\b|\brather\b|\bswitch(?:ed)? to\b|\bchange (?:it |the \w+ )?to\b|\bwhat about\b|\bhow about\b|"
                      r"\bmake it\b|改成?|换成?|改为|换到|改到|改去|换去|不去\S{0,6}了", re.I)
 _NEW_TRIP = re.compile(r"\b(?:another|a new|a different|new) (?:trip|journey|plan)\b|\bplan (?:another|a new)\b|"
@@ -93,7 +98,7 @@ class Relative:
     leaving: tuple[str, ...] = ()  # named people dropping out
     instead: bool = False  # "X instead", "改去X": the places named replace the trip's
     new_trip: bool = False  # "another trip": nothing of the current one carries over
-    leave_later: int = 0  # the way there later (+) or earlier (-) in the day than the plan's
+    leave_later: int = 0  # the way there later (+1; +2: not early at all) or earlier (-1) in the day than the plan's
     back_later: int = 0  # the way back later (+) or earlier (-) in the day
     spans: tuple[tuple[int, int], ...] = field(default=())
 
@@ -126,7 +131,7 @@ def read_relative(text: str, party: tuple[Traveller, ...] = ()) -> Relative:
     nights = _signed(text, _MORE_NIGHTS, _FEWER_NIGHTS, spans)
     people = _signed(text, _MORE_PEOPLE, _FEWER_PEOPLE, spans)
     back_later = _signed(text, _BACK_LATER, _BACK_EARLIER, spans)
-    leave_later = _signed(text, _LEAVE_LATER, _LEAVE_EARLIER, spans)
+    leave_later = 2 * _signed(text, _NOT_EARLY, _NEVER, spans) or _signed(text, _LEAVE_LATER, _LEAVE_EARLIER, spans)
     hotel_up = bool(m := _HOTEL_UP.search(text))
     if m:
         spans.append(m.span())
@@ -140,7 +145,7 @@ def read_relative(text: str, party: tuple[Traveller, ...] = ()) -> Relative:
                     and any(p.named_by(who) for p in party))
     return Relative(shift_days=shift, nights=nights, travellers=people, hotel_up=hotel_up, joining=joining,
                     leaving=leaving, instead=bool(INSTEAD.search(text)), new_trip=bool(_NEW_TRIP.search(text)),
-                    leave_later=int(leave_later > 0) - int(leave_later < 0), back_later=int(back_later > 0) - int(back_later < 0),
+                    leave_later=max(-1, min(2, leave_later)), back_later=int(back_later > 0) - int(back_later < 0),
                     spans=tuple(spans))
 
 

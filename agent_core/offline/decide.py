@@ -115,7 +115,7 @@ class Decider(Finishing):
             said = read_wishes(phrase, self.today).start
             if said is not None and said > self.today and said not in out:
                 out[said] = f"{said.isoformat()}（{phrase}）" if self.lang == "zh" else f"{said.isoformat()} ({phrase})"
-        return list(out.values())
+        return [out[day] for day in sorted(out)]  # in calendar order
 
     def day_label(self, day: date) -> str:
         if self.lang == "zh":

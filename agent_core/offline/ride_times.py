@@ -18,6 +18,7 @@ from tools.plan import Leg, TripPlan
 STEP = timedelta(hours=1)
 WIDTH = timedelta(hours=4)  # "a bit earlier": within four hours before the plan's ride
 LATE_START = "10:00"  # "leave later" with no plan to go by
+NOT_EARLY = "09:30"  # "not great with early mornings"
 EARLY_BACK = "14:00"  # "come back earlier" with no plan to go by: by then, not at dawn
 EARLY_BACK_FROM = "10:00"
 DAY_START = "06:00"
@@ -26,8 +27,9 @@ DAY_START = "06:00"
 def moved(req: TripRequest, plan: TripPlan | None, *, leave: int, back: int) -> TripRequest:
     """`req` with its way there `leave` (+1 later, -1 earlier) and its way back `back` moved."""
     out, home = _rides(plan)
-    if leave > 0:
-        req = replace(req, depart_after=_clock(out, STEP) or LATE_START, depart_before=None)
+    if leave > 0:  # +2: "not great with early mornings": from mid-morning at the earliest
+        later = _clock(out, STEP) or LATE_START
+        req = replace(req, depart_after=max(later, NOT_EARLY) if leave > 1 else later, depart_before=None)
     elif leave < 0:  # a bit earlier, not the first train of the day
         req = replace(req, depart_after=_clock(out, -WIDTH) or DAY_START, depart_before=_clock(out, -STEP) or "09:00")
     if back > 0:

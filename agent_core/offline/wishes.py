@@ -58,7 +58,7 @@ _ME_AND = re.compile(rf"我(?:和|跟|带|带着)(?P<n>{NUM})\s*(?:个|位)|"
                      rf"\b(?:me|myself|i)\s+(?:and|with|plus)\s+(?:my\s+)?(?P<e>{EN_NUM})\s+(?!(?:days?|nights?|weeks?)\b)[a-z]+", re.I)
 _COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
 _WITH_CHILD = re.compile(r"带(?:着)?(?:孩子|娃|小孩|儿子|女儿|宝宝)|\bwith (?:my|our|the) (?:kid|child|son|daughter|baby)\b", re.I)
-_PARENTS = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:父母|爸妈)|with my parents", re.I)
+_PARENTS = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:父母|爸妈)|\b(?:with|taking|take|bringing|bring) my parents\b", re.I)
 
 _NO_FLIGHT = re.compile(r"(?:不|别|不要|不想|不坐|不乘)\s*(?:坐|乘)?\s*飞机|不飞|no flights?|don'?t (?:want to )?fly|not fly|avoid flying|hate flying", re.I)
 _NO_TRAIN = re.compile(r"(?:不|别|不要|不想)\s*(?:坐|乘)?\s*(?:高铁|火车|动车)|no trains?\b|not by train", re.I)

@@ -71,6 +71,7 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "drop the second night", {"nights": 1}),
     # earlier or later in the day than the plan's ride (its outbound 08:00, its return 16:45)
     ("en", "can we leave a bit later?", {"depart_after": "09:00"}),
+    ("en", "they're not great with early mornings", {"depart_after": "09:30"}),  # not "the morning"
     ("en", "come back later", {"return_after": "17:45"}),
     ("en", "come back earlier", {"return_after": "12:45"}),
     ("zh", "便宜一点", {"cheaper": True}),
