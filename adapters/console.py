@@ -33,6 +33,7 @@ T = TypeVar("T")
 
 class ConsoleSurface:
     platform = "console"
+    signs_off = False  # one person at a terminal, no buttons: a team plan is final (bot.surface.Surface)
 
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stdout

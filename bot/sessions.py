@@ -86,7 +86,8 @@ class SessionManager(ChatQueries):
                            clock=clock)
         deps = ActorDeps(store=store, driver=driver, settings=settings, metrics=self.metrics,
                          deliver=self.outbox.wake, question_stored=self.deadlines.wake,
-                         logs=logs or ChatLogContext(), clock=clock, members=self._members)
+                         logs=logs or ChatLogContext(), clock=clock, members=self._members,
+                         signs_off=self._signs_off)
         self.chats = LiveChats(store, self.ownership, deps, self.outbox, self._changed)
         self.metrics.refresh_with(self._refresh_gauges)
 
@@ -179,6 +180,12 @@ class SessionManager(ChatQueries):
     async def _members(self, chat: ChatKey) -> frozenset[str] | None:
         surface = self._surfaces.get(chat.platform)
         return None if surface is None else await surface.members(chat)
+
+    def _signs_off(self, chat: ChatKey) -> bool:
+        """Can the chat's surface carry a sign-off? One that does not say (a bare test or benchmark
+        surface) cannot: a team plan there is final."""
+        surface = self._surfaces.get(chat.platform)
+        return surface is not None and bool(getattr(surface, "signs_off", False))
 
     async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool:
         """A 👍 / 👎 (`rating` up or down) on the plan of `run` (bot.surface.run_ref), stored with the

@@ -185,6 +185,11 @@ class PartLog(Protocol):
 
 class Surface(Protocol):
     platform: str
+    # Whether a team plan can wait for sign-off here (bot.chat.machine, the `signable` fact): the
+    # surface knows who presses, by a platform id an approver list can name, and shows the
+    # approvers Approve / Reject buttons. Telegram and Slack do; the web chat (whose one user id
+    # is a session id the client chooses) and the console do not.
+    signs_off: bool
 
     async def show_progress(self, chat: ChatKey, event: Event, run: RunInfo) -> None:
         """Steps and tool calls; best effort (a failure must not stop the run)."""

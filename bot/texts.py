@@ -143,6 +143,15 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "只有现有的审批人（{who}）可以添加审批人。",
         "en": "Only the current approvers ({who}) can add an approver.",
     },
+    # where the surface cannot tell an approver from anyone else (the web chat, the console)
+    "signoff_elsewhere": {
+        "zh": "这份团队行程就是最终版。审批只在 Telegram 和 Slack 里进行：那里能确认谁是审批人，并让 TA 点「批准」或「驳回」；这里无法确认，所以不等审批。",
+        "en": "This team plan is final. Sign-off happens only in Telegram and Slack, where I can tell who an approver is and let them press Approve or Reject; here I cannot, so the plan does not wait for one.",
+    },
+    "approver_elsewhere": {
+        "zh": "这里不能设置审批人：审批只在 Telegram 和 Slack 里进行，那里能确认谁是审批人。这里的团队行程直接作为最终版发出。",
+        "en": "Approvers cannot be set here: sign-off happens only in Telegram and Slack, where I can tell who an approver is. Team plans here are posted as final.",
+    },
     "team_too_big": {
         "zh": "这条请求里有 {n} 位出行人，超过了每次最多 {max} 人的上限。请把团队分成几组，每组单独发一条请求。",
         "en": "This request names {n} travellers, more than the {max} I plan for at once. Please split the team into groups and send one request per group.",

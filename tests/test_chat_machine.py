@@ -87,6 +87,19 @@ def test_answers_bind_only_when_they_answer_and_runs_start_only_without_one():
     assert ChatState.WORKING not in starts  # a run starts only where none works
 
 
+def test_a_surface_that_cannot_carry_a_sign_off_never_enters_one():
+    """The web chat and the console cannot tell an approver from anyone else: a team plan there is
+    final (with its files and a note), and `/trip approver` sets nobody, in every state."""
+    final = decide(ChatState.WORKING, Trigger.FINISHED, Facts(signoff=True, signable=False))
+    assert (final.action, final.target) == (Action.STORE_UNSIGNED, ChatState.IDLE)
+    assert decide(ChatState.WORKING, Trigger.FINISHED, Facts(signable=False)).action is Action.STORE_ANSWER
+    for state in ChatState:
+        assert decide(state, Trigger.TRIP, Facts(signable=False)).action is Action.NO_APPROVERS_HERE
+        assert decide(state, Trigger.TRIP, Facts(signable=True)).action is Action.SET_APPROVER
+    assert not any(t.target is ChatState.SIGNOFF and Facts(signoff=True, signable=False).holds(t.guard)
+                   for t in TRANSITIONS)
+
+
 def test_the_docs_draw_the_table():
     """The diagram as the table draws it is in the docs: the README, or a page under docs/ (the
     who-may-change-what rules added guards the README's copy is waiting to be given)."""

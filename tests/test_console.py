@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class Terminal:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, **settings: str) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BOT_", "TELEGRAM_", "SLACK_"))}
-        env.update(BOT_DB_PATH=str(tmp / "bot.sqlite3"), COLUMNS="100", LINES="40", PYTHONPATH=str(ROOT))
+        env.update(BOT_DB_PATH=str(tmp / "bot.sqlite3"), COLUMNS="100", LINES="40", PYTHONPATH=str(ROOT), **settings)
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "bot.py"), "chat"], cwd=tmp, env=env, stdin=slave, stdout=slave, stderr=slave,
@@ -122,3 +122,19 @@ def test_the_introduction_is_whole_and_a_three_day_trip_is_three_days(term: Term
     assert "You're welcome" not in term.screen
     term.type("\x04")
     assert term.wait(5) == 0
+
+
+def test_a_team_plan_with_approvers_is_final_in_the_terminal(tmp_path: Path) -> None:
+    """Nobody can press Approve in a terminal: the plan comes with its files and says where sign-off is."""
+    term = Terminal(tmp_path, BOT_APPROVERS="U0APPROVER1")
+    try:
+        term.read_until("> ")
+        term.type("Team offsite in Hangzhou on 2026-12-12 to 2026-12-14 for @ana (Beijing) and @bo (Shanghai)\r")
+        screen = term.read_until("does not wait for one.", within=60)
+        assert "team-trip-2026-12-12.ics" in screen and "team-trip-2026-12-12-costs.csv" in screen
+        assert "Sign-off happens only in Telegram and Slack" in screen
+        assert "please Approve or Reject" not in screen
+        term.type("\x04")
+        assert term.wait(5) == 0
+    finally:
+        term.close()

@@ -76,6 +76,7 @@ _SESSION_AFTER = {"cancelled": SessionStatus.ACTIVE, "error": SessionStatus.ACTI
 
 class SlackAdapter:
     platform = PLATFORM
+    signs_off = True  # a press carries the presser's Slack id; the cards have buttons (bot.surface.Surface)
 
     def __init__(self, settings: Settings, manager: SessionManager, *, progress_interval: float = 1.0,
                  stream_interval: float = 0.5, rate_limit_retries: int = 5) -> None:

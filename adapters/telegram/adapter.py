@@ -62,6 +62,7 @@ _ENDING_NOTICES = {"error", "cancelled", "new"}
 
 class TelegramAdapter:
     platform = PLATFORM
+    signs_off = True  # a press carries the presser's Telegram id; the cards have buttons (bot.surface.Surface)
 
     def __init__(self, settings: Settings, manager: Manager, *, observer: Observer | None = None,
                  progress_grace: float = 1.0, progress_patience: float = 4.0, typing_interval: float = 4.0,

@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 
 class WebAdapter:
     platform = PLATFORM
+    # no sign-off here: its one user id is the session id, which the client picks, so no web
+    # user can be known to be an approver (bot.chat.machine, `signable`)
+    signs_off = False
 
     def __init__(
         self,

@@ -184,7 +184,8 @@ class ChatActor:
         """The one place a row changes the chat: what the machine needs to know, its transition,
         and carrying it out. False when the row must wait (bot.chat.facts). `view`: the chat as
         read with the row, while nothing has changed it since."""
-        seen = await read_facts(self.d.store, self.skey, row, view, self._run.alive, self._suggestions)
+        seen = await read_facts(self.d.store, self.skey, row, view, self._run.alive, self._suggestions,
+                                self.d.signs_off(self.key))
         if seen is None:
             return False
         self.d.logs.bind(self.skey, seen.session)
@@ -245,6 +246,9 @@ class ChatActor:
             assert msg is not None
             await store.finish_inbox(row.id)
             await self._notices.say(session.id if session else "", await self._signoffs.desk.set_approver(msg, lang))
+        elif t.action is Action.NO_APPROVERS_HERE:
+            await store.finish_inbox(row.id)
+            await self._notices.say(session.id if session else "", Notice("info", texts.text("approver_elsewhere", lang)))
         elif t.action in (Action.REPLY, Action.NOTHING_TO_CANCEL, Action.STALE, Action.REFUSE):
             await store.finish_inbox(row.id)
             reply = await self._notices.reply(t, session, lang, seen.trig.data.get("unknown", ""))

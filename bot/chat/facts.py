@@ -36,9 +36,9 @@ class RowFacts:
 
 
 async def read_facts(store: Store, chat_key: str, row: InboxRow, view: ChatView | None, run_alive: bool,
-                     suggestions: SuggestionSteps) -> RowFacts | None:
+                     suggestions: SuggestionSteps, signable: bool) -> RowFacts | None:
     """The facts for `row`; `view`: the chat as read with it, while nothing has changed it since
-    (None: read each part now). None when the row must wait: a message that may answer a question
+    (None: read each part now); `signable`: the chat's surface can carry a sign-off. None when the row must wait: a message that may answer a question
     whose posting is not recorded yet (commands and events after it do not wait); the delivery
     worker wakes the chat once it is recorded (SessionManager, on_posted)."""
     trig = classify(row)
@@ -83,7 +83,7 @@ async def read_facts(store: Store, chat_key: str, row: InboxRow, view: ChatView 
         reason=signoff is not None and signoff.status == "rejecting" and msg is not None
         and msg.user_id == signoff.decided_by,
         asker=msg is not None and (not msg.is_group or msg.user_id == (session.asker_id if session else "")),
-        entitled=said.entitled,
+        entitled=said.entitled, signable=signable,
     )
     return RowFacts(trig, session, state, waiting, bound or current, signoff, facts, history, said)
 

@@ -23,6 +23,12 @@ Guards are named facts the task reads from the store before deciding:
   groups). One rule for every way of stopping: the Stop button, /stop, /cancel, and the word
   ("stop", "取消") a surface reads as /cancel.
 - `signoff`: the run's answer is a team plan and the chat has approvers: it waits for sign-off.
+- `signable`: the chat's surface can carry a sign-off: it knows who presses (a platform id an
+  approver list can name) and shows the approvers Approve / Reject buttons: Telegram and Slack.
+  The web chat cannot: its only user id is the browser's session id, which the client chooses and
+  anyone holding it presents, so no web user can be told to be an approver (nor told apart from
+  one). The console is one person at a terminal. There a team plan is final, said so, and
+  `/trip approver` sets nobody.
 - `approver`: the person deciding (an Approve / Reject press) is one of the sign-off's approvers.
 - `reason`: the message comes from the approver who pressed Reject: it is the reason, and the
   plan is made again with it.
@@ -113,6 +119,8 @@ class Action(StrEnum):
     REMIND_SIGNOFF = "remind_signoff"  # the sign-off's one reminder, queued as it is marked sent
     EXPIRE_SIGNOFF = "expire_signoff"  # nobody decided in time: stored and said; the plan stands unapproved
     SET_APPROVER = "set_approver"
+    STORE_UNSIGNED = "store_unsigned"  # a team plan with approvers where nobody can sign: final, with its files and a note why
+    NO_APPROVERS_HERE = "no_approvers_here"  # /trip approver where nobody can sign: said so, nothing changes
     SUGGEST = "suggest"  # kept as a suggestion (stored); the requester is asked Yes / No; nothing changes yet
     ADOPT = "adopt"  # the suggestion accepted: its words go to the inbox as a change the requester made
     DECLINE = "decline"  # the suggestion declined: stored and said; nothing changes
@@ -140,6 +148,7 @@ class Facts:
     approver: bool = False
     reason: bool = False
     entitled: bool = True  # a private chat's one person may change anything
+    signable: bool = True  # Telegram and Slack carry a sign-off; the web chat and the console do not
 
     def holds(self, guard: str | None) -> bool:
         if guard is None:
@@ -191,7 +200,9 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.LOCATION, A.REMEMBER_LOCATION, None),
     *_each(_EVERY, T.HELP, A.REPLY, None),
     *_each(_EVERY, T.STATUS, A.REPLY, None),
-    *_each(_EVERY, T.TRIP, A.SET_APPROVER, None),
+    # approvers and sign-off only where an approver can be known and press (the `signable` fact)
+    *_each(_EVERY, T.TRIP, A.SET_APPROVER, None, "signable"),
+    *_each(_EVERY, T.TRIP, A.NO_APPROVERS_HERE, None, "not signable"),
     *_each((S.CLOSED, S.IDLE), T.CANCEL, A.NOTHING_TO_CANCEL, None),
     *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.STOP_RUN, S.IDLE, "asker"),
     *_each((S.WORKING, S.ASKING, S.SIGNOFF), T.CANCEL, A.REFUSE, None, "not asker"),
@@ -233,7 +244,8 @@ TRANSITIONS: tuple[Transition, ...] = (
     *_each((S.CLOSED, S.IDLE, S.WORKING, S.SIGNOFF), T.UNDELIVERABLE, A.IGNORE, None),
     Transition(S.WORKING, T.PAUSED, None, A.STORE_PAUSE, S.ASKING),
     Transition(S.WORKING, T.FINISHED, "not signoff", A.STORE_ANSWER, S.IDLE),
-    Transition(S.WORKING, T.FINISHED, "signoff", A.STORE_FOR_SIGNOFF, S.SIGNOFF),
+    Transition(S.WORKING, T.FINISHED, "signoff and signable", A.STORE_FOR_SIGNOFF, S.SIGNOFF),
+    Transition(S.WORKING, T.FINISHED, "signoff and not signable", A.STORE_UNSIGNED, S.IDLE),
     Transition(S.WORKING, T.FAILED, None, A.STORE_FAILURE, S.IDLE),
     Transition(S.WORKING, T.CRASHED, None, A.STORE_CRASH, S.IDLE),
 )

@@ -1,5 +1,6 @@
 """What a run's end writes: the pause with its questions, the finished run with its answer (a
-team plan's files or its sign-off request beside it), the notice of a failed or crashed run.
+team plan's files or its sign-off request beside it; where the surface cannot carry a sign-off,
+the files and a note saying so), the notice of a failed or crashed run.
 
 Each is one store transaction with its outbox rows; a pause and a finished run store the
 segment's token usage in it too, the other outcomes queue it beside theirs. The chat's actor
@@ -42,7 +43,8 @@ class RunEnds:
         approvers, gone = await self.signoffs.present_approvers() if team else ([], [])
         # A live run's chat is working: every transition out of `working` (cancel, new, stop)
         # stops the run and drops its outcome first, and only the chat's task writes the chat.
-        t = decide(ChatState.WORKING, _TRIGGER[type(outcome)], Facts(idle_run=True, signoff=bool(approvers)))
+        facts = Facts(idle_run=True, signoff=bool(approvers), signable=self.d.signs_off(self.key))
+        t = decide(ChatState.WORKING, _TRIGGER[type(outcome)], facts)
         if isinstance(outcome, Paused | Finished):  # its usage goes in the same transaction
             self.d.driver.count_usage(outcome.usage, self.key.platform)
             if isinstance(outcome, Paused):
@@ -96,6 +98,8 @@ class RunEnds:
             outbox += self.signoffs.files(outcome.answer.plan, lang)
         if signoff is not None:  # the plan, then the request with the approvers' buttons
             outbox.append(("notice", desk.request(signoff, lang)))
+        if t.action is Action.STORE_UNSIGNED:  # approvers, but nobody can sign here: final, and why
+            outbox.append(("notice", notice_body(Notice("info", texts.text("signoff_elsewhere", lang)))))
         row_ids = await self.d.store.finish_run(session.id, outcome.messages, outbox=outbox,
                                                 inbox_done=outcome.inbox_done, signoff=signoff, usage=outcome.usage)
         if signoff is not None:  # its reminder and deadline are watched like a question's

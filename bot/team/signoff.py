@@ -1,8 +1,9 @@
 """Sign-off of team plans: who may decide, what each decision stores and says.
 
 A finished team plan in a chat that has approvers (`BOT_APPROVERS`, or a Slack channel's own,
-set with `/trip approver @who`) is posted with a sign-off request that carries Approve / Reject
-buttons. Only an approver's press counts; Reject asks that approver why, and their next message
+set with `/trip approver @who`), on a surface that can carry a sign-off (Telegram, Slack: the
+machine's `signable` fact; on the web chat and the console the plan is final), is posted with a
+sign-off request that carries Approve / Reject buttons. Only an approver's press counts; Reject asks that approver why, and their next message
 is the reason the plan is made again with. Each decision — who, when, why — is stored before
 it is shown; the request has its own reminder and deadline, watched like a question's. A
 decision's notice is of kind `decided` and replies to the card that was pressed, so a surface
