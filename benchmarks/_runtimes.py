@@ -120,6 +120,7 @@ class BenchSurface:
     """A Surface that resolves one Future per chat for the question and for the answer; keeps nothing else."""
 
     platform = "bench"
+    signs_off = False  # one scripted person: no team plan waits for sign-off here
 
     def __init__(self) -> None:
         self.waiters: dict[tuple[str, str], asyncio.Future[str]] = {}
