@@ -38,9 +38,10 @@ check: $(VENV)/.runtime
 wheel: $(BIN)/python
 	$(BIN)/pip wheel -q --no-deps -w dist .
 
-# Every test, on every core (at most four workers: each test may start bots, fakes and a database);
-# the thirty slowest are listed at the end. docs/notes/fast-tests.md says how the suite runs.
-TEST_WORKERS ?= auto
+# Every test, one worker more than the cores (at most four: each test may start bots, fakes and a
+# database, and many wait on them with the CPU idle); the thirty slowest are listed at the end.
+# docs/testing.md says how the suite runs.
+TEST_WORKERS ?= $(shell $(PY) -c 'import os; print(min(4, (os.cpu_count() or 1) + 1))')
 test: $(VENV)/.test
 	$(BIN)/python scripts/ensure_chromium.py
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4 --dist load --maxschedchunk 2 --durations=30

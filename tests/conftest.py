@@ -1,6 +1,6 @@
 """Shared test setup: the network is blocked except for loopback, so no test can reach the internet.
 
-How a run is set up (docs/notes/fast-tests.md): the platforms' clock (BOT_PLATFORM_TIME_SCALE,
+How a run is set up (docs/testing.md): the platforms' clock (BOT_PLATFORM_TIME_SCALE,
 tests/fakes/pace.py) runs twenty times fast for every bot and fake unless the environment sets it
 (tests marked `real_pace` run at 1.0); the Hypothesis profile is `dev`, or `ci` under CI; the run
 gets a directory of its own (BOT_TEST_RUN_DIR) where a throwaway PostgreSQL server lives when the
