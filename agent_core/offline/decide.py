@@ -140,7 +140,8 @@ class Decider(Finishing):
         if name is None:
             if self.asked("destination") >= 2:
                 return self.say("no_destination")
-            return self.ask("destination", say("ask_destination_again" if self.asked("destination") else "ask_destination", self.lang))
+            return self.ask("destination", say("ask_destination_again" if self.asked("destination") else "ask_destination", self.lang),
+                            self.destinations_near())
         res: Resolution = self.p.places.resolve_option(name)
         if res.city is not None:
             if res.poi is not None and slot == "destination" and res.poi.id not in self.wanted_pois:
@@ -154,6 +155,11 @@ class Decider(Finishing):
         if res.options:
             return self.ask(slot, say("ask_unknown_place", self.lang, name=name), res.options)
         return self.say("unknown_place", name=name)
+
+    def destinations_near(self) -> list[str]:
+        """A few cities a short trip from where the person leaves, offered with "where to?"."""
+        home = self.p.places.resolve(self.req.origin).city if self.req.origin else None
+        return [c.label for c in self.p.places.near(home)] if home is not None else []
 
     def origin_from_location(self) -> City | Turn:
         where = self.outcome("where")

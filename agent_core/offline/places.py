@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pypinyin import lazy_pinyin
 
 from tools.travel.errors import UnknownCityError
-from tools.travel.geo import City, Gazetteer, Poi, normalize
+from tools.travel.geo import City, Gazetteer, Poi, haversine_km, normalize
 
 _ORIGIN_BEFORE = re.compile(r"(?:从|由|自|在|\bfrom|\bleaving|\bdeparting(?: from)?|\bi'?m in|\bi am in|\bbased in)\s*$", re.I)
 _ORIGIN_AFTER = re.compile(r"^\s*(?:出发|动身|走|启程|\bdeparture)", re.I)
@@ -149,6 +149,14 @@ class PlaceReader:
             labels = tuple(self.poi_label(p) for p in exact)
             return Resolution(name, options=labels, ambiguous=True)
         return Resolution(name, options=suggestions)
+
+    def near(self, city: City, count: int = 4, max_km: float = 500) -> list[City]:
+        """Cities a short trip from `city` (50-500 km: a trip, not a suburb), the better known
+        first (the larger tiers), the nearer first within a tier."""
+        around = sorted((c.tier, haversine_km(city.lat, city.lon, c.lat, c.lon), c.name_zh, c) for c in self.gazetteer.cities
+                        if c.id != city.id and c.in_mainland == city.in_mainland
+                        and 50 <= haversine_km(city.lat, city.lon, c.lat, c.lon) <= max_km)
+        return [c for *_, c in around][:count]
 
     def sight_in(self, city: City, name: str) -> Poi | None:
         """The sight of `city` a name points at, written whole or in part ("迪士尼" for

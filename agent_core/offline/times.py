@@ -56,6 +56,7 @@ def window(text: str, undated: str, *, back: bool = False) -> tuple[str | None, 
     evening, narrowed by a time of day said outright. `back`: said of the way back, where 晚上
     alone is the evening (leaving, it is more often the night before)."""
     evening = _EVENING_BACK if back else _EVENING
+    text, undated = _noon(text), _noon(undated)
     after = before = None
     if _MORNING.search(text):
         after, before = "06:00", "12:00"
@@ -70,8 +71,17 @@ def window(text: str, undated: str, *, back: bool = False) -> tuple[str | None, 
 
 
 
+_NOON = re.compile(r"\b(?:noon|midday)\b", re.I)
+
+
+def _noon(text: str) -> str:
+    """"noon" as a time the readers take ("12pm"), each position kept (spans stay valid)."""
+    return _NOON.sub(lambda m: "12pm".ljust(len(m.group())), text)
+
+
 def arrival(text: str) -> tuple[str | None, tuple[int, int] | None]:
     """("HH:MM" to arrive by on the first day, the words that say it), or (None, None)."""
+    text = _noon(text)
     for pattern, lead in ((_ARRIVE_ZH, 0), (_ARRIVE_EN, 0), (_APPOINTMENT_ZH, APPOINTMENT_LEAD_MIN),
                           (_APPOINTMENT_EN, APPOINTMENT_LEAD_MIN)):
         m = pattern.search(text)

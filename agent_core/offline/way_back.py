@@ -14,7 +14,8 @@ from itertools import pairwise
 
 _BACK = re.compile(
     r"\bcom(?:e|ing) back\b|\breturn(?:ing)?\b|\bhead(?:ing)? back\b|\bget(?:ting)? back\b|\b(?:fly|train|drive) back\b|"
-    r"\bback home\b|\bthe way back\b|回来|回去|回家|回程|返回|返程|回(?=$|[，。,.!?！？\s]|到)",
+    r"\bback home\b|\bthe way back\b|\bback (?:on |by )?(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)|"
+    r"回来|回去|回家|回程|返回|返程|回(?=$|[，。,.!?！？\s]|到)",
     re.I,
 )
 _LEAVE = re.compile(r"\bleav(?:e|ing)\b|\bdepart\w*|\bset(?:ting)? off\b|\bgo(?:ing)? out\b|出发|去程", re.I)

@@ -493,3 +493,23 @@ async def test_not_too_early_in_a_first_request(planner: OfflinePlanner, tools: 
     assert d.plan is not None and d.plan.legs[0].depart[11:16] >= "10:00"
     d = await drive(planner, tools, "Beijing to Tianjin tomorrow for 2 days, come back earlier", lang="en")
     assert d.plan is not None and "10:00" <= d.plan.legs[-1].depart[11:16] <= "14:00", d.plan.legs[-1]
+
+
+async def test_where_to_is_asked_with_a_few_cities_near_home(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    """"A weekend getaway from Shanghai" names no place: the question offers the better-known
+    cities a short trip away, and picking one plans it."""
+    text = "weekend getaway from Shanghai, somewhere with nice old towns, 2 people"
+    d = await drive(planner, tools, text, lang="en")
+    assert d.questions == [("Which city would you like to go to?",
+                            ("苏州 (Suzhou)", "宁波 (Ningbo)", "杭州 (Hangzhou)", "南京 (Nanjing)"))]
+    d = await drive(planner, tools, text, answers=["杭州 (Hangzhou)"], lang="en")
+    assert d.plan is not None and d.plan.destination_city == "Hangzhou" and d.plan.travellers == 2
+
+
+async def test_by_a_day_at_noon_and_back_on_a_day_in_the_evening(planner: OfflinePlanner, tools: ToolCollection) -> None:
+    d = await drive(planner, tools, "I need to be in Guangzhou by Wednesday noon, coming from Changsha, then back Friday evening",
+                    lang="en")
+    assert d.plan is not None, d.final_text
+    out, back = d.plan.legs[0], d.plan.legs[-1]
+    assert out.arrive <= "2026-12-02 12:00" and out.depart.startswith("2026-12-02"), out
+    assert back.depart.startswith("2026-12-04") and back.depart[11:16] >= "17:00", back
