@@ -135,6 +135,11 @@ def test_a_day_of_next_month_is_a_day_not_a_month() -> None:
     ("我带两个孩子", 3),
     ("family of five", 5),
     ("thinking about taking my parents to Guilin", 3),
+    ("下下周六带老婆孩子去厦门", 3),
+    ("with my wife and kids to Sanya", 3),
+    ("带老婆去厦门", 2),
+    ("陪我妈去杭州", 2),
+    ("带孩子去哈尔滨", 2),
     ("3个大人", 3),
     ("坐2小时的车", None),  # hours, not children
     ("me and 3 days", None),
@@ -208,6 +213,9 @@ def test_a_weekday_to_come_back_on_is_the_one_after_the_start() -> None:
     ("明天下午两点开会", "13:00", (None, None)),
     ("明天9点半有个会", "08:30", (None, None)),
     ("早上出发，下午两点前到", "14:00", ("06:00", "12:00")),
+    ("周五下班后出发", None, ("18:00", "23:59")),
+    ("leave after work on Friday", None, ("18:00", "23:59")),
+    ("be in Guangzhou by noon", "12:00", (None, None)),
     ("by 5pm", None, (None, None)),
 ])
 def test_by_when_to_arrive(text: str, arrive: str | None, leave: tuple[str | None, str | None]) -> None:

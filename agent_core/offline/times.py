@@ -19,6 +19,7 @@ _BEFORE_EN = re.compile(rf"(?<!not )\b(?:before|no later than)\s+{_CLOCK}(?=\s|$
 _MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
 _AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
 _EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
+_AFTER_WORK = re.compile(r"下班后|下了班|下班以后|\bafter work\b|\bafter the office\b", re.I)
 _EVENING_BACK = re.compile(r"晚上|傍晚|夜里|evening|at night|tonight", re.I)  # said of the way back, 晚上 alone is enough
 
 # by when to be there: an arrival said outright, or an appointment (arrive an hour before it)
@@ -64,6 +65,8 @@ def window(text: str, undated: str, *, back: bool = False) -> tuple[str | None, 
         after, before = "12:00", "18:00"
     elif evening.search(text):
         after, before = "17:00", "23:59"
+    if _AFTER_WORK.search(text):  # "周五下班后出发": the evening
+        after, before = "18:00", "23:59"
     after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or after
     before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or before
     return after, before

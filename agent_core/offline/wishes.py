@@ -56,7 +56,10 @@ _CHILDREN = re.compile(rf"(?P<n>{NUM})\s*(?:个)?(?:小孩|孩子|儿童|宝宝|
 _FAMILY = re.compile(rf"一家(?P<n>{NUM})口|\bfamily of (?P<e>{EN_NUM})\b", re.I)
 _ME_AND = re.compile(rf"我(?:和|跟|带|带着)(?P<n>{NUM})\s*(?:个|位)|"
                      rf"\b(?:me|myself|i)\s+(?:and|with|plus)\s+(?:my\s+)?(?P<e>{EN_NUM})\s+(?!(?:days?|nights?|weeks?)\b)[a-z]+", re.I)
-_COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
+_COUPLE = re.compile(r"我们俩|我们两|两口子|我和(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|朋友|妈妈|爸爸)|(?:带|陪)(?:着)?(?:我)?(?:老婆|老公|妻子|丈夫|女朋友|男朋友|爱人|媳妇|妈妈|爸爸|老妈|老爸|妈|爸)|(?:my|with my)\s+(?:wife|husband|partner|girlfriend|boyfriend|friend)\b", re.I)
+# a spouse and a child ("带老婆孩子", "with my wife and kids"): the writer, the spouse and a child
+_SPOUSE_AND_CHILD = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:老婆|老公|妻子|丈夫|爱人|媳妇)(?:和|跟|还有)?(?:孩子|娃|小孩|儿子|女儿|宝宝)|"
+                               r"\bwith my (?:wife|husband|partner) and (?:the |our |my )?(?:kids?|child(?:ren)?|sons?|daughters?|baby)\b", re.I)
 _WITH_CHILD = re.compile(r"带(?:着)?(?:孩子|娃|小孩|儿子|女儿|宝宝)|\bwith (?:my|our|the) (?:kid|child|son|daughter|baby)\b", re.I)
 _PARENTS = re.compile(r"(?:带|和|陪)(?:着)?(?:我)?(?:父母|爸妈)|\b(?:with|taking|take|bringing|bring) my parents\b", re.I)
 
@@ -142,7 +145,7 @@ def _travellers(undated: str, text: str) -> int | None:
     for pattern in _TRAVELLERS:
         if (m := pattern.search(undated)) and (n := to_int(m.group("n"))):
             return n
-    if _PARENTS.search(text):
+    if _PARENTS.search(text) or _SPOUSE_AND_CHILD.search(text):
         return 3
     if _WITH_CHILD.search(text):  # "带孩子": the writer and the child, when no one is counted
         return 2
