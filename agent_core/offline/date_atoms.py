@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agent_core.offline import date_words as w
+from agent_core.offline.lunar_dates import lunar_day
 from agent_core.offline.numbers import to_int
 
 
@@ -96,6 +97,11 @@ def _atom(kind: str, m: re.Match[str], today: date) -> Atom | None:
         a.month, a.dom, a.year = w.MONTHS_EN[g["mn"][:3].lower()], int(g["d"]), _year(g.get("y"))
     elif kind == "holiday":
         return _holiday(a, g, today)
+    elif kind == "lunar":  # a calendar date written in the lunar calendar
+        a.day = lunar_day(g, today)
+        if a.day is not None:
+            a.month, a.dom = a.day.month, a.day.day
+        return a if a.day else None
     elif kind == "weekend":
         long = bool(g.get("long") or g.get("long_en"))
         prefix = (g.get("pre") or g.get("pre_en") or "").lower()

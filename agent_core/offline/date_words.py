@@ -14,6 +14,7 @@ import re
 from datetime import date
 from typing import Final
 
+from agent_core.offline.lunar_dates import LUNAR
 from agent_core.offline.numbers import EN_NUM, NUM
 
 WEEKDAY_ZH: Final = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
@@ -58,6 +59,7 @@ ATOMS: Final[list[tuple[str, re.Pattern[str]]]] = [
     ("ymd", re.compile(r"(?<!\d)(?P<y>\d{4})(?:(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?!\d)|"
                        r"\s*年\s*(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号]?)")),
     ("dmy", re.compile(r"(?<![\d/.])(?P<d>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<y>\d{4}|\d{2})(?![\d/.])")),
+    ("lunar", LUNAR),  # 腊月二十八, 初六, 除夕 (agent_core.offline.lunar_dates)
     ("holiday", re.compile(r"(?:(?P<y>\d{4})\s*年?\s*)?(?:" + "|".join(f"(?P<{k}>{w})" for k, w in HOLIDAY_WORDS.items()) + ")", re.I)),
     ("zh_md", re.compile(rf"(?P<m>{NUM})\s*月(?:份)?\s*(?P<d>{NUM})\s*[日号]?")),
     ("en_md", re.compile(rf"\b(?P<mn>{_MONTH})\.?\s+(?:the\s+)?(?P<d>\d{{1,2}}){_ORD}?\b(?!\s*[:.]\d){_YEAR_TAIL}", re.I)),

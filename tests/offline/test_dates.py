@@ -165,3 +165,31 @@ def test_a_month_alone_is_a_month() -> None:
 def test_written_dates_are_marked_written() -> None:
     assert read_when("12–14 March", TODAY).written and read_when("2027-01-16", TODAY).written
     assert not read_when("下周五", TODAY).written and not read_when("tomorrow", TODAY).written
+
+
+# the lunar calendar, as travellers write it around the Spring Festival (2027's falls on 2027-02-06;
+# its 腊月 has 29 days, so 除夕 is 腊月二十九, 2027-02-05)
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("腊月二十八走，初六回", "2027-02-04", "2027-02-11"),
+    ("腊月廿八到正月初六", "2027-02-04", "2027-02-11"),
+    ("除夕到初三", "2027-02-05", "2027-02-08"),
+    ("大年初一出发", "2027-02-06", None),
+    ("大年初三", "2027-02-08", None),
+    ("腊月三十出发", "2027-02-05", None),  # a 30th 腊月 lacks: its last day
+    ("正月十五出发", "2027-02-20", None),
+])
+def test_a_lunar_date(text: str, start: str, end: str | None) -> None:
+    r = read_wishes(text, TODAY)
+    assert (r.start or r.end) is not None
+    assert ((r.start or r.end).isoformat(), r.end.isoformat() if r.start and r.end else None) == (start, end)
+    assert r.start_written or r.end_written
+
+
+@pytest.mark.parametrize("text", ["初中同学聚会", "月初三天去杭州"])
+def test_words_like_lunar_dates_are_not(text: str) -> None:
+    assert read_wishes(text, TODAY).start is None
+
+
+def test_a_lunar_date_to_come_back_on_is_the_way_back() -> None:
+    r = read_wishes("正月十五回来", TODAY)
+    assert (r.start, r.end) == (None, date(2027, 2, 20))
