@@ -337,3 +337,14 @@ def test_lengths_people_write(text: str, days: int | None, nights: int) -> None:
     assert r.trip_nights == nights, (text, r.days, r.nights)
     if days is not None:
         assert r.days == days
+
+
+@pytest.mark.parametrize(("text", "start", "end", "home"), [
+    ("腊月二十八回家过年", date(2027, 2, 4), None, True),  # going home is the way there
+    ("下周五回家看爸妈", date(2026, 12, 11), None, True),
+    ("周日晚上回家", None, date(2026, 12, 6), None),  # coming home is the way back
+])
+def test_going_home_is_the_way_there_and_a_bed_at_home(text: str, start: date | None, end: date | None,
+                                                      home: bool | None) -> None:
+    r = read_wishes(text, TODAY)
+    assert (r.start, r.end, r.home_stay) == (start, end, home)

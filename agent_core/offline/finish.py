@@ -53,11 +53,13 @@ class Finishing(Searches):
         budget_night = None
         if self.req.budget and nights:
             budget_night = self.req.budget * 0.4 / nights / max(1, (travellers + 1) // 2)
-        if nights >= 1:
+        if nights >= 1 and not self.req.home_stay:
             hotel, hotel_backup = pick_hotel(self.hotels_found(["hotel", "hotel_any"]), cheapest=cheapest, stars=self.req.stars,
                                              breakfast=self.req.breakfast, budget_per_night=budget_night)
         notes = list(self.notes)
-        if nights >= 1 and hotel is None:
+        if self.req.home_stay:
+            notes.append(say("home_stay", self.lang))
+        elif nights >= 1 and hotel is None:
             notes.append("沙盒里没有找到符合条件的酒店。" if self.lang == "zh" else "No hotel matched in the sandbox.")
         plan = build_plan(lang=self.lang, origin=self.city_name(origin), destination=self.city_name(dest), start=start,
                           nights=nights, travellers=travellers, choice=Choice(out=out, back=back, hotel=hotel),

@@ -46,6 +46,7 @@ class TripRequest:
     one_way: bool | None = None
     overnight: bool | None = None  # False: no ride that arrives the next day ("不要夜车")
     hard_seat: bool | None = None  # False: never a hard seat, even when cheapest ("不要硬座")
+    home_stay: bool | None = None  # True: going home, staying with family ("春节回老家"): no hotel, no sights
     cheaper: int | None = None  # how many times the person asked for cheaper
     month: date | None = None  # only a month was named ("in May"): its first day
     clash: WeekdayClash | None = None  # a weekday that disagrees with the date written with it

@@ -136,7 +136,7 @@ class Searches(Context):
     def hotel_args(self, dest: City, start: date, end: date) -> dict[str, Any] | Turn | None:
         """The hotel search's arguments (None for a day trip), or the turn that first finds the
         landmark the person wants to stay near. A hotel class asked for is searched as such."""
-        if (end - start).days < 1:
+        if (end - start).days < 1 or self.req.home_stay:  # a day trip, or a bed at home
             return None
         args: dict[str, Any] = {"city_name": dest.name_zh, "checkin_date": start.isoformat(), "checkout_date": end.isoformat()}
         if self.req.breakfast is not None:
@@ -164,7 +164,7 @@ class Searches(Context):
         hotel_args = self.hotel_args(dest, start, end)
         if isinstance(hotel_args, Turn):
             return hotel_args
-        calls = self.sight_calls(dest, nights) + self.wanted_calls(dest)
+        calls = ([] if self.req.home_stay else self.sight_calls(dest, nights)) + self.wanted_calls(dest)
         if hotel_args is not None and not calls:
             calls += self.hotel_calls(hotel_args)
         return calls

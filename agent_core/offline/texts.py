@@ -175,6 +175,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "zh": "行程现在是{nights}，没法再缩短这么多。",
         "en": "The trip is {nights} long, so it cannot be that much shorter.",
     },
+    "home_stay": {
+        "zh": "回家住，不订酒店，也不排景点：只安排来回的车票或机票。",
+        "en": "You are staying with family: no hotel and no sightseeing, only the way there and back.",
+    },
     "late_arrival": {
         "zh": "没有能在{by}前到达的车次或航班，这是最早能到的一班（{at}到）。",
         "en": "Nothing arrives by {by}; this is the earliest that does (arriving {at}).",

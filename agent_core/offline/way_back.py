@@ -1,5 +1,5 @@
 """Which words of a message speak of the way back: "can we come back Sunday evening instead?",
-"周六早上出发周日晚上回", "return after 6pm".
+"周六早上出发周日晚上回", "return after 6pm" (not "回家过年", "回家看爸妈": going home is the way there).
 
 A day said there is the day home (the trip's end), not a new start, and a part of the day said
 there is when to come back, not when to leave (agent_core.offline.wishes reads both). A clause
@@ -15,7 +15,7 @@ from itertools import pairwise
 _BACK = re.compile(
     r"\bcom(?:e|ing) back\b|\breturn(?:ing)?\b|\bhead(?:ing)? back\b|\bget(?:ting)? back\b|\b(?:fly|train|drive) back\b|"
     r"\bback home\b|\bthe way back\b|\bback (?:on |by )?(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)|"
-    r"回来|回去|回家|回程|返回|返程|回(?=$|[，。,.!?！？\s]|到)",
+    r"回来|回去|回家(?!过年|看|探亲|住)|回程|返回|返程|回(?=$|[，。,.!?！？\s]|到)",
     re.I,
 )
 _LEAVE = re.compile(r"\bleav(?:e|ing)\b|\bdepart\w*|\bset(?:ting)? off\b|\bgo(?:ing)? out\b|出发|去程", re.I)

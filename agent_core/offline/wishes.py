@@ -78,6 +78,10 @@ _SEATS = [
 _NO_OVERNIGHT = re.compile(r"\b(?:no|avoid|skip|without) (?:overnight|night|red-?eye) (?:trains?|rides?|flights?)\b|"
                            r"\bno (?:overnight|night|red-?eye)s?\b|\bnot overnight\b|"
                            r"(?:不要|不坐|不想坐|别坐|不乘)\s*(?:夜车|过夜的?车|红眼航班|夜班车)", re.I)
+# going home, or staying with family: nowhere to book for the nights ("春节回老家", "visiting my parents")
+_HOME_STAY = re.compile(r"回老家|回家过年|回娘家|回家乡|回家(?:看|探亲)|住(?:在)?(?:家里|父母家|亲戚家|朋友家)|"
+                        r"\b(?:go|going|head|heading) home for\b|\bvisit(?:ing)? (?:my )?(?:family|parents|folks|relatives)\b|"
+                        r"\bstay(?:ing)? (?:with|at) (?:my )?(?:family|parents|folks|relatives|friends)\b|\bhometown\b", re.I)
 _NO_HARD_SEAT = re.compile(r"\bno hard seats?\b|\bnot (?:a |the )?hard seats?\b|(?:不要|不坐|不想坐|别坐)\s*硬座", re.I)
 _BREAKFAST = re.compile(r"含早|带早|早餐|breakfast", re.I)
 _NO_BREAKFAST = re.compile(r"不(?:要|用|需要)?(?:含)?早餐|不含早|no breakfast|without breakfast", re.I)
@@ -238,6 +242,7 @@ def read_wishes(text: str, today: date) -> TripRequest:
         arrive_before=arrive_before,
         one_way=True if _ONE_WAY.search(text) else None,
         overnight=False if _NO_OVERNIGHT.search(text) else None,
+        home_stay=True if _HOME_STAY.search(text) else None,
         hard_seat=False if _NO_HARD_SEAT.search(text) else None,
         cheaper=1 if cheaper and budget is None else None,
         month=when.month,

@@ -70,6 +70,8 @@ def describe(state: RequestState) -> str | None:
         facts.append("one way")
     if r.overnight is False:
         facts.append("no overnight rides (each ride arrives the day it leaves)")
+    if r.home_stay:
+        facts.append("staying with family: no hotel, no sightseeing, only the way there and back")
     if r.hard_seat is False:
         facts.append("no hard seat (硬座) or standing (无座)")
     lines = ["The trip on the table, read from the person's own words (their first request plus every change since):",

@@ -138,7 +138,7 @@ def check_complete(plan: TripPlan, c: Constraints, facts: FactSource, report: Ch
         report.add(Category.INCOMPLETE, "legs", W.NO_RETURN(origin=plan.origin_city),
                    W.LAST_LEG(number=last.number or kind(last.kind), destination=last.destination))
     start, end = day(plan.start_date), day(plan.end_date)
-    if start and end and (end - start).days >= 1:
+    if start and end and (end - start).days >= 1 and not c.request.home_stay:  # going home: a bed there
         covered = sum(s.nights for s in plan.stays)
         if covered < (end - start).days:
             report.add(Category.INCOMPLETE, "stays", W.BEDS(covered=covered, nights=(end - start).days),

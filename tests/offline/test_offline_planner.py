@@ -513,3 +513,17 @@ async def test_by_a_day_at_noon_and_back_on_a_day_in_the_evening(planner: Offlin
     out, back = d.plan.legs[0], d.plan.legs[-1]
     assert out.arrive <= "2026-12-02 12:00" and out.depart.startswith("2026-12-02"), out
     assert back.depart.startswith("2026-12-04") and back.depart[11:16] >= "17:00", back
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("春节回老家哈尔滨，从深圳出发，腊月二十八走，初六回", "zh"),
+    ("visiting my parents in Wuhan from Beijing next weekend", "en"),
+])
+async def test_going_home_books_no_hotel_and_plans_no_sights(planner: OfflinePlanner, tools: ToolCollection,
+                                                             text: str, lang: str) -> None:
+    """"春节回老家": a bed at home; before, seven nights in a Harbin hotel and a week of sights."""
+    d = await drive(planner, tools, text, lang=lang)
+    assert d.plan is not None, d.final_text
+    assert not d.plan.stays and not d.plan.visits and len(d.plan.legs) == 2
+    assert not d.calls("hotel_search") and not d.calls("poi_search")
+    assert any("family" in n or "回家住" in n for n in d.plan.notes), d.plan.notes
