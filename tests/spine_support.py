@@ -165,13 +165,33 @@ def make_llm(base_url: str, **config: Any) -> LLM:
     return LLM(LLMConfig(**cfg))
 
 
-async def start_runtime(settings: Settings, llm: LLM, surface: RecordingSurface, tools: ToolCollection | None = None) -> Runtime:
+class TestRuntime:
+    """A started Runtime and the model client it was given, which a test does not close itself:
+    stop() stops the runtime, then closes the client (as bot.py's entry point does), so no
+    aiohttp session is left to the collector. Everything else is the runtime's."""
+
+    def __init__(self, runtime: Runtime, llm: LLM) -> None:
+        self.runtime = runtime
+        self.llm = llm
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.runtime, name)
+
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        try:
+            await self.runtime.stop(timeout_s)
+        finally:
+            await self.llm.aclose()
+
+
+async def start_runtime(settings: Settings, llm: LLM, surface: RecordingSurface,
+                        tools: ToolCollection | None = None) -> TestRuntime:
     runtime = build_runtime(
         settings, model=llm, tools=tools or make_tools(), prompt=plain_prompt, serve_http=False,
         extra_surfaces=[surface],
     )
     await runtime.start()
-    return runtime
+    return TestRuntime(runtime, llm)
 
 
 def msg(chat: ChatKey, text: str, *, dedup: str = "", user: str = "u1", **extra: Any) -> IncomingMessage:
