@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agent_core.offline import date_words as w
-from agent_core.offline.lunar_dates import lunar_day
+from agent_core.offline.lunar_dates import festival, lunar_day
 from agent_core.offline.numbers import to_int
 
 
@@ -148,9 +148,9 @@ def _holiday(a: Atom, g: dict[str, str], today: date) -> Atom | None:
         a.month, a.dom = w.HOLIDAYS[name]
         a.day = forward(today, a.month, a.dom, year)
         return a
-    table = w.LUNAR_HOLIDAYS[name]
+    month, day = w.LUNAR_HOLIDAYS[name]
     years = [year] if year else [today.year, today.year + 1]
-    a.day = next((table[y] for y in years if y in table and (year or table[y] >= today)), None)
+    a.day = next((d for y in years if (d := festival(y, month, day)) >= today or year), None)
     return a if a.day else None
 
 

@@ -11,7 +11,6 @@ of a range ("12" in "12–14 March"). The grammar pairs atoms into ranges and we
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Final
 
 from agent_core.offline.lunar_dates import LUNAR
@@ -26,16 +25,10 @@ MONTHS_EN: Final = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, 
 REL_ZH: Final = {"今天": 0, "今日": 0, "今晚": 0, "明天": 1, "明日": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
 REL_EN: Final = {"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1}
 
-# Fixed-date holidays: (month, day). Lunar ones by year (the official first day off).
+# Fixed-date holidays: (month, day).
 HOLIDAYS: Final = {"national": (10, 1), "labour": (5, 1), "new_year": (1, 1), "christmas": (12, 25)}
-LUNAR_HOLIDAYS: Final = {
-    "spring": {2026: date(2026, 2, 17), 2027: date(2027, 2, 6), 2028: date(2028, 1, 26), 2029: date(2029, 2, 13),
-               2030: date(2030, 2, 3)},
-    "mid_autumn": {2026: date(2026, 9, 25), 2027: date(2027, 9, 15), 2028: date(2028, 10, 3), 2029: date(2029, 9, 22),
-                   2030: date(2030, 9, 12)},
-    "dragon_boat": {2026: date(2026, 6, 19), 2027: date(2027, 6, 9), 2028: date(2028, 5, 28), 2029: date(2029, 6, 16),
-                    2030: date(2030, 6, 5)},
-}
+# lunar ones by their lunar month and day, for any year (agent_core.offline.lunar_dates)
+LUNAR_HOLIDAYS: Final = {"spring": (1, 1), "mid_autumn": (8, 15), "dragon_boat": (5, 5)}
 HOLIDAY_WORDS: Final = {
     "national": r"国庆(?:节|假期|长假)?|十一(?:假期|长假|黄金周|期间)|黄金周|national day|golden week",
     "labour": r"五一(?!广场|路|大道|大街)(?:假期|长假)?|劳动节|may day|labou?r day",

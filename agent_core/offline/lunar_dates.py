@@ -42,6 +42,11 @@ def _solar(year: int, month: int, day: int) -> date:
         return LunarDate(year, month, day - 1).to_solar_date()
 
 
+def festival(year: int, month: int, day: int) -> date:
+    """A lunar festival's solar date in `year` (春节 1/1, 端午 5/5, 中秋 8/15 fall in the same solar year)."""
+    return _solar(year, month, day)
+
+
 def lunar_day(groups: dict[str, str | None], today: date) -> date | None:
     """The next solar date (from today on) a lunar match names; None when it names none."""
     this_year = LunarDate.from_solar_date(today.year, today.month, today.day).year

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from agent_core.offline.date_words import HOLIDAY_WORDS
 from agent_core.offline.dates import read_when
 from agent_core.offline.numbers import CN_NUM, EN_NUM, NUM, to_int, to_number
 from agent_core.offline.request import BUDGET_STARS, TripRequest
@@ -36,6 +37,7 @@ _BUDGET = [
     re.compile(r"[¥￥]\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?"),
 ]
 _BUDGET.insert(1, re.compile(rf"(?:人均|每人)(?:预算)?\D{{0,3}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"))
+_HOLIDAY = re.compile("|".join(HOLIDAY_WORDS.values()), re.I)
 MIN_BUDGET = 50  # CNY: a number under it is not what anyone means by a trip's budget
 _PER_PERSON = re.compile(r"人均|每人|一个人|per person|each|pp\b", re.I)
 _UNITS = {"k": 1000, "K": 1000, "千": 1000, "万": 10000, "w": 10000}
@@ -79,7 +81,7 @@ _NO_OVERNIGHT = re.compile(r"\b(?:no|avoid|skip|without) (?:overnight|night|red-
                            r"\bno (?:overnight|night|red-?eye)s?\b|\bnot overnight\b|"
                            r"(?:不要|不坐|不想坐|别坐|不乘)\s*(?:夜车|过夜的?车|红眼航班|夜班车)", re.I)
 # going home, or staying with family: nowhere to book for the nights ("春节回老家", "visiting my parents")
-_HOME_STAY = re.compile(r"回老家|回家过年|回娘家|回家乡|回家(?:看|探亲)|住(?:在)?(?:家里|父母家|亲戚家|朋友家)|"
+_HOME_STAY = re.compile(r"回老家|回家过年|回娘家|回家乡|回家(?:看|探亲)|(?:春节|过年|中秋节?|国庆节?|端午节?|元旦|五一)\s*回家|住(?:在)?(?:家里|父母家|亲戚家|朋友家)|"
                         r"\b(?:go|going|head|heading) home for\b|\bvisit(?:ing)? (?:my )?(?:family|parents|folks|relatives)\b|"
                         r"\bstay(?:ing)? (?:with|at) (?:my )?(?:family|parents|folks|relatives|friends)\b|\bhometown\b", re.I)
 _NO_HARD_SEAT = re.compile(r"\bno hard seats?\b|\bnot (?:a |the )?hard seats?\b|(?:不要|不坐|不想坐|别坐)\s*硬座", re.I)
@@ -211,7 +213,8 @@ def read_wishes(text: str, today: date) -> TripRequest:
     return_after, return_before = window(blank(text, back, keep=True), blank(undated, back, keep=True), back=True)
     start, end, end_written = when.start, when.end, None
     said_back = [m for m in when.mentions if inside(back, m.start, m.end)]
-    if start is not None and end is None and said_back:
+    if start is not None and end is None and said_back and not _HOLIDAY.fullmatch(when.start_text or ""):
+        # (a festival is what one goes home for: "中秋回家" leaves then)
         if said_back[0] is when.mentions[0]:  # "come back Sunday": the trip ends then, it does not start then
             start, end, end_written = None, start, when.written
         else:  # "下周五出发，周日回": the Sunday after that Friday

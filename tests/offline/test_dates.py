@@ -193,3 +193,14 @@ def test_words_like_lunar_dates_are_not(text: str) -> None:
 def test_a_lunar_date_to_come_back_on_is_the_way_back() -> None:
     r = read_wishes("正月十五回来", TODAY)
     assert (r.start, r.end) == (None, date(2027, 2, 20))
+
+
+@pytest.mark.parametrize(("text", "today", "start"), [
+    ("春节去三亚", date(2026, 12, 6), date(2027, 2, 6)),
+    ("2031年春节去三亚", date(2026, 12, 6), date(2031, 1, 23)),  # past the table the festivals had
+    ("端午去杭州", date(2027, 6, 10), date(2028, 5, 28)),  # this year's is over: next year's
+    ("中秋回家", date(2026, 12, 6), date(2027, 9, 15)),  # going home for it: the way there
+])
+def test_a_lunar_festival_in_any_year(text: str, today: date, start: date) -> None:
+    r = read_wishes(text, today)
+    assert r.start == start
