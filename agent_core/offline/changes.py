@@ -180,5 +180,7 @@ def kind_of_remark(text: str) -> Remark:
     return Remark.UNCLEAR
 
 
+# a request put as a question ("can we get first class on the train?"): a change when it names one
+ASKS_FOR = re.compile(r"\b(?:can|could) (?:we|i|you)\b|\bplease\b|\b(?:i|we)'?d (?:like|prefer)\b|能不能|可不可以|可以|想要|要不要", re.I)
 QUESTION_ABOUT_PLAN = re.compile(r"^\s*(?:why|为什么|为啥|怎么(?:选|会|是)|how come)|\b(?:this|that|the)\s+(?:train|flight|hotel|sight|plan)\b.*[?？]|"
                                  r"这(?:趟|班|个|家)(?:车|火车|高铁|航班|飞机|酒店)|\bhow much\b|多少钱|几点|what time", re.I)

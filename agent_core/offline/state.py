@@ -25,6 +25,7 @@ from enum import StrEnum
 
 from agent_core.lang import plural
 from agent_core.offline.changes import (
+    ASKS_FOR,
     QUESTION_ABOUT_PLAN,
     Relative,
     Remark,
@@ -151,7 +152,7 @@ class _Fold:
 
     def change(self, turn: Turn, text: str, rel: Relative, wishes: TripRequest, mentions: list[PlaceMention]) -> None:
         s, old = self.s, self.s.request
-        if QUESTION_ABOUT_PLAN.search(text) and rel.empty and not rel.instead:
+        if QUESTION_ABOUT_PLAN.search(text) and rel.empty and not rel.instead and not (wishes.stated() and ASKS_FOR.search(text)):
             self._remark(text, Remark.QUESTION)
             return
         origin, destination, further = self._places(mentions, (*s.party, *read_party(text)), meeting=False)

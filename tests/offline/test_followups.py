@@ -69,6 +69,7 @@ CHANGES: list[tuple[str, str, dict[str, Any]]] = [
     ("en", "leave on Thursday instead", {"start": D("2026-12-10")}),
     ("en", "move everything one week later", {"start": D("2026-12-18")}),
     ("en", "drop the second night", {"nights": 1}),
+    ("en", "can we get first class on the train?", {"seat": "一等座", "transport": "train"}),  # a request, not a question
     # earlier or later in the day than the plan's ride (its outbound 08:00, its return 16:45)
     ("en", "can we leave a bit later?", {"depart_after": "09:00"}),
     ("en", "they're not great with early mornings", {"depart_after": "09:30"}),  # not "the morning"
