@@ -214,6 +214,9 @@ def test_a_weekday_to_come_back_on_is_the_one_after_the_start() -> None:
     ("明天9点半有个会", "08:30", (None, None)),
     ("早上出发，下午两点前到", "14:00", ("06:00", "12:00")),
     ("周五下班后出发", None, ("18:00", "23:59")),
+    ("we'll take the 10am train instead", None, ("09:30", "10:30")),  # one ride named by its time
+    ("坐10点那班车", None, ("09:30", "10:30")),
+    ("下午3点的航班", None, ("14:30", "15:30")),
     ("leave after work on Friday", None, ("18:00", "23:59")),
     ("be in Guangzhou by noon", "12:00", (None, None)),
     ("by 5pm", None, (None, None)),

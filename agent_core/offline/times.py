@@ -19,6 +19,11 @@ _BEFORE_EN = re.compile(rf"(?<!not )\b(?:before|no later than)\s+{_CLOCK}(?=\s|$
 _MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
 _AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
 _EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
+# one ride named by its time: "the 10am train", "坐10点那班车": within half an hour of it
+_RIDE_AT_EN = re.compile(rf"\b(?:the\s+)?{_CLOCK}\s+(?:train|flight|one|departure)\b", re.I)
+_RIDE_AT_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*"
+                         rf"(?:的|那班|那趟)(?:车|高铁|火车|动车|航班|飞机)")
+RIDE_AT_MIN = 30
 _AFTER_WORK = re.compile(r"下班后|下了班|下班以后|\bafter work\b|\bafter the office\b", re.I)
 _EVENING_BACK = re.compile(r"晚上|傍晚|夜里|evening|at night|tonight", re.I)  # said of the way back, 晚上 alone is enough
 
@@ -67,6 +72,8 @@ def window(text: str, undated: str, *, back: bool = False) -> tuple[str | None, 
         after, before = "17:00", "23:59"
     if _AFTER_WORK.search(text):  # "周五下班后出发": the evening
         after, before = "18:00", "23:59"
+    if (at := _clock(_RIDE_AT_ZH.search(undated)) or _clock(_RIDE_AT_EN.search(undated))) is not None:
+        after, before = _minus(at, RIDE_AT_MIN), _minus(at, -RIDE_AT_MIN)
     after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or after
     before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or before
     return after, before
