@@ -27,6 +27,8 @@ _RAW_ZH = re.compile(
 )
 _RAW_EN = re.compile(r"\b(?:to|visit|visiting)\s+(?P<x>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
 _RAW_STOP = re.compile(r"玩|旅|哪|那里|这里|那儿|吧|吗|呢|看|一下|一趟|一次|出差|度假|酒店|火车|飞机|高铁|机场|明天|后天|周|星期|下周")
+# words no place name starts with: "到也没关系" ("arriving late is fine") names no place
+_NOT_A_PLACE_START = "也没不都就还很太可行好再又才吗呢吧了啊呀哦"
 _EN_STOP = {"the", "a", "an", "go", "see", "visit", "plan", "book", "find", "make", "me", "my", "our", "travel",
             "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "next", "this",
             "january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -116,7 +118,7 @@ class PlaceReader:
                 x = m.group("x").strip()
                 if any(f.start < m.end("x") and m.start("x") < f.end for f in found):
                     continue
-                if _RAW_STOP.search(x) or x.split()[0].lower() in _EN_STOP:
+                if _RAW_STOP.search(x) or x.split()[0].lower() in _EN_STOP or x[0] in _NOT_A_PLACE_START:
                     continue
                 found.append(PlaceMention(x, m.start("x"), m.end("x"), None))
         found.sort(key=lambda f: f.start)

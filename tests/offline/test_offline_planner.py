@@ -527,3 +527,9 @@ async def test_going_home_books_no_hotel_and_plans_no_sights(planner: OfflinePla
     assert not d.plan.stays and not d.plan.visits and len(d.plan.legs) == 2
     assert not d.calls("hotel_search") and not d.calls("poi_search")
     assert any("family" in n or "回家住" in n for n in d.plan.notes), d.plan.notes
+
+
+@pytest.mark.parametrize("text", ["第一天晚点到也没关系", "到了再说"])
+def test_words_after_to_that_name_no_place(planner: OfflinePlanner, text: str) -> None:
+    """"到也没关系" ("arriving late is fine") was answered "“也没关系” is not in my offline data"."""
+    assert planner.places.mentions(text) == []
