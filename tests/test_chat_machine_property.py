@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
@@ -46,6 +47,8 @@ from bot.surface import (
 )
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, Turn, call, reply
 from tests.spine_support import make_llm, make_settings, make_tools, plain_prompt
+
+pytestmark = pytest.mark.slow  # long: handed out first under xdist (tests/conftest.py)
 
 T = TypeVar("T")
 CHATS = ("a", "b")

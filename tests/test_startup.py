@@ -17,6 +17,8 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.telegram_api import FakeTelegram
 
+pytestmark = pytest.mark.slow  # long: handed out first under xdist (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parent.parent
 LIMIT_S = 5.0
 

@@ -14,10 +14,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.telegram.lane import Delivery
 from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.telegram_support import has, telegram_bot
+
+pytestmark = pytest.mark.slow  # long: handed out first under xdist (tests/conftest.py)
 
 CHAT = 5151
 MODEL_MS = 1200  # a little longer than the progress message's grace (1 s)

@@ -12,6 +12,8 @@ from tests.fakes.openai_server import FakeOpenAI, call, reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.telegram_support import containing, has, telegram_bot
 
+pytestmark = pytest.mark.slow  # long: handed out first under xdist (tests/conftest.py)
+
 CHAT = 4242
 GROUP = -100777
 ANSWER = ("Day 1: the West Lake by bike in the morning, Lingyin Temple after lunch.\n"
