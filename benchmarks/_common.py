@@ -110,10 +110,10 @@ def overhead_per_step(steps_ms: Sequence[float | None] | None, floor_ms: Sequenc
     that waits for the person's message to be stored, one that only calls the model), so the
     pooled values fall in two clusters and their median lands anywhere in the gap between them
     (in one run, the same code measured 0.62 ms in one script and 1.10 ms in the other)."""
-    if not steps_ms or not floor_ms or len(steps_ms) != len(floor_ms) or None in steps_ms or None in floor_ms:
+    if not steps_ms or not floor_ms or len(steps_ms) != len(floor_ms):
         return None
-    diffs = [float(a) - float(b) for a, b in zip(steps_ms, floor_ms, strict=True)]  # type: ignore[arg-type]
-    return round(sum(diffs) / len(diffs), 2)
+    diffs = [a - b for a, b in zip(steps_ms, floor_ms, strict=True) if a is not None and b is not None]
+    return round(sum(diffs) / len(diffs), 2) if len(diffs) == len(steps_ms) else None
 
 
 def ms(seconds: float, nd: int = 2) -> float | None:

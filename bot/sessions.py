@@ -182,10 +182,9 @@ class SessionManager(ChatQueries):
         return None if surface is None else await surface.members(chat)
 
     def _signs_off(self, chat: ChatKey) -> bool:
-        """Can the chat's surface carry a sign-off? One that does not say (a bare test or benchmark
-        surface) cannot: a team plan there is final."""
+        """Can the chat's surface carry a sign-off (bot.surface.Surface.signs_off)?"""
         surface = self._surfaces.get(chat.platform)
-        return surface is not None and bool(getattr(surface, "signs_off", False))
+        return surface is not None and surface.signs_off
 
     async def record_feedback(self, chat: ChatKey, run: str, user_id: str, rating: str) -> bool:
         """A 👍 / 👎 (`rating` up or down) on the plan of `run` (bot.surface.run_ref), stored with the

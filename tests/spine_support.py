@@ -91,6 +91,7 @@ class RecordingSurface:
     """A surface that records everything the runtime posts, for assertions."""
 
     platform: str = "test"
+    signs_off: bool = False  # a team plan here is final (bot.surface.Surface)
     posted: list[Posted] = field(default_factory=list)
     runs: list[RunInfo] = field(default_factory=list)  # the run of each progress event, in order
     fail_questions: int = 0  # post_question raises this many times first

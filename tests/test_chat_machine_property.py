@@ -67,6 +67,7 @@ class FlakySurface:
 
     seq: Any
     platform: str = "prop"
+    signs_off: bool = False  # a team plan here is final (bot.surface.Surface)
     questions: dict[str, Posted] = field(default_factory=dict)  # tool_call_id -> when it was posted
     answers: list[tuple[str, str]] = field(default_factory=list)  # (chat id, text)
     faults: dict[str, deque[str]] = field(default_factory=lambda: defaultdict(deque))

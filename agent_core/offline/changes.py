@@ -79,7 +79,6 @@ _BACK_EARLIER = re.compile(r"早(?:一)?点(?:儿)?回(?:来|去|家)?|回(?:来
                            r"\b(?:come|head|get|go) back (?:a bit |a little )?earlier\b|\breturn (?:a bit |a little )?earlier\b|\bearlier return\b", re.I)
 _BACK_LATER = re.compile(r"晚(?:一)?点(?:儿)?回(?:来|去|家)?|回(?:来|程)晚(?:一)?点|"
                          r"\b(?:come|head|get|go) back (?:a bit |a little )?later\b|\breturn (?:a bit |a little )?later\b|\blater return\b", re.I)
-_NEVER = re.compile(r"(?!)")  # a pattern that matches nothing: a change with one direction only
 INSTEAD = re.compile(r"\binstead\b|\brather\b|\bswitch(?:ed)? to\b|\bchange (?:it |the \w+ )?to\b|\bwhat about\b|\bhow about\b|"
                      r"\bmake it\b|改成?|换成?|改为|换到|改到|改去|换去|不去\S{0,6}了", re.I)
 _NEW_TRIP = re.compile(r"\b(?:another|a new|a different|new) (?:trip|journey|plan)\b|\bplan (?:another|a new)\b|"
@@ -131,7 +130,9 @@ def read_relative(text: str, party: tuple[Traveller, ...] = ()) -> Relative:
     nights = _signed(text, _MORE_NIGHTS, _FEWER_NIGHTS, spans)
     people = _signed(text, _MORE_PEOPLE, _FEWER_PEOPLE, spans)
     back_later = _signed(text, _BACK_LATER, _BACK_EARLIER, spans)
-    leave_later = 2 * _signed(text, _NOT_EARLY, _NEVER, spans) or _signed(text, _LEAVE_LATER, _LEAVE_EARLIER, spans)
+    if not_early := _NOT_EARLY.search(text):  # not early at all: more than "a bit later"
+        spans.append(not_early.span())
+    leave_later = 2 if not_early else _signed(text, _LEAVE_LATER, _LEAVE_EARLIER, spans)
     hotel_up = bool(m := _HOTEL_UP.search(text))
     if m:
         spans.append(m.span())

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agent_core.offline import date_words as w
-from agent_core.offline.lunar_dates import festival, lunar_day
+from agent_core.offline.lunar_dates import lunar_day, solar
 from agent_core.offline.numbers import to_int
 
 
@@ -150,7 +150,7 @@ def _holiday(a: Atom, g: dict[str, str], today: date) -> Atom | None:
         return a
     month, day = w.LUNAR_HOLIDAYS[name]
     years = [year] if year else [today.year, today.year + 1]
-    a.day = next((d for y in years if (d := festival(y, month, day)) >= today or year), None)
+    a.day = next((d for y in years if (d := solar(y, month, day)) >= today or year), None)
     return a if a.day else None
 
 

@@ -81,11 +81,12 @@ class Decider(Finishing):
         (agent_core.offline.state) and the day asked for once more; two answers that say nothing
         the planner can read end the asking."""
         answers = self.answers_to("date")
-        if sum(1 for a in answers if not self.brings_something(a.text)) >= 2:
+        brought = [self.brings_something(a.text) for a in answers]
+        if brought.count(False) >= 2:
             return self.say("no_date")
         last = answers[-1] if answers else None
         month = self.req.month
-        if last is not None and not self.brings_something(last.text):
+        if last is not None and not brought[-1]:
             question = say("ask_date_again", self.lang)
         else:
             question = say("ask_date_in_month" if month else "ask_date", self.lang,

@@ -35,16 +35,13 @@ def _day_number(word: str) -> int:
     return 10 + (_DIGITS[word[1]] if len(word) > 1 else 0)  # 十, 十N
 
 
-def _solar(year: int, month: int, day: int) -> date:
+def solar(year: int, month: int, day: int) -> date:
+    """A lunar year, month and day on the solar calendar (春节 1/1, 端午 5/5 and 中秋 8/15 of a
+    lunar year fall in the same solar year)."""
     try:
         return LunarDate(year, month, day).to_solar_date()
     except InvalidLunarDateError:  # a 30th the month does not have: its last day
         return LunarDate(year, month, day - 1).to_solar_date()
-
-
-def festival(year: int, month: int, day: int) -> date:
-    """A lunar festival's solar date in `year` (春节 1/1, 端午 5/5, 中秋 8/15 fall in the same solar year)."""
-    return _solar(year, month, day)
 
 
 def lunar_day(groups: dict[str, str | None], today: date) -> date | None:
@@ -52,13 +49,13 @@ def lunar_day(groups: dict[str, str | None], today: date) -> date | None:
     this_year = LunarDate.from_solar_date(today.year, today.month, today.day).year
     for year in (this_year, this_year + 1):
         if groups.get("eve"):
-            day = _solar(year + 1, 1, 1) - timedelta(days=1)
+            day = solar(year + 1, 1, 1) - timedelta(days=1)
         elif groups.get("first"):
-            day = _solar(year, 1, 1)
+            day = solar(year, 1, 1)
         elif groups.get("lm") and groups.get("ld"):
-            day = _solar(year, _MONTHS[groups["lm"] or ""], _day_number(groups["ld"] or ""))
+            day = solar(year, _MONTHS[groups["lm"] or ""], _day_number(groups["ld"] or ""))
         elif groups.get("chu"):
-            day = _solar(year, 1, _day_number(groups["chu"] or ""))
+            day = solar(year, 1, _day_number(groups["chu"] or ""))
         else:
             return None
         if day >= today:

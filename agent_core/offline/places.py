@@ -155,9 +155,9 @@ class PlaceReader:
     def near(self, city: City, count: int = 4, max_km: float = 500) -> list[City]:
         """Cities a short trip from `city` (50-500 km: a trip, not a suburb), the better known
         first (the larger tiers), the nearer first within a tier."""
-        around = sorted((c.tier, haversine_km(city.lat, city.lon, c.lat, c.lon), c.name_zh, c) for c in self.gazetteer.cities
-                        if c.id != city.id and c.in_mainland == city.in_mainland
-                        and 50 <= haversine_km(city.lat, city.lon, c.lat, c.lon) <= max_km)
+        away = ((c, haversine_km(city.lat, city.lon, c.lat, c.lon)) for c in self.gazetteer.cities
+                if c.id != city.id and c.in_mainland == city.in_mainland)
+        around = sorted((c.tier, km, c.name_zh, c) for c, km in away if 50 <= km <= max_km)
         return [c for *_, c in around][:count]
 
     def sight_in(self, city: City, name: str) -> Poi | None:

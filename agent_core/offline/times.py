@@ -12,8 +12,10 @@ from agent_core.offline.numbers import CN_NUM, to_int
 # a departure time: "8点以后", "下午3点后", "after 9am", "not before 10:30"; "10点前出发", "before
 # 2pm" ("by 5pm" is left alone: it is as often when to arrive as when to leave)
 _CLOCK = rf"(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?|\s*时)?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
-_AFTER_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*(?:以后|之后|后)(?:出发|走|的车|的航班)?")
-_BEFORE_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*(?:以前|之前|前)(?:出发|走)")
+# the same in Chinese, with the part of the day that makes it afternoon ("下午3点", "晚上7点半")
+_CLOCK_ZH = rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)"
+_AFTER_ZH = re.compile(rf"{_CLOCK_ZH}\s*(?:以后|之后|后)(?:出发|走|的车|的航班)?")
+_BEFORE_ZH = re.compile(rf"{_CLOCK_ZH}\s*(?:以前|之前|前)(?:出发|走)")
 _AFTER_EN = re.compile(rf"\b(?:after|not before|from)\s+{_CLOCK}", re.I)
 _BEFORE_EN = re.compile(rf"(?<!not )\b(?:before|no later than)\s+{_CLOCK}(?=\s|$|[,.;!?])", re.I)
 _MORNING = re.compile(r"早上|上午|早晨|清早|morning", re.I)
@@ -21,7 +23,7 @@ _AFTERNOON = re.compile(r"下午|中午以后|afternoon", re.I)
 _EVENING = re.compile(r"晚上出发|傍晚|夜里出发|evening|at night", re.I)
 # one ride named by its time: "the 10am train", "坐10点那班车": within half an hour of it
 _RIDE_AT_EN = re.compile(rf"\b(?:the\s+)?{_CLOCK}\s+(?:train|flight|one|departure)\b", re.I)
-_RIDE_AT_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*"
+_RIDE_AT_ZH = re.compile(rf"{_CLOCK_ZH}\s*"
                          rf"(?:的|那班|那趟)(?:车|高铁|火车|动车|航班|飞机)")
 RIDE_AT_MIN = 30
 _AFTER_WORK = re.compile(r"下班后|下了班|下班以后|\bafter work\b|\bafter the office\b", re.I)
@@ -31,16 +33,17 @@ _EVENING_BACK = re.compile(r"晚上|傍晚|夜里|evening|at night|tonight", re.
 _ARRIVE_EN = re.compile(rf"\b(?:arrive|be there|get there|be in [A-Z][\w']+|reach [A-Z][\w']+|land)\s+(?:by|before|no later than)\s+{_CLOCK}", re.I)
 _APPOINTMENT_EN = re.compile(rf"\b(?:meeting|conference|appointment|interview|wedding|event|talk|presentation)\s+"
                              rf"(?:at|starts at|is at|starting at)\s+{_CLOCK}", re.I)
-_ARRIVE_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*"
+_ARRIVE_ZH = re.compile(rf"{_CLOCK_ZH}\s*"
                         rf"(?:以前|之前|前)\s*(?:要)?(?:到|到达|赶到|抵达)")
-_APPOINTMENT_ZH = re.compile(rf"(?P<pm>下午|晚上|傍晚)?\s*(?P<h>\d{{1,2}}|{CN_NUM})(?:\s*[:：]\s*(?P<m>\d{{2}})|\s*点\s*(?P<half>半)?)\s*"
+_APPOINTMENT_ZH = re.compile(rf"{_CLOCK_ZH}\s*"
                              rf"(?:有个?会|开会|的会|会议|面试|婚礼|活动|见客户)")
 APPOINTMENT_LEAD_MIN = 60  # from the station or airport to the appointment
 APPOINTMENT_MIN = 120  # what the person arrives for takes this long, before any sights
 
 
 def _clock(m: re.Match[str] | None) -> str | None:
-    """"HH:MM" of a departure time read by _AFTER_*/_BEFORE_*, None when it is no time of day."""
+    """"HH:MM" of a time matched by _CLOCK or _CLOCK_ZH, None when it is no time of day ("after 3"
+    alone: English needs am/pm or minutes)."""
     if m is None:
         return None
     hour = to_int(m.group("h"))
@@ -77,8 +80,6 @@ def window(text: str, undated: str, *, back: bool = False) -> tuple[str | None, 
     after = _clock(_AFTER_ZH.search(undated)) or _clock(_AFTER_EN.search(undated)) or after
     before = _clock(_BEFORE_ZH.search(undated)) or _clock(_BEFORE_EN.search(undated)) or before
     return after, before
-
-
 
 
 _NOON = re.compile(r"\b(?:noon|midday)\b", re.I)

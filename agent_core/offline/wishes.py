@@ -31,12 +31,12 @@ _DAY_TRIP = re.compile(r"当天往返|一日游|当日往返|当天回(?:来|去
 _CN_SUM = rf"{CN_NUM}(?=\s*(?:[kK千万w元块]|rmb|RMB|CNY|左右|以内|之内|以下|够|$|[\s，。、,.!?！？]))"
 _BUDGET = [
     re.compile(rf"预算\D{{0,6}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"),
+    re.compile(rf"(?:人均|每人)(?:预算)?\D{{0,3}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"),
     re.compile(rf"(?P<v>\d+(?:\.\d+)?|{NUM})\s*(?P<u>[kK千万w])?\s*(?:元|块|rmb|RMB|CNY)?\s*(?:以内|之内|以下|左右)"),
     re.compile(r"budget\D{0,12}?(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
     re.compile(r"(?:under|below|within|less than|max(?:imum)?|at most|no more than)\s*[¥￥]?\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?", re.I),
     re.compile(r"[¥￥]\s*(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<u>k)?"),
 ]
-_BUDGET.insert(1, re.compile(rf"(?:人均|每人)(?:预算)?\D{{0,3}}?(?P<v>\d+(?:\.\d+)?|{_CN_SUM})\s*(?P<u>[kK千万w])?"))
 _HOLIDAY = re.compile("|".join(HOLIDAY_WORDS.values()), re.I)
 MIN_BUDGET = 50  # CNY: a number under it is not what anyone means by a trip's budget
 _PER_PERSON = re.compile(r"人均|每人|一个人|per person|each|pp\b", re.I)
@@ -144,7 +144,7 @@ def _travellers(undated: str, text: str) -> int | None:
     adults, children = _count(_ADULTS.search(undated)), _count(_CHILDREN.search(undated))
     if adults and children:
         return adults + children
-    if (family := _count(_FAMILY.search(undated))) or (family := _count(_FAMILY.search(text))):
+    if family := _count(_FAMILY.search(undated)):
         return family
     if others := _count(_ME_AND.search(undated)):
         return others + 1

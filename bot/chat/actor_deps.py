@@ -20,10 +20,6 @@ async def _nobody_known(chat: ChatKey) -> frozenset[str] | None:
     return None
 
 
-def _signs_off(chat: ChatKey) -> bool:
-    return True
-
-
 @dataclass(frozen=True, slots=True)
 class ActorDeps:
     store: Store
@@ -33,11 +29,11 @@ class ActorDeps:
     deliver: Callable[[str, Sequence[OutboxRow]], None]  # rows were queued for the chat (as stored)
     question_stored: Callable[[float], None]  # a deadline to watch
     logs: ChatLogContext
+    # whether the chat's surface can carry a sign-off (bot.surface.Surface.signs_off)
+    signs_off: Callable[[ChatKey], bool]
     clock: Callable[[], float] = time.time
     # the chat's members, where the surface can tell (sign-off: an approver who left the channel)
     members: Callable[[ChatKey], Awaitable[frozenset[str] | None]] = _nobody_known
-    # whether the chat's surface can carry a sign-off (bot.surface.Surface.signs_off)
-    signs_off: Callable[[ChatKey], bool] = _signs_off
 
 
 def state_of(session: SessionRow | None) -> ChatState:
